@@ -1,0 +1,244 @@
+//! Seed 000, "Safety classes": the hints decide the class, and the first rule
+//! that applies decides (SPEC §2).
+
+use crate::declaration::{Declaration, Hint, HintState, Kind, Path};
+use serde::Serialize;
+
+/// What the person is asked before a tool runs. Ordered from least to most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Class {
+    #[serde(rename = "Read only")]
+    ReadOnly,
+    #[serde(rename = "Mutating")]
+    Mutating,
+    #[serde(rename = "Consequential")]
+    Consequential,
+}
+
+impl Class {
+    /// The badge text, word for word from seed 000.
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::ReadOnly => "Read only",
+            Class::Mutating => "Mutating",
+            Class::Consequential => "Consequential",
+        }
+    }
+}
+
+/// The rule that decided a tool's class, in the order they are tried.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum Rule {
+    /// 1. The declaration cannot be read.
+    Unreadable { reason: String },
+    /// 2. `consequentialHint: true`.
+    ConsequentialHint,
+    /// 2. `destructiveHint: true`.
+    DestructiveHint,
+    /// 3. `readOnlyHint: true`.
+    ReadOnlyHint,
+    /// 4. `consequentialHint: false`.
+    NotConsequentialHint,
+    /// 5. No deciding hint: the registration path decides.
+    ByRegistration { path: Path, declared_nothing: bool },
+}
+
+impl Rule {
+    /// The class this rule gives.
+    pub fn class(&self) -> Class {
+        match self {
+            Rule::Unreadable { .. } | Rule::ConsequentialHint | Rule::DestructiveHint => {
+                Class::Consequential
+            }
+            Rule::ReadOnlyHint => Class::ReadOnly,
+            Rule::NotConsequentialHint => Class::Mutating,
+            Rule::ByRegistration { path, .. } => match path {
+                Path::DocumentObject => Class::Mutating,
+                _ => Class::Consequential,
+            },
+        }
+    }
+
+    /// The rule in plain words, ending in the class it gives:
+    /// "declared nothing; registered on navigator.modelContext → Consequential".
+    pub fn explain(&self) -> String {
+        let why = match self {
+            Rule::Unreadable { reason } => format!("declaration unreadable ({reason})"),
+            Rule::ConsequentialHint => "consequentialHint: true".to_owned(),
+            Rule::DestructiveHint => "destructiveHint: true".to_owned(),
+            Rule::ReadOnlyHint => "readOnlyHint: true".to_owned(),
+            Rule::NotConsequentialHint => "consequentialHint: false".to_owned(),
+            Rule::ByRegistration {
+                path,
+                declared_nothing,
+            } => {
+                let silence = if *declared_nothing {
+                    "declared nothing"
+                } else {
+                    "no deciding hint"
+                };
+                format!("{silence}; {}", path.describe())
+            }
+        };
+        format!("{why} → {}", self.class().label())
+    }
+}
+
+/// Extra badges the palette shows beside the class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Badge {
+    /// `openWorldHint` is not `false`: the tool may reach beyond the site.
+    #[serde(rename = "off-site")]
+    OffSite,
+    /// `idempotentHint: true`.
+    #[serde(rename = "idempotent")]
+    Idempotent,
+    /// `untrustedContentHint: true`.
+    #[serde(rename = "untrusted content")]
+    UntrustedContent,
+    /// `debugging: true`.
+    #[serde(rename = "debugging")]
+    Debugging,
+}
+
+/// Notes for the developer who wrote the declaration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "lint", rename_all = "snake_case")]
+pub enum Lint {
+    /// One of the five class hints is not declared.
+    Undeclared { hint: Hint },
+    /// The class came from the registration path, not from a hint.
+    DecidedByDefault,
+    /// The declaration could not be read (includes non-boolean hints).
+    Unreadable { reason: String },
+    /// A hint sits beside `annotations` instead of inside it, and is ignored.
+    OutsideAnnotations { hint: Hint },
+    /// `readOnlyHint: true` together with a hint that says the tool is consequential.
+    Contradictory { read_only: Hint, with: Hint },
+    /// The tool was registered through the legacy `navigator.modelContext`.
+    LegacyApi,
+}
+
+impl Lint {
+    /// The note in plain words.
+    pub fn explain(&self) -> String {
+        match self {
+            Lint::Undeclared { hint } => format!("{} is not declared", hint.key()),
+            Lint::DecidedByDefault => {
+                "the class is a default: declare every hint and the defaults never apply".to_owned()
+            }
+            Lint::Unreadable { reason } => {
+                format!("the declaration cannot be read, so it is Consequential: {reason}")
+            }
+            Lint::OutsideAnnotations { hint } => format!(
+                "{} is outside annotations and is ignored; move it into annotations",
+                hint.key()
+            ),
+            Lint::Contradictory { read_only, with } => format!(
+                "{}: true contradicts {}: true; the tool is Consequential",
+                read_only.key(),
+                with.key()
+            ),
+            Lint::LegacyApi => {
+                "registered through the legacy navigator.modelContext; use document.modelContext"
+                    .to_owned()
+            }
+        }
+    }
+}
+
+/// How Toolgate classes one declaration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// `None` for skills, which get the badge Skill and no class.
+    pub class: Option<Class>,
+    /// `None` for skills.
+    pub rule: Option<Rule>,
+    pub badges: Vec<Badge>,
+    pub lints: Vec<Lint>,
+}
+
+/// Classes a declaration. Pure: the same declaration always gets the same verdict.
+pub fn classify(decl: &Declaration) -> Verdict {
+    let mut lints = Vec::new();
+    if decl.path.is_legacy() {
+        lints.push(Lint::LegacyApi);
+    }
+    if decl.kind == Kind::Skill {
+        return Verdict {
+            class: None,
+            rule: None,
+            badges: Vec::new(),
+            lints,
+        };
+    }
+
+    let is = |hint| decl.hint(hint) == HintState::True;
+    let rule = if let Some(reason) = &decl.unreadable {
+        Rule::Unreadable {
+            reason: reason.clone(),
+        }
+    } else if is(Hint::Consequential) {
+        Rule::ConsequentialHint
+    } else if is(Hint::Destructive) {
+        Rule::DestructiveHint
+    } else if is(Hint::ReadOnly) {
+        Rule::ReadOnlyHint
+    } else if decl.hint(Hint::Consequential) == HintState::False {
+        Rule::NotConsequentialHint
+    } else {
+        Rule::ByRegistration {
+            path: decl.path,
+            declared_nothing: decl.hints.values().all(|s| *s == HintState::Absent),
+        }
+    };
+
+    let mut badges = Vec::new();
+    if decl.hint(Hint::OpenWorld) != HintState::False {
+        badges.push(Badge::OffSite);
+    }
+    for (hint, badge) in [
+        (Hint::Idempotent, Badge::Idempotent),
+        (Hint::UntrustedContent, Badge::UntrustedContent),
+        (Hint::Debugging, Badge::Debugging),
+    ] {
+        if is(hint) {
+            badges.push(badge);
+        }
+    }
+
+    if let Rule::Unreadable { reason } = &rule {
+        lints.push(Lint::Unreadable {
+            reason: reason.clone(),
+        });
+    }
+    if matches!(rule, Rule::ByRegistration { .. }) {
+        lints.push(Lint::DecidedByDefault);
+    }
+    for hint in Hint::CLASS_HINTS {
+        if decl.hint(hint) == HintState::Absent {
+            lints.push(Lint::Undeclared { hint });
+        }
+    }
+    for &hint in &decl.stray_hints {
+        lints.push(Lint::OutsideAnnotations { hint });
+    }
+    if is(Hint::ReadOnly) {
+        for with in [Hint::Consequential, Hint::Destructive] {
+            if is(with) {
+                lints.push(Lint::Contradictory {
+                    read_only: Hint::ReadOnly,
+                    with,
+                });
+            }
+        }
+    }
+
+    Verdict {
+        class: Some(rule.class()),
+        rule: Some(rule),
+        badges,
+        lints,
+    }
+}

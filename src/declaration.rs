@@ -1,0 +1,325 @@
+//! What a page declared, as the content script snapshotted it (`RawDeclaration`),
+//! and the validated form the rest of the core works with (`Declaration`).
+//!
+//! Everything in a `RawDeclaration` comes from the page and may be forged: the
+//! MAIN-world shim reads the page's object once and sends plain JSON, but a page
+//! can send the same messages itself. `Declaration::from_raw` is the one place
+//! that decides what of it is usable.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The longest tool name WebMCP accepts.
+pub const MAX_NAME_LEN: usize = 128;
+/// The longest description, title, instructions or schema text the core keeps.
+/// A declaration over this is unreadable rather than truncated.
+pub const MAX_TEXT_LEN: usize = 64 * 1024;
+
+/// How a tool reached Toolgate. Seed 000, "When you declare nothing": the
+/// silence is read by where the tool was registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Path {
+    /// `document.modelContext.registerTool({...})`, the current draft's way.
+    DocumentObject,
+    /// `document.modelContext.registerTool(name, description, schema, execute)`.
+    DocumentPositional,
+    /// `navigator.modelContext.registerTool({...})`, the legacy API.
+    NavigatorObject,
+    /// `navigator.modelContext.registerTool(name, description, schema, execute)`.
+    NavigatorPositional,
+    /// `navigator.modelContext.provideContext({tools})`.
+    ProvideContext,
+    /// `<form toolname tooldescription>`.
+    Declarative,
+    /// Toolgate saw the tool but cannot tell how it was registered.
+    Unknown,
+}
+
+impl Path {
+    /// The words the palette uses for the path.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Path::DocumentObject => "registered on document.modelContext in the object form",
+            Path::DocumentPositional => "registered positionally on document.modelContext",
+            Path::NavigatorObject => "registered on navigator.modelContext",
+            Path::NavigatorPositional => "registered positionally on navigator.modelContext",
+            Path::ProvideContext => "given to navigator.modelContext.provideContext",
+            Path::Declarative => "declared by a <form toolname>",
+            Path::Unknown => "registered where Toolgate cannot tell how",
+        }
+    }
+
+    /// Whether the tool came through the legacy `navigator.modelContext`.
+    pub fn is_legacy(self) -> bool {
+        matches!(
+            self,
+            Path::NavigatorObject | Path::NavigatorPositional | Path::ProvideContext
+        )
+    }
+}
+
+/// A tool, or a skill (instructions for agents, never called).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Tool,
+    Skill,
+}
+
+/// The hints Toolgate reads from `annotations`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Hint {
+    #[serde(rename = "readOnlyHint")]
+    ReadOnly,
+    #[serde(rename = "consequentialHint")]
+    Consequential,
+    #[serde(rename = "destructiveHint")]
+    Destructive,
+    #[serde(rename = "idempotentHint")]
+    Idempotent,
+    #[serde(rename = "openWorldHint")]
+    OpenWorld,
+    #[serde(rename = "untrustedContentHint")]
+    UntrustedContent,
+    #[serde(rename = "debugging")]
+    Debugging,
+}
+
+impl Hint {
+    pub const ALL: [Hint; 7] = [
+        Hint::ReadOnly,
+        Hint::Consequential,
+        Hint::Destructive,
+        Hint::Idempotent,
+        Hint::OpenWorld,
+        Hint::UntrustedContent,
+        Hint::Debugging,
+    ];
+
+    /// The five hints seed 000 asks every tool to declare.
+    pub const CLASS_HINTS: [Hint; 5] = [
+        Hint::ReadOnly,
+        Hint::Consequential,
+        Hint::Destructive,
+        Hint::Idempotent,
+        Hint::OpenWorld,
+    ];
+
+    /// The hint's name as pages write it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Hint::ReadOnly => "readOnlyHint",
+            Hint::Consequential => "consequentialHint",
+            Hint::Destructive => "destructiveHint",
+            Hint::Idempotent => "idempotentHint",
+            Hint::OpenWorld => "openWorldHint",
+            Hint::UntrustedContent => "untrustedContentHint",
+            Hint::Debugging => "debugging",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Hint> {
+        Hint::ALL.into_iter().find(|h| h.key() == key)
+    }
+}
+
+/// One annotation value as the shim copied it: a boolean, or the shim's
+/// description of whatever else the page put there ("the string \"false\"").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawHint {
+    Bool(bool),
+    Other(String),
+}
+
+/// A declaration exactly as the content script snapshotted it. Page input:
+/// nothing here has been checked.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RawDeclaration {
+    pub kind: Option<Kind>,
+    pub path: Option<Path>,
+    pub name: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// The schema as JSON text; the shim serialises it once at registration.
+    pub input_schema: Option<String>,
+    /// `None` when the declaration has no `annotations` at all.
+    pub annotations: Option<BTreeMap<String, RawHint>>,
+    /// Hint names the page put beside `annotations` instead of inside it.
+    pub stray_hints: Vec<String>,
+    pub tags: Vec<String>,
+    pub instructions: Option<String>,
+    /// Why the shim could not read part of the declaration (a getter threw,
+    /// `annotations` was a Proxy, the schema was cyclic or huge...).
+    pub unreadable: Option<String>,
+}
+
+/// What a hint says, once checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HintState {
+    Absent,
+    True,
+    False,
+    /// Declared with a value that is not a boolean (the declaration is unreadable).
+    NotBoolean,
+}
+
+/// A declaration the core can work with. Built only by `Declaration::from_raw`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Declaration {
+    pub kind: Kind,
+    pub path: Path,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub input_schema: Option<String>,
+    pub tags: Vec<String>,
+    pub instructions: Option<String>,
+    /// Each hint's checked value. Unreadable declarations keep what could be read.
+    pub hints: BTreeMap<Hint, HintState>,
+    /// Whether the page gave an `annotations` object at all.
+    pub has_annotations: bool,
+    pub stray_hints: Vec<Hint>,
+    /// Why the declaration cannot be read, if it cannot.
+    pub unreadable: Option<String>,
+}
+
+/// Why a snapshot was refused outright. These are the spec's validation errors;
+/// the shim rejects them in the page before they reach the core, so reaching
+/// this means the message was forged or the shim is out of date.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invalid {
+    MissingName,
+    BadName(String),
+    MissingDescription(String),
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Invalid::MissingName => write!(f, "the declaration has no name"),
+            Invalid::BadName(name) => write!(
+                f,
+                "{name:?} is not a valid tool name (1 to {MAX_NAME_LEN} of A-Z a-z 0-9 _ . -)"
+            ),
+            Invalid::MissingDescription(name) => write!(f, "{name:?} has an empty description"),
+        }
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+/// WebMCP's name rule: 1 to 128 characters of `[A-Za-z0-9_.-]`.
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+impl Declaration {
+    /// Checks a snapshot.
+    ///
+    /// # Errors
+    /// Returns `Invalid` when the snapshot has no valid name, or a tool has an
+    /// empty description. Anything else that is wrong — hints of the wrong type,
+    /// parts the shim could not read, oversize text — makes the declaration
+    /// unreadable instead, so that it is still listed, as Consequential.
+    pub fn from_raw(raw: RawDeclaration) -> Result<Declaration, Invalid> {
+        let name = raw.name.ok_or(Invalid::MissingName)?;
+        if !is_valid_name(&name) {
+            return Err(Invalid::BadName(name));
+        }
+        let kind = raw.kind.unwrap_or(Kind::Tool);
+        let description = raw.description.unwrap_or_default();
+        if description.trim().is_empty() && kind == Kind::Tool {
+            return Err(Invalid::MissingDescription(name));
+        }
+
+        let mut problems: Vec<String> = raw.unreadable.into_iter().collect();
+        let mut hints = BTreeMap::new();
+        let has_annotations = raw.annotations.is_some();
+        for (key, value) in raw.annotations.unwrap_or_default() {
+            // Unknown annotation keys are the page's business; only hints are read.
+            let Some(hint) = Hint::from_key(&key) else {
+                continue;
+            };
+            let state = match value {
+                RawHint::Bool(true) => HintState::True,
+                RawHint::Bool(false) => HintState::False,
+                RawHint::Other(what) => {
+                    problems.push(format!("annotations.{key} is {what}, not a boolean"));
+                    HintState::NotBoolean
+                }
+            };
+            hints.insert(hint, state);
+        }
+        for hint in Hint::ALL {
+            hints.entry(hint).or_insert(HintState::Absent);
+        }
+        let stray_hints = raw
+            .stray_hints
+            .iter()
+            .filter_map(|k| Hint::from_key(k))
+            .collect();
+
+        let texts = [
+            ("description", Some(&description)),
+            ("title", raw.title.as_ref()),
+            ("inputSchema", raw.input_schema.as_ref()),
+            ("instructions", raw.instructions.as_ref()),
+        ];
+        for (what, text) in texts {
+            if text.is_some_and(|t| t.len() > MAX_TEXT_LEN) {
+                problems.push(format!("{what} is longer than {MAX_TEXT_LEN} bytes"));
+            }
+        }
+        let input_schema = raw.input_schema.filter(|s| s.len() <= MAX_TEXT_LEN);
+        if let Some(schema) = &input_schema {
+            match serde_json::from_str::<serde_json::Value>(schema) {
+                Ok(serde_json::Value::Object(_)) => {}
+                Ok(_) => problems.push("inputSchema is not an object".to_owned()),
+                Err(_) => problems.push("inputSchema is not JSON".to_owned()),
+            }
+        }
+
+        Ok(Declaration {
+            kind,
+            path: raw.path.unwrap_or(Path::Unknown),
+            name,
+            title: raw.title.map(|t| clip(t, MAX_TEXT_LEN)),
+            description: clip(description, MAX_TEXT_LEN),
+            input_schema,
+            tags: raw
+                .tags
+                .into_iter()
+                .map(|t| clip(t, MAX_NAME_LEN))
+                .collect(),
+            instructions: raw.instructions.map(|t| clip(t, MAX_TEXT_LEN)),
+            hints,
+            has_annotations,
+            stray_hints,
+            unreadable: (!problems.is_empty()).then(|| problems.join("; ")),
+        })
+    }
+
+    pub fn hint(&self, hint: Hint) -> HintState {
+        self.hints.get(&hint).copied().unwrap_or(HintState::Absent)
+    }
+}
+
+/// Cuts text to at most `max` bytes on a character boundary.
+fn clip(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}

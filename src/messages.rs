@@ -1,0 +1,25 @@
+//! Every message the service worker accepts, typed once per trust tier.
+//!
+//! The shell decides the tier from what the browser says about the sender
+//! (`sender.tab`, `sender.url`), never from the message, and then parses the
+//! message as that tier's type. A page can send anything; it can only ever be
+//! parsed as `FromPage`.
+
+use crate::registry::{Op, TabId};
+use serde::Deserialize;
+
+/// What a content script may send: reports about its own frame's tools.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FromPage {
+    /// Changes to the tools the frame publishes, in order.
+    Updates { ops: Vec<Op> },
+}
+
+/// What Toolgate's own pages (the palette popup) may send.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FromUi {
+    /// The palette of one tab.
+    Palette { tab_id: TabId },
+}

@@ -1,0 +1,387 @@
+//! Seed 000's sentences as the oracle for classification: every combination of
+//! the five hints (true / false / absent / wrong type) on every registration path,
+//! plus tables of named cases with the exact rule, badges and lint notes.
+
+use serde_json::json;
+use toolgate::classify::{classify, Badge, Class, Verdict};
+use toolgate::declaration::{Declaration, Path, RawDeclaration};
+
+const PATHS: [Path; 7] = [
+    Path::DocumentObject,
+    Path::DocumentPositional,
+    Path::NavigatorObject,
+    Path::NavigatorPositional,
+    Path::ProvideContext,
+    Path::Declarative,
+    Path::Unknown,
+];
+
+const HINTS: [&str; 5] = [
+    "readOnlyHint",
+    "consequentialHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum V {
+    True,
+    False,
+    Absent,
+    WrongType,
+}
+const VALUES: [V; 4] = [V::True, V::False, V::Absent, V::WrongType];
+
+/// Parses a snapshot as the content script would send it and classes it.
+fn verdict(snapshot: serde_json::Value) -> Verdict {
+    let raw: RawDeclaration = serde_json::from_value(snapshot).expect("snapshot parses");
+    classify(&Declaration::from_raw(raw).expect("declaration is valid"))
+}
+
+fn snapshot(path: Path, hints: &[V; 5]) -> serde_json::Value {
+    let mut annotations = serde_json::Map::new();
+    for (key, v) in HINTS.iter().zip(hints) {
+        match v {
+            V::True => annotations.insert((*key).into(), json!(true)),
+            V::False => annotations.insert((*key).into(), json!(false)),
+            V::WrongType => annotations.insert((*key).into(), json!("the string \"false\"")),
+            V::Absent => None,
+        };
+    }
+    json!({
+        "kind": "tool",
+        "path": path,
+        "name": "t",
+        "description": "a tool",
+        "annotations": annotations,
+    })
+}
+
+/// Every combination, checked against each of seed 000's sentences that applies.
+#[test]
+fn every_hint_combination_on_every_path_follows_seed_000() {
+    let mut checked = 0;
+    for path in PATHS {
+        for a in VALUES {
+            for b in VALUES {
+                for c in VALUES {
+                    for d in VALUES {
+                        for e in VALUES {
+                            let hints = [a, b, c, d, e];
+                            let [read_only, consequential, destructive, _idempotent, open_world] =
+                                hints;
+                            let v = verdict(snapshot(path, &hints));
+                            let class = v.class.expect("a tool has a class");
+                            let case = format!("{path:?} {hints:?} → {class:?}");
+
+                            // "A declaration XataWorks cannot read at all is consequential."
+                            // (A hint's value must be a boolean; SPEC §2.)
+                            let unreadable = hints.contains(&V::WrongType);
+                            if unreadable {
+                                assert_eq!(class, Class::Consequential, "{case}");
+                            } else if consequential == V::True {
+                                // "consequentialHint: true makes a tool consequential, whatever else it declares."
+                                assert_eq!(class, Class::Consequential, "{case}");
+                            } else if destructive == V::True {
+                                // "destructiveHint: true makes a tool consequential, exactly as consequentialHint: true does."
+                                assert_eq!(class, Class::Consequential, "{case}");
+                            } else if read_only == V::True {
+                                // "readOnlyHint: true makes a tool read-only — unless it also says it is consequential."
+                                assert_eq!(class, Class::ReadOnly, "{case}");
+                            } else if consequential == V::False {
+                                // "false makes a tool that changes things mutating."
+                                assert_eq!(class, Class::Mutating, "{case}");
+                            } else if path == Path::DocumentObject {
+                                // "Registered on document.modelContext in the object form ... mutating"
+                                assert_eq!(class, Class::Mutating, "{case}");
+                            } else {
+                                // "Registered any other way ... it is consequential."
+                                assert_eq!(class, Class::Consequential, "{case}");
+                            }
+
+                            // "openWorldHint ... It is shown in the tools palette (off-site) ...
+                            // It defaults to true, so declare false when it is."
+                            assert_eq!(
+                                v.badges.contains(&Badge::OffSite),
+                                open_world != V::False,
+                                "{case}"
+                            );
+                            // "...and changes no question": flipping it never changes the class.
+                            let mut flipped = hints;
+                            flipped[4] = if open_world == V::False {
+                                V::True
+                            } else {
+                                V::False
+                            };
+                            if !unreadable && !flipped.contains(&V::WrongType) {
+                                assert_eq!(
+                                    verdict(snapshot(path, &flipped)).class,
+                                    v.class,
+                                    "{case}"
+                                );
+                            }
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 7 * 4usize.pow(5));
+}
+
+struct Case {
+    what: &'static str,
+    snapshot: serde_json::Value,
+    class: Option<&'static str>,
+    rule: Option<&'static str>,
+    badges: &'static [&'static str],
+    lints: Vec<&'static str>,
+}
+
+fn check(case: &Case) {
+    let v = verdict(case.snapshot.clone());
+    let class = v.class.map(Class::label);
+    let rule = v.rule.as_ref().map(|r| r.explain());
+    let badges: Vec<String> = v
+        .badges
+        .iter()
+        .map(|b| {
+            serde_json::to_value(b)
+                .expect("badge")
+                .as_str()
+                .expect("str")
+                .to_owned()
+        })
+        .collect();
+    let lints: Vec<String> = v.lints.iter().map(|l| l.explain()).collect();
+    assert_eq!(class, case.class, "{}: class", case.what);
+    assert_eq!(rule.as_deref(), case.rule, "{}: rule", case.what);
+    assert_eq!(badges, case.badges, "{}: badges", case.what);
+    assert_eq!(lints, case.lints, "{}: lints", case.what);
+}
+
+const UNDECLARED_ALL: [&str; 5] = [
+    "readOnlyHint is not declared",
+    "consequentialHint is not declared",
+    "destructiveHint is not declared",
+    "idempotentHint is not declared",
+    "openWorldHint is not declared",
+];
+const DEFAULT: &str = "the class is a default: declare every hint and the defaults never apply";
+const LEGACY: &str =
+    "registered through the legacy navigator.modelContext; use document.modelContext";
+
+#[test]
+fn named_cases_give_the_seed_badges_rules_and_lints() {
+    let default_and_undeclared: Vec<&str> =
+        std::iter::once(DEFAULT).chain(UNDECLARED_ALL).collect();
+    let legacy_default: Vec<&str> = [LEGACY, DEFAULT]
+        .into_iter()
+        .chain(UNDECLARED_ALL)
+        .collect();
+    let cases = [
+        Case {
+            what: "the Notes example's list_notes",
+            snapshot: json!({"path": "document_object", "name": "list_notes", "description": "List notes",
+                "annotations": {"readOnlyHint": true, "consequentialHint": false, "destructiveHint": false,
+                                "idempotentHint": true, "openWorldHint": false}}),
+            class: Some("Read only"),
+            rule: Some("readOnlyHint: true → Read only"),
+            badges: &["idempotent"],
+            lints: vec![],
+        },
+        Case {
+            what: "the Notes example's add_note",
+            snapshot: json!({"path": "document_object", "name": "add_note", "description": "Add a note",
+                "annotations": {"readOnlyHint": false, "consequentialHint": false, "destructiveHint": false,
+                                "idempotentHint": false, "openWorldHint": false}}),
+            class: Some("Mutating"),
+            rule: Some("consequentialHint: false → Mutating"),
+            badges: &[],
+            lints: vec![],
+        },
+        Case {
+            what: "the Notes example's delete_note",
+            snapshot: json!({"path": "document_object", "name": "delete_note", "description": "Delete a note",
+                "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true,
+                                "openWorldHint": false, "consequentialHint": true}}),
+            class: Some("Consequential"),
+            rule: Some("consequentialHint: true → Consequential"),
+            badges: &["idempotent"],
+            lints: vec![],
+        },
+        Case {
+            what: "a skill",
+            snapshot: json!({"kind": "skill", "path": "document_object", "name": "notes_house_style",
+                "title": "Notes House Style", "description": "How notes are written", "instructions": "Short."}),
+            class: None,
+            rule: None,
+            badges: &[],
+            lints: vec![],
+        },
+        Case {
+            what: "nothing declared on document.modelContext",
+            snapshot: json!({"path": "document_object", "name": "t", "description": "d"}),
+            class: Some("Mutating"),
+            rule: Some("declared nothing; registered on document.modelContext in the object form → Mutating"),
+            badges: &["off-site"],
+            lints: default_and_undeclared.clone(),
+        },
+        Case {
+            what: "nothing declared on navigator.modelContext",
+            snapshot: json!({"path": "navigator_object", "name": "t", "description": "d", "annotations": {}}),
+            class: Some("Consequential"),
+            rule: Some("declared nothing; registered on navigator.modelContext → Consequential"),
+            badges: &["off-site"],
+            lints: legacy_default.clone(),
+        },
+        Case {
+            what: "a declarative form",
+            snapshot: json!({"path": "declarative", "name": "search", "description": "Search"}),
+            class: Some("Consequential"),
+            rule: Some("declared nothing; declared by a <form toolname> → Consequential"),
+            badges: &["off-site"],
+            lints: default_and_undeclared.clone(),
+        },
+        Case {
+            what: "only idempotentHint, positional on document.modelContext",
+            snapshot: json!({"path": "document_positional", "name": "t", "description": "d",
+                "annotations": {"idempotentHint": true, "openWorldHint": false}}),
+            class: Some("Consequential"),
+            rule: Some("no deciding hint; registered positionally on document.modelContext → Consequential"),
+            badges: &["idempotent"],
+            lints: vec![DEFAULT, "readOnlyHint is not declared", "consequentialHint is not declared",
+                     "destructiveHint is not declared"],
+        },
+        Case {
+            what: "readOnlyHint as the string \"false\"",
+            snapshot: json!({"path": "document_object", "name": "t", "description": "d",
+                "annotations": {"readOnlyHint": "the string \"false\"", "consequentialHint": false,
+                    "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}}),
+            class: Some("Consequential"),
+            rule: Some("declaration unreadable (annotations.readOnlyHint is the string \"false\", not a boolean) → Consequential"),
+            badges: &[],
+            lints: vec!["the declaration cannot be read, so it is Consequential: annotations.readOnlyHint is the string \"false\", not a boolean"],
+        },
+        Case {
+            what: "a getter that threw, reported by the shim",
+            snapshot: json!({"path": "document_object", "name": "t", "description": "d",
+                "unreadable": "reading annotations threw Error: boom"}),
+            class: Some("Consequential"),
+            rule: Some("declaration unreadable (reading annotations threw Error: boom) → Consequential"),
+            badges: &["off-site"],
+            lints: vec!["the declaration cannot be read, so it is Consequential: reading annotations threw Error: boom",
+                     UNDECLARED_ALL[0], UNDECLARED_ALL[1], UNDECLARED_ALL[2], UNDECLARED_ALL[3], UNDECLARED_ALL[4]],
+        },
+        Case {
+            what: "readOnlyHint with destructiveHint",
+            snapshot: json!({"path": "document_object", "name": "t", "description": "d",
+                "annotations": {"readOnlyHint": true, "destructiveHint": true, "consequentialHint": false,
+                    "idempotentHint": false, "openWorldHint": false}}),
+            class: Some("Consequential"),
+            rule: Some("destructiveHint: true → Consequential"),
+            badges: &[],
+            lints: vec!["readOnlyHint: true contradicts destructiveHint: true; the tool is Consequential"],
+        },
+        Case {
+            what: "a hint beside annotations is ignored",
+            snapshot: json!({"path": "document_object", "name": "t", "description": "d",
+                "stray_hints": ["readOnlyHint"]}),
+            class: Some("Mutating"),
+            rule: Some("declared nothing; registered on document.modelContext in the object form → Mutating"),
+            badges: &["off-site"],
+            lints: vec![DEFAULT, UNDECLARED_ALL[0], UNDECLARED_ALL[1], UNDECLARED_ALL[2], UNDECLARED_ALL[3],
+                     UNDECLARED_ALL[4], "readOnlyHint is outside annotations and is ignored; move it into annotations"],
+        },
+        Case {
+            what: "untrusted content and debugging badges",
+            snapshot: json!({"path": "document_object", "name": "t", "description": "d",
+                "annotations": {"readOnlyHint": true, "consequentialHint": false, "destructiveHint": false,
+                    "idempotentHint": false, "openWorldHint": true, "untrustedContentHint": true, "debugging": true}}),
+            class: Some("Read only"),
+            rule: Some("readOnlyHint: true → Read only"),
+            badges: &["off-site", "untrusted content", "debugging"],
+            lints: vec![],
+        },
+        Case {
+            what: "a schema that is not JSON is unreadable",
+            snapshot: json!({"path": "document_object", "name": "t", "description": "d",
+                "input_schema": "{not json", "annotations": {"readOnlyHint": true, "consequentialHint": false,
+                    "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}}),
+            class: Some("Consequential"),
+            rule: Some("declaration unreadable (inputSchema is not JSON) → Consequential"),
+            badges: &[],
+            lints: vec!["the declaration cannot be read, so it is Consequential: inputSchema is not JSON"],
+        },
+    ];
+    for case in &cases {
+        check(case);
+    }
+}
+
+#[test]
+fn huge_text_makes_the_declaration_unreadable() {
+    let v = verdict(
+        json!({"path": "document_object", "name": "t", "description": "d",
+        "input_schema": format!("{{\"description\":\"{}\"}}", "x".repeat(70_000))}),
+    );
+    assert_eq!(v.class, Some(Class::Consequential));
+    assert!(
+        v.rule
+            .expect("rule")
+            .explain()
+            .contains("inputSchema is longer than"),
+        "the rule names the oversize schema"
+    );
+}
+
+#[test]
+fn the_spec_validation_errors_refuse_the_snapshot() {
+    for (snapshot, error) in [
+        (json!({"description": "d"}), "the declaration has no name"),
+        (
+            json!({"name": "", "description": "d"}),
+            "\"\" is not a valid tool name",
+        ),
+        (
+            json!({"name": "a b", "description": "d"}),
+            "\"a b\" is not a valid tool name",
+        ),
+        (
+            json!({"name": "x".repeat(129), "description": "d"}),
+            "is not a valid tool name",
+        ),
+        (
+            json!({"name": "é", "description": "d"}),
+            "is not a valid tool name",
+        ),
+        (
+            json!({"name": "t", "description": "  "}),
+            "\"t\" has an empty description",
+        ),
+        (json!({"name": "t"}), "\"t\" has an empty description"),
+    ] {
+        let raw: RawDeclaration = serde_json::from_value(snapshot.clone()).expect("parses");
+        let err = Declaration::from_raw(raw).expect_err("refused").to_string();
+        assert!(err.contains(error), "{snapshot}: {err}");
+    }
+    let raw: RawDeclaration =
+        serde_json::from_value(json!({"name": "x".repeat(128), "description": "d"}))
+            .expect("parses");
+    assert!(
+        Declaration::from_raw(raw).is_ok(),
+        "128 characters is a valid name"
+    );
+}
+
+#[test]
+fn unknown_snapshot_fields_are_refused() {
+    let parsed: Result<RawDeclaration, _> =
+        serde_json::from_value(json!({"name": "t", "description": "d", "class": "Read only"}));
+    assert!(
+        parsed.is_err(),
+        "a page cannot slip a class into its snapshot"
+    );
+}
