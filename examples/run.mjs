@@ -1,0 +1,51 @@
+// Toolgate's main job on the bundled Notes example: serve the site on
+// localhost, start Chromium with the extension, open the site, and print the
+// tools palette as a table.
+//
+//   node examples/run.mjs [--headless] [--native] [--keep-open]
+//
+// Chromium is headed where a display exists (DISPLAY or WAYLAND_DISPLAY) and
+// then stays open until Ctrl-C, so the palette can be opened from the toolbar.
+import { launch, entries } from '../tests/support/browser.mjs';
+import { serve } from '../tests/support/server.mjs';
+
+const args = new Set(process.argv.slice(2));
+const hasDisplay = Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+const headless = args.has('--headless') || !hasDisplay;
+const EXPECTED = 10; // tools and skills notes.js registers, and the form
+
+const server = await serve('examples/notes');
+const browser = await launch({ headless, native: args.has('--native') });
+let failed = false;
+try {
+  const page = await browser.newPage(server.url('notes.localhost'));
+  const palette = await browser.waitForPalette(page, (p) => entries(p).length >= EXPECTED,
+    `the ${EXPECTED} tools and skills of the Notes example`);
+  console.log(table(palette));
+  await browser.assertNoErrors();
+  if (!headless && args.has('--keep-open')) {
+    console.log('\nChromium stays open: click the Toolgate icon for the palette. Ctrl-C to quit.');
+    await new Promise((done) => process.once('SIGINT', done));
+  }
+} catch (error) {
+  failed = true;
+  console.error(error.message ?? error);
+} finally {
+  await browser.close();
+  await server.close();
+}
+process.exitCode = failed ? 1 : 0;
+
+function table(palette) {
+  const rows = entries(palette).map((e) => [
+    e.host,
+    e.title ? `${e.title} (${e.name})` : e.name,
+    [e.badge, ...e.badges.filter((b) => b === 'off-site')].join(', '),
+    e.rule ?? 'a skill: listed, never called',
+  ]);
+  const head = ['site', 'tool', 'badges', 'why'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [`Tools palette of ${palette.title} (${palette.url})`, '', line(head),
+    line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,808 @@
+// Toolgate's shim, in the page's own (MAIN) world, in every frame, at
+// document_start: before any page script runs.
+//
+// It puts Toolgate's own objects in front of the page:
+//   document.modelContext          the current WebMCP draft (promises, getTools, executeTool);
+//   navigator.modelContext         the legacy API, shaped as Chromium's native one (M148):
+//                                  synchronous registerTool, plus unregisterTool,
+//                                  provideContext and clearContext;
+//   navigator.modelContextTesting  Chromium's testing API (listTools, executeTool).
+// It snapshots every declaration once, at registration, and reports the
+// snapshot to the relay (relay.js), which forwards it to the service worker,
+// where the Wasm core classes it. Where the browser has a native API, each
+// tool is also registered with it: the snapshot's values, Toolgate's
+// `execute`, and annotations that carry Toolgate's class.
+//
+// The page shares this world: it can replace any global after this script
+// ran, so the built-ins used later are captured first. And it can read, call
+// and forge anything this script sends, so the worker trusts none of it.
+(() => {
+  'use strict';
+
+  // ---- Built-ins, captured before the page can replace them ---------------
+
+  const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
+  const { apply } = Reflect;
+  const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const clone = globalThis.structuredClone;
+  const isArray = Array.isArray;
+  const arrayFrom = Array.from;
+  const toString = String;
+  const PromiseCtor = Promise;
+  const promiseThen = uncurry(Promise.prototype.then);
+  const resolved = (value) => PromiseCtor.resolve(value);
+  const rejected = (error) => PromiseCtor.reject(error);
+  const MapCtor = Map;
+  const mapGet = uncurry(Map.prototype.get);
+  const mapSet = uncurry(Map.prototype.set);
+  const mapHas = uncurry(Map.prototype.has);
+  const mapDelete = uncurry(Map.prototype.delete);
+  const mapValues = uncurry(Map.prototype.values);
+  const mapKeys = uncurry(Map.prototype.keys);
+  const arrayPush = uncurry(Array.prototype.push);
+  const arraySort = uncurry(Array.prototype.sort);
+  const EventTargetCtor = EventTarget;
+  const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
+  const listen = uncurry(EventTarget.prototype.addEventListener);
+  const unlisten = uncurry(EventTarget.prototype.removeEventListener);
+  const EventCtor = Event;
+  const CustomEventCtor = CustomEvent;
+  const DOMExceptionCtor = DOMException;
+  const TypeErrorCtor = TypeError;
+  const AbortControllerCtor = AbortController;
+  const AbortSignalCtor = AbortSignal;
+  const signalAborted = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get);
+  const signalReason = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'reason').get);
+  const abortController = uncurry(AbortController.prototype.abort);
+  const controllerSignal = uncurry(getOwnPropertyDescriptor(AbortController.prototype, 'signal').get);
+  const queueMicrotaskFn = globalThis.queueMicrotask;
+  const warn = console.warn;
+  const regexTest = uncurry(RegExp.prototype.test);
+  const querySelectorAll = uncurry(Document.prototype.querySelectorAll);
+  const getAttribute = uncurry(Element.prototype.getAttribute);
+  const hasAttribute = uncurry(Element.prototype.hasAttribute);
+  const win = window;
+  const doc = document;
+  const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
+
+  // A task, not a microtask: WebMCP's events are queued as tasks.
+  const taskChannel = new MessageChannel();
+  const taskQueue = [];
+  taskChannel.port1.onmessage = () => {
+    const task = taskQueue.shift();
+    if (task) task();
+  };
+  function queueTask(task) {
+    arrayPush(taskQueue, task);
+    taskChannel.port2.postMessage(null);
+  }
+
+  // ---- The native API, if the browser has one ------------------------------
+  // Chromium with --enable-features=WebMCP has `navigator.modelContext` (M148);
+  // the draft puts it on `document`. Either is wrapped the same way.
+
+  function nativeContextOf(proto, target) {
+    const desc = getOwnPropertyDescriptor(proto, 'modelContext');
+    if (!desc || typeof desc.get !== 'function') return null;
+    try {
+      const context = apply(desc.get, target, []);
+      const register = context && getPrototypeOf(context).registerTool;
+      return typeof register === 'function' ? { context, register } : null;
+    } catch {
+      return null;
+    }
+  }
+  const native = nativeContextOf(Document.prototype, doc) ?? nativeContextOf(Navigator.prototype, navigator);
+
+  // ---- The channel to the relay --------------------------------------------
+
+  const TO_RELAY = 'toolgate:to-relay';
+  const TO_PAGE = 'toolgate:to-page';
+  let pendingOps = [];
+  let pendingCallbacks = [];
+  let nextBatch = 1;
+  const waiting = new MapCtor(); // batch id -> callbacks for its register results, in order
+
+  // Queues one op; the ops of one task go to the worker as one message.
+  // `onResult` receives the worker's answer to each declaration registered.
+  function report(op, onResult = null) {
+    if (pendingOps.length === 0) queueMicrotaskFn(flush);
+    arrayPush(pendingOps, op);
+    const declarations = op.op === 'register' ? 1 : op.op === 'provide' ? op.decls.length : 0;
+    for (let i = 0; i < declarations; i++) arrayPush(pendingCallbacks, onResult);
+  }
+
+  function flush() {
+    const batch = nextBatch++;
+    const ops = pendingOps;
+    mapSet(waiting, batch, pendingCallbacks);
+    pendingOps = [];
+    pendingCallbacks = [];
+    dispatch(win, new CustomEventCtor(TO_RELAY, { detail: stringify({ type: 'updates', batch, ops }) }));
+  }
+
+  listen(win, TO_PAGE, (event) => {
+    if (typeof event.detail !== 'string') return;
+    let message;
+    try {
+      message = parse(event.detail);
+    } catch {
+      return;
+    }
+    if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;
+    const callbacks = mapGet(waiting, message.batch);
+    mapDelete(waiting, message.batch);
+    const results = isArray(message.results) ? message.results : [];
+    for (let i = 0; i < callbacks.length; i++) {
+      if (callbacks[i]) callbacks[i](results[i] ?? { error: message.error ?? 'no answer from Toolgate' });
+    }
+  });
+
+  // ---- Reading a declaration, once, without ever throwing into the page ----
+
+  const HINTS = ['readOnlyHint', 'consequentialHint', 'destructiveHint', 'idempotentHint',
+    'openWorldHint', 'untrustedContentHint', 'debugging'];
+  // The members of the draft's ToolAnnotations, which getTools() reports.
+  const IDL_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
+
+  // How a value the page put where a boolean belongs reads in a lint note.
+  function describe(value) {
+    if (value === null) return 'null';
+    switch (typeof value) {
+      case 'string': return `the string ${stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+      case 'number': case 'bigint': return `the number ${toString(value)}`;
+      case 'function': return 'a function';
+      case 'symbol': return 'a symbol';
+      default: return isArray(value) ? 'an array' : 'an object';
+    }
+  }
+
+  function errorText(error) {
+    try {
+      return `${error?.name ?? 'Error'}: ${error?.message ?? toString(error)}`;
+    } catch {
+      return 'an error that could not be read';
+    }
+  }
+
+  // Reads one member; a throwing getter or Proxy trap gives `{ error }`.
+  function read(object, key) {
+    try {
+      return { value: object[key] };
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  // WebIDL's DOMString conversion, as the native API does it.
+  function toDOMString(value) {
+    if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
+    return toString(value);
+  }
+
+  const REGISTER = "Failed to execute 'registerTool' on 'ModelContext': ";
+  const memberError = (member, dictionary, reason) => new TypeErrorCtor(
+    `${REGISTER}Failed to read the '${member}' property from '${dictionary}': ${reason}`,
+  );
+  const invalidState = (message) => new DOMExceptionCtor(REGISTER + message, 'InvalidStateError');
+
+  // Copies `annotations` as plain data. structuredClone reads every member
+  // once and refuses Proxies, functions and other non-data: such annotations
+  // make the declaration unreadable (Consequential) instead of throwing.
+  function readAnnotations(annotations, problems) {
+    if (annotations === undefined || annotations === null) return { hints: null, idl: null };
+    if (typeof annotations !== 'object') {
+      arrayPush(problems, `annotations is ${describe(annotations)}, not an object`);
+      return { hints: null, idl: null };
+    }
+    let copy;
+    try {
+      copy = clone(annotations);
+    } catch (error) {
+      arrayPush(problems, `annotations is not plain data (${errorText(error)})`);
+      return { hints: null, idl: null };
+    }
+    const hints = {};
+    for (const key of HINTS) {
+      if (!hasOwn(copy, key) || copy[key] === undefined) continue;
+      hints[key] = typeof copy[key] === 'boolean' ? copy[key] : describe(copy[key]);
+    }
+    // What the draft's WebIDL makes of them: any value converted to a boolean.
+    const idl = {};
+    for (const key of IDL_HINTS) idl[key] = Boolean(copy[key]);
+    return { hints, idl };
+  }
+
+  // Snapshots a tool given as an object. Members are read in WebIDL's order
+  // (alphabetical), each once: a later change to the page's object changes
+  // nothing. Then the checks run in the spec's order: duplicate, name,
+  // description, schema. Returns the entry's parts, or throws the error the
+  // registration fails with.
+  function snapshotTool(tool, path, exists) {
+    if (tool === null || typeof tool !== 'object') {
+      throw new TypeErrorCtor(`${REGISTER}The provided value is not of type 'ModelContextTool'.`);
+    }
+    const problems = [];
+    const member = (key) => {
+      const { value, error } = read(tool, key);
+      if (error) throw error;
+      return value;
+    };
+    const annotationsRead = read(tool, 'annotations');
+    const { hints, idl } = annotationsRead.error
+      ? (arrayPush(problems, `reading annotations threw ${errorText(annotationsRead.error)}`), { hints: null, idl: null })
+      : readAnnotations(annotationsRead.value, problems);
+    const description = member('description');
+    if (description === undefined) throw memberError('description', 'ModelContextTool', 'Required member is undefined.');
+    const execute = member('execute');
+    if (execute === undefined) throw memberError('execute', 'ModelContextTool', 'Required member is undefined.');
+    if (typeof execute !== 'function') throw memberError('execute', 'ModelContextTool', 'The given value is not a function.');
+    const schema = member('inputSchema');
+    if (schema !== undefined && (schema === null || (typeof schema !== 'object' && typeof schema !== 'function'))) {
+      throw memberError('inputSchema', 'ModelContextTool', "Failed to convert value to 'object'.");
+    }
+    const nameValue = member('name');
+    if (nameValue === undefined) throw memberError('name', 'ModelContextTool', 'Required member is undefined.');
+    const tags = read(tool, 'tags');
+    const title = member('title');
+
+    const name = toDOMString(nameValue);
+    if (exists(name)) throw invalidState('Duplicate tool name');
+    if (name === '') throw invalidState('Tool name is required');
+    // The draft's name rule. Chromium's native API (M148) does not check it; SPEC §1 asks for it.
+    if (!regexTest(NAME_RULE, name)) {
+      throw invalidState(`Tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . - (got ${stringify(name.slice(0, 140))})`);
+    }
+    const descriptionText = toDOMString(description);
+    if (descriptionText === '') throw invalidState('Description is required');
+    let schemaJson = null;
+    if (schema !== undefined) {
+      try {
+        schemaJson = stringify(schema);
+      } catch (error) {
+        throw new TypeErrorCtor(REGISTER + (error?.message ?? toString(error)));
+      }
+      if (schemaJson === undefined) throw new TypeErrorCtor(`${REGISTER}invalid input schema: toJSON() returns undefined`);
+    }
+    const strayHints = [];
+    for (const key of HINTS) {
+      const stray = read(tool, key);
+      if (stray.error || stray.value !== undefined) arrayPush(strayHints, key);
+    }
+    const snapshot = {
+      kind: 'tool',
+      path,
+      name,
+      title: title === undefined ? null : toDOMString(title),
+      description: descriptionText,
+      input_schema: schemaJson,
+      annotations: hints,
+      stray_hints: strayHints,
+      tags: !tags.error && isArray(tags.value) ? arrayFrom(tags.value).filter((t) => typeof t === 'string') : [],
+      instructions: null,
+      unreadable: problems.length ? problems.join('; ') : null,
+    };
+    return { snapshot, execute, idl, thisArg: tool };
+  }
+
+  // `registerTool(name, description, inputSchema, execute, annotations?)`.
+  function positionalTool(args, path, exists) {
+    const [name, description, inputSchema, execute, annotations] = args;
+    const taken = snapshotTool({ name, description, inputSchema, execute, annotations }, path, exists);
+    taken.thisArg = undefined;
+    return taken;
+  }
+
+  // Skills: instructions for agents, never called.
+  function snapshotSkill(skill, path, exists) {
+    const fail = (message) => new TypeErrorCtor(`Failed to execute 'registerSkill' on 'ModelContext': ${message}`);
+    if (skill === null || typeof skill !== 'object') throw fail('The provided value is not an object.');
+    const get = (key) => {
+      const { value, error } = read(skill, key);
+      if (error) throw error;
+      return value === undefined ? undefined : toDOMString(value);
+    };
+    const description = get('description') ?? '';
+    const instructions = get('instructions');
+    const name = get('name');
+    const title = get('title');
+    if (name === undefined) throw fail('Skill name is required.');
+    if (exists(name)) throw new DOMExceptionCtor("Failed to execute 'registerSkill' on 'ModelContext': Duplicate skill name", 'InvalidStateError');
+    if (!regexTest(NAME_RULE, name)) {
+      throw new DOMExceptionCtor("Failed to execute 'registerSkill' on 'ModelContext': Skill name must be 1 to 128 characters of A-Z a-z 0-9 _ . -", 'InvalidStateError');
+    }
+    if (instructions === undefined) throw fail('Skill instructions are required.');
+    const snapshot = {
+      kind: 'skill', path, name, title: title ?? null, description, input_schema: null,
+      annotations: null, stray_hints: [], tags: [], instructions, unreadable: null,
+    };
+    return { snapshot, execute: null, idl: null, thisArg: undefined };
+  }
+
+  function readOptions(options, method) {
+    if (options === undefined || options === null) return {};
+    if (typeof options !== 'object' && typeof options !== 'function') {
+      throw new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': The provided value is not of type 'ModelContextRegisterToolOptions'.`);
+    }
+    const { value: signal, error } = read(options, 'signal');
+    if (error) throw error;
+    if (signal !== undefined && !(signal instanceof AbortSignalCtor)) {
+      throw new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.`);
+    }
+    return { signal };
+  }
+
+  // ---- What this frame publishes -------------------------------------------
+
+  // "source/kind/name" -> entry. Sources: document, navigator, declarative.
+  const entries = new MapCtor();
+  const keyOf = (source, kind, name) => `${source}/${kind}/${name}`;
+  const has = (source, kind) => (name) => mapHas(entries, keyOf(source, kind, name));
+
+  // The tools of this frame, sorted by name as WebMCP lists them.
+  function toolEntries() {
+    const list = [];
+    for (const entry of arrayFrom(mapValues(entries))) {
+      if (entry.snapshot.kind === 'tool') arrayPush(list, entry);
+    }
+    return arraySort(list, (a, b) => (a.snapshot.name < b.snapshot.name ? -1 : a.snapshot.name > b.snapshot.name ? 1 : 0));
+  }
+
+  function findTool(name) {
+    for (const entry of toolEntries()) if (entry.snapshot.name === name) return entry;
+    return null;
+  }
+
+  // `toolchange`: one event per change, as a task, on every object that has it.
+  const changeTargets = [];
+  function changed() {
+    queueTask(() => {
+      for (const target of changeTargets) dispatch(target, new EventCtor('toolchange'));
+    });
+  }
+
+  // Toolgate's own `execute`, the one agents and the native API call. It runs
+  // the function the page gave at registration, never a later one, and hands
+  // back only results that can be serialised: Chromium's native API (M148)
+  // crashes the renderer on a result it cannot serialise.
+  function gatedExecute(entry) {
+    return async function execute(input) {
+      const value = await apply(entry.execute, entry.thisArg, [input]);
+      if (typeof value === 'symbol') throw new TypeErrorCtor('The tool returned a Symbol, which cannot be serialised.');
+      if (value !== null && typeof value === 'object') {
+        const text = stringify(value); // Throws on cycles and BigInts: the call fails cleanly.
+        return text === undefined ? undefined : value;
+      }
+      return value;
+    };
+  }
+
+  // Annotations for the native copy: the class Toolgate decided.
+  function nativeAnnotations(result) {
+    switch (result?.class) {
+      case 'Read only': return { readOnlyHint: true };
+      case 'Mutating': return { readOnlyHint: false, consequentialHint: false };
+      default: return { readOnlyHint: false, consequentialHint: true };
+    }
+  }
+
+  // Registers Toolgate's copy of a tool with the browser's own API once the
+  // worker has classed it, so the browser's own agent sees the same class.
+  // Declarative tools are left to the browser, which registers forms itself.
+  function mirror(entry, result) {
+    if (!native || entry.removed || entry.snapshot.kind !== 'tool' || entry.source === 'declarative') return;
+    entry.nativeController = new AbortControllerCtor();
+    const copy = {
+      name: entry.snapshot.name,
+      description: entry.snapshot.description,
+      execute: entry.gated,
+      annotations: nativeAnnotations(result),
+    };
+    if (entry.snapshot.title !== null) copy.title = entry.snapshot.title;
+    if (entry.snapshot.input_schema !== null) copy.inputSchema = parse(entry.snapshot.input_schema);
+    const failed = (error) => warn(`Toolgate could not register ${copy.name} with the browser's WebMCP: ${errorText(error)}`);
+    try {
+      const done = apply(native.register, native.context, [copy, { signal: controllerSignal(entry.nativeController) }]);
+      if (done && typeof done.then === 'function') promiseThen(done, undefined, failed);
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  // Adds an entry for a snapshot and reports it to the worker.
+  function add(source, taken, signal) {
+    const entry = {
+      source,
+      snapshot: taken.snapshot,
+      execute: taken.execute,
+      thisArg: taken.thisArg,
+      idl: taken.idl,
+      removed: false,
+      nativeController: null,
+      gated: null,
+    };
+    entry.gated = gatedExecute(entry);
+    mapSet(entries, keyOf(source, entry.snapshot.kind, entry.snapshot.name), entry);
+    report({ op: 'register', decl: entry.snapshot }, (result) => mirror(entry, result));
+    changed();
+    if (signal !== undefined) {
+      // Aborting unregisters this entry, not a later one of the same name.
+      listen(signal, 'abort', () => {
+        if (mapGet(entries, keyOf(source, entry.snapshot.kind, entry.snapshot.name)) === entry) {
+          remove(source, entry.snapshot.kind, entry.snapshot.name);
+        }
+      }, { once: true });
+    }
+    return entry;
+  }
+
+  // Removes an entry. `reported` is false when the caller reports the change
+  // itself (clearContext, provideContext).
+  function remove(source, kind, name, reported = true) {
+    const key = keyOf(source, kind, name);
+    const entry = mapGet(entries, key);
+    if (!entry) return;
+    mapDelete(entries, key);
+    entry.removed = true;
+    if (entry.nativeController) abortController(entry.nativeController);
+    if (reported) report({ op: 'unregister', source, kind, name });
+    changed();
+  }
+
+  // ---- Running a tool, as WebMCP's executeTool does -----------------------
+
+  const unknownError = (message) => new DOMExceptionCtor(message, 'UnknownError');
+  const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
+
+  // Runs a tool with input given as JSON text. The result is text: strings as
+  // they are, objects as JSON, anything else as String() gives it, as
+  // Chromium's testing API returns them.
+  function runForTesting(entry, inputJson) {
+    let input;
+    try {
+      input = parse(inputJson);
+    } catch {
+      input = null;
+    }
+    if (input === null || typeof input !== 'object') return rejected(unknownError('Failed to parse input arguments'));
+    let running;
+    try {
+      running = entry.gated(input);
+    } catch {
+      return rejected(unknownError(INVOCATION_FAILED));
+    } finally {
+      dispatch(win, toolActivated(entry.snapshot.name));
+    }
+    return promiseThen(running, (value) => {
+      if (typeof value === 'string') return value;
+      if (value !== null && typeof value === 'object') return stringify(value);
+      return toString(value);
+    }, () => { throw unknownError(INVOCATION_FAILED); });
+  }
+
+  // `toolactivated`: a WebMCPEvent where the browser has one, else an Event with `toolName`.
+  function toolActivated(toolName) {
+    if (typeof win.WebMCPEvent === 'function') return new win.WebMCPEvent('toolactivated', { toolName });
+    const event = new EventCtor('toolactivated');
+    defineProperty(event, 'toolName', { value: toolName, enumerable: true });
+    return event;
+  }
+
+  // ---- document.modelContext (the current draft) ---------------------------
+
+  class ModelContext extends EventTargetCtor {
+    // registerTool(tool, {signal, exposedTo}) -> Promise<undefined>; errors reject.
+    // Also takes the positional form (name, description, inputSchema, execute, annotations?).
+    registerTool(tool, options) {
+      try {
+        const positional = typeof tool === 'string';
+        const taken = positional
+          ? positionalTool(arguments, 'document_positional', has('document', 'tool'))
+          : snapshotTool(tool, 'document_object', has('document', 'tool'));
+        const { signal } = readOptions(positional ? undefined : options, 'registerTool');
+        if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+        add('document', taken, signal);
+        // The spec resolves after toolchange was queued.
+        return new PromiseCtor((resolve) => queueTask(() => resolve(undefined)));
+      } catch (error) {
+        return rejected(error);
+      }
+    }
+
+    // registerSkill({name, description, instructions}, {signal}) -> Promise<undefined>.
+    registerSkill(skill, options) {
+      try {
+        const taken = snapshotSkill(skill, 'document_object', has('document', 'skill'));
+        const { signal } = readOptions(options, 'registerSkill');
+        if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+        add('document', taken, signal);
+        return resolved(undefined);
+      } catch (error) {
+        return rejected(error);
+      }
+    }
+
+    // getTools() -> Promise of this frame's tools, sorted by name, as RegisteredTool.
+    getTools() {
+      const list = [];
+      for (const entry of toolEntries()) {
+        const { snapshot } = entry;
+        const item = {
+          name: snapshot.name,
+          title: snapshot.title ?? '',
+          description: snapshot.description,
+          inputSchema: snapshot.input_schema === null ? undefined : parse(snapshot.input_schema),
+          window: win,
+          origin: win.origin,
+        };
+        if (entry.idl) item.annotations = { ...entry.idl };
+        arrayPush(list, item);
+      }
+      return new PromiseCtor((resolve) => queueTask(() => resolve(list)));
+    }
+
+    // executeTool(registeredTool, inputObject = {}) -> Promise of the result as JSON text.
+    executeTool(tool, inputObject = {}) {
+      const name = read(tool ?? {}, 'name');
+      const entry = name.error ? null : findTool(toString(name.value));
+      if (!entry) return rejected(unknownError(`Tool not found: ${name.error ? '' : toString(name.value)}`));
+      let inputJson;
+      try {
+        inputJson = stringify(inputObject);
+      } catch (error) {
+        return rejected(error);
+      }
+      return promiseThen(runForTesting(entry, inputJson), (text) => {
+        let value = text;
+        try {
+          value = parse(text);
+        } catch {
+          // A plain string result: serialise it as the draft does.
+        }
+        return stringify(value);
+      });
+    }
+  }
+  defineEventHandler(ModelContext.prototype, 'toolchange');
+  defineEventHandler(ModelContext.prototype, 'toolactivated');
+  defineEventHandler(ModelContext.prototype, 'toolcancel');
+
+  // ---- navigator.modelContext (the legacy API) -----------------------------
+
+  class LegacyModelContext extends EventTargetCtor {
+    // registerTool(tool, {signal}) or registerTool(name, description, inputSchema, execute, annotations?).
+    // Synchronous and returning nothing, errors thrown, as Chromium's native API (M148).
+    registerTool(tool, options) {
+      const positional = typeof tool === 'string';
+      // A form's tool takes the name too, as in Chromium's native API.
+      const exists = (name) => has('navigator', 'tool')(name) || has('declarative', 'tool')(name);
+      const taken = positional
+        ? positionalTool(arguments, 'navigator_positional', exists)
+        : snapshotTool(tool, 'navigator_object', exists);
+      const { signal } = readOptions(positional ? undefined : options, 'registerTool');
+      if (signal !== undefined && signalAborted(signal)) {
+        warn(`Tool '${taken.snapshot.name}' was not registered because its AbortSignal was already aborted.`);
+        return;
+      }
+      add('navigator', taken, signal);
+    }
+
+    unregisterTool(name) {
+      remove('navigator', 'tool', toDOMString(name));
+    }
+
+    // provideContext({tools}): replaces the tools the previous call provided.
+    provideContext(context) {
+      const list = read(context ?? {}, 'tools');
+      if (list.error) throw list.error;
+      const given = list.value === undefined || list.value === null ? [] : arrayFrom(list.value);
+      const names = new MapCtor();
+      const takenAll = [];
+      for (const tool of given) {
+        const taken = snapshotTool(tool, 'provide_context', (name) => mapHas(names, name));
+        mapSet(names, taken.snapshot.name, true);
+        arrayPush(takenAll, taken);
+      }
+      for (const entry of toolEntries()) {
+        if (entry.source === 'navigator' && (entry.snapshot.path === 'provide_context' || mapHas(names, entry.snapshot.name))) {
+          remove('navigator', 'tool', entry.snapshot.name, false);
+        }
+      }
+      const added = [];
+      for (const taken of takenAll) {
+        const entry = {
+          source: 'navigator', snapshot: taken.snapshot, execute: taken.execute, thisArg: taken.thisArg,
+          idl: taken.idl, removed: false, nativeController: null, gated: null,
+        };
+        entry.gated = gatedExecute(entry);
+        mapSet(entries, keyOf('navigator', 'tool', entry.snapshot.name), entry);
+        arrayPush(added, entry);
+      }
+      let index = 0;
+      report({ op: 'provide', decls: added.map((e) => e.snapshot) }, (result) => mirror(added[index++], result));
+      changed();
+    }
+
+    clearContext() {
+      for (const entry of arrayFrom(mapValues(entries))) {
+        if (entry.source === 'navigator') remove('navigator', entry.snapshot.kind, entry.snapshot.name, false);
+      }
+      report({ op: 'clear', source: 'navigator' });
+    }
+
+    registerSkill(skill, options) {
+      const taken = snapshotSkill(skill, 'navigator_object', has('navigator', 'skill'));
+      const { signal } = readOptions(options, 'registerSkill');
+      if (signal !== undefined && signalAborted(signal)) return;
+      add('navigator', taken, signal);
+    }
+  }
+
+  // ---- navigator.modelContextTesting, as Chromium's (WebMCPTesting) --------
+
+  class ModelContextTesting extends EventTargetCtor {
+    // The frame's tools, sorted by name: {description, inputSchema (JSON text, '' if none), name}.
+    listTools() {
+      return toolEntries().map(({ snapshot }) => ({
+        description: snapshot.description,
+        inputSchema: snapshot.input_schema ?? '',
+        name: snapshot.name,
+      }));
+    }
+
+    // executeTool(name, inputArgsJson) -> Promise of the result as text.
+    executeTool(...args) {
+      if (args.length < 2) {
+        return rejected(new TypeErrorCtor(`Failed to execute 'executeTool' on 'ModelContextTesting': 2 arguments required, but only ${args.length} present.`));
+      }
+      const name = toDOMString(args[0]);
+      const entry = findTool(name);
+      if (!entry) return rejected(unknownError(`Tool not found: ${name}`));
+      return runForTesting(entry, toDOMString(args[1]));
+    }
+  }
+  defineEventHandler(ModelContextTesting.prototype, 'toolchange');
+
+  // An `on<type>` event handler attribute.
+  function defineEventHandler(proto, type) {
+    const handlers = new WeakMap();
+    defineProperty(proto, `on${type}`, {
+      configurable: true,
+      enumerable: true,
+      get() { return handlers.get(this)?.handler ?? null; },
+      set(handler) {
+        const old = handlers.get(this);
+        if (old) unlisten(this, type, old.listener);
+        handlers.delete(this);
+        if (typeof handler !== 'function') return;
+        const listener = (event) => apply(handler, this, [event]);
+        handlers.set(this, { handler, listener });
+        listen(this, type, listener);
+      },
+    });
+  }
+
+  // ---- Declarative tools: <form toolname tooldescription> -------------------
+
+  let declared = new MapCtor(); // name -> snapshot JSON text, as last reported
+
+  function fieldSchema(field) {
+    const type = field.type;
+    const property = type === 'number' || type === 'range' ? { type: 'number' }
+      : type === 'checkbox' ? { type: 'boolean' } : { type: 'string' };
+    const description = getAttribute(field, 'toolparamdescription')
+      ?? field.labels?.[0]?.textContent?.trim() ?? getAttribute(field, 'aria-description');
+    if (description) property.description = description;
+    if (field.tagName === 'SELECT') property.enum = arrayFrom(field.options).map((o) => o.value);
+    return property;
+  }
+
+  function formSnapshot(form) {
+    const properties = {};
+    const required = [];
+    for (const field of arrayFrom(form.elements)) {
+      const { name, type } = field;
+      if (!name || ['submit', 'button', 'reset', 'hidden', 'file', 'image'].includes(type) || field.tagName === 'FIELDSET') continue;
+      if (hasOwn(properties, name)) continue; // radio groups: one property
+      properties[name] = fieldSchema(field);
+      if (field.required) arrayPush(required, name);
+    }
+    const schema = { type: 'object', properties };
+    if (required.length) schema.required = required;
+    return {
+      kind: 'tool',
+      path: 'declarative',
+      name: getAttribute(form, 'toolname'),
+      title: null,
+      description: getAttribute(form, 'tooldescription'),
+      input_schema: stringify(schema),
+      annotations: null,
+      stray_hints: [],
+      tags: [],
+      instructions: null,
+      unreadable: null,
+    };
+  }
+
+  // Reports what the page's forms declare now, against what was last reported.
+  function scanForms() {
+    scanQueued = false;
+    const now = new MapCtor();
+    for (const form of arrayFrom(querySelectorAll(doc, 'form[toolname][tooldescription]'))) {
+      const snapshot = formSnapshot(form);
+      if (!regexTest(NAME_RULE, snapshot.name) || !snapshot.description || mapHas(now, snapshot.name)) continue;
+      const text = stringify(snapshot);
+      mapSet(now, snapshot.name, text);
+      if (mapGet(declared, snapshot.name) === text) continue;
+      remove('declarative', 'tool', snapshot.name, false);
+      add('declarative', {
+        snapshot,
+        execute: () => { throw new DOMExceptionCtor('A declarative tool runs by submitting its form.', 'NotSupportedError'); },
+        idl: null,
+        thisArg: undefined,
+      });
+    }
+    for (const name of arrayFrom(mapKeys(declared))) {
+      if (!mapHas(now, name)) remove('declarative', 'tool', name);
+    }
+    declared = now;
+  }
+
+  let scanQueued = false;
+  function queueScan() {
+    if (scanQueued) return;
+    scanQueued = true;
+    queueMicrotaskFn(scanForms);
+  }
+
+  // Forms can only appear through added nodes or changed attributes.
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (record.type === 'attributes' || record.addedNodes.length || record.removedNodes.length) {
+        queueScan();
+        return;
+      }
+    }
+  }).observe(doc, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'name', 'required', 'type'],
+  });
+
+  // ---- Installing Toolgate's objects -----------------------------------------
+  // Configurable accessors on the prototypes, as the native API has them. A
+  // page's own polyfill (@mcp-b/webmcp-polyfill, @mcp-b/global) then finds
+  // ours and registers through it, or wraps it.
+
+  const documentContext = new ModelContext();
+  const navigatorContext = new LegacyModelContext();
+  const testingContext = new ModelContextTesting();
+  arrayPush(changeTargets, documentContext, testingContext);
+
+  defineProperty(Document.prototype, 'modelContext', {
+    configurable: true,
+    enumerable: true,
+    get() { return this === doc ? documentContext : undefined; },
+  });
+  defineProperty(Navigator.prototype, 'modelContext', {
+    configurable: true,
+    enumerable: true,
+    get() { return navigatorContext; },
+  });
+  defineProperty(Navigator.prototype, 'modelContextTesting', {
+    configurable: true,
+    enumerable: true,
+    get() { return testingContext; },
+  });
+
+  // A page restored from the back/forward cache is a document the worker has
+  // forgotten: report all of it again.
+  listen(win, 'pageshow', (event) => {
+    if (!event.persisted) return;
+    report({ op: 'reset' });
+    for (const entry of arrayFrom(mapValues(entries))) report({ op: 'register', decl: entry.snapshot });
+  });
+})();

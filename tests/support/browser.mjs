@@ -1,0 +1,120 @@
+// Chromium with the real unpacked extension, driven by playwright-core.
+//
+// Every launch collects uncaught errors and console errors from every page
+// and from the service worker; `assertNoErrors()` fails a test on any of them.
+import { chromium } from 'playwright-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const EXTENSION = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+// Without these, Chromium reaches for the network, which these machines close.
+const QUIET = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+// Launches Chromium. Options:
+//   extension: load Toolgate (default true);
+//   native: turn on Chromium's own WebMCP (--enable-features=WebMCP,WebMCPTesting);
+//   headless: default true.
+export async function launch({ extension = true, native = false, headless = true } = {}) {
+  const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
+  const args = [...QUIET];
+  if (extension) args.push(`--disable-extensions-except=${EXTENSION}`, `--load-extension=${EXTENSION}`);
+  if (native) args.push('--enable-features=WebMCP,WebMCPTesting');
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless,
+    args,
+    ignoreDefaultArgs: extension ? ['--disable-extensions'] : [],
+  });
+  const errors = [];
+  const watch = (page) => {
+    page.on('pageerror', (error) => errors.push(`page error on ${page.url()}: ${error.stack ?? error}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`console error on ${page.url()}: ${message.text()}`);
+    });
+    page.on('crash', () => errors.push(`renderer crashed on ${page.url()}`));
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+
+  let worker = null;
+  if (extension) {
+    worker = context.serviceWorkers()[0] ?? await context.waitForEvent('serviceworker');
+    await worker.evaluate(() => self.toolgate.ready());
+  }
+
+  return {
+    context,
+    errors,
+    // The current service worker (a new one after a restart).
+    async worker() {
+      const current = context.serviceWorkers().at(-1);
+      if (current) return current;
+      return context.waitForEvent('serviceworker');
+    },
+    async newPage(url) {
+      const page = await context.newPage();
+      if (url) await page.goto(url);
+      return page;
+    },
+    // The id Chromium gave the tab showing `page`.
+    async tabId(page) {
+      const sw = await this.worker();
+      const url = page.url();
+      return sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
+    },
+    // The palette of the tab showing `page`, as `self.toolgate.palette` gives it.
+    async palette(page) {
+      const tabId = await this.tabId(page);
+      const sw = await this.worker();
+      return sw.evaluate((id) => self.toolgate.palette(id), tabId);
+    },
+    // Waits until `test(palette)` holds (the worker hears of registrations
+    // asynchronously); returns the palette. Fails with the last palette seen.
+    async waitForPalette(page, test, what = 'the expected palette', timeout = 10_000) {
+      const deadline = Date.now() + timeout;
+      let last;
+      for (;;) {
+        last = await this.palette(page);
+        if (test(last)) return last;
+        if (Date.now() > deadline) {
+          throw new Error(`timed out waiting for ${what}; last palette: ${JSON.stringify(summary(last))}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    // Stops the service worker, as Chromium does after 30 s idle, through CDP.
+    async stopWorker() {
+      const page = context.pages()[0] ?? await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('ServiceWorker.enable');
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      await cdp.detach();
+    },
+    async assertNoErrors() {
+      const sw = context.serviceWorkers().at(-1);
+      if (sw) errors.push(...(await sw.evaluate(() => self.toolgate?.errors ?? []).catch(() => [])));
+      if (errors.length) throw new Error(`uncaught errors:\n${errors.join('\n')}`);
+    },
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+// Every entry of a palette as "site name: badge".
+export function entries(palette) {
+  return palette.groups.flatMap((g) => g.entries.map((e) => ({ ...e, host: new URL(g.site).host })));
+}
+
+export function summary(palette) {
+  return entries(palette ?? { groups: [] }).map((e) => `${e.host} ${e.name}: ${e.badge}`);
+}
