@@ -52,6 +52,11 @@ ensure_wasm_bindgen_cli() {
   cargo install -q wasm-bindgen-cli --version "$want"
 }
 
+ensure_node() {
+  if command -v node >/dev/null && command -v npm >/dev/null; then return; fi
+  apt_install nodejs npm
+}
+
 ensure_npm_packages() {
   # Reinstall only when the lockfile changed since the last install.
   if [ -f node_modules/.package-lock.json ] && cmp -s package-lock.json node_modules/.toolgate-lock; then return; fi
@@ -68,6 +73,7 @@ ensure_chromium() {
 build() {
   ensure_wasm_target
   ensure_wasm_bindgen_cli
+  ensure_node
   ensure_npm_packages
   log "building the core"
   "$CARGO" build -q --release --target wasm32-unknown-unknown "${CARGO_FLAGS[@]}"

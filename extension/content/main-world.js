@@ -59,6 +59,7 @@
   const controllerSignal = uncurry(getOwnPropertyDescriptor(AbortController.prototype, 'signal').get);
   const queueMicrotaskFn = globalThis.queueMicrotask;
   const warn = console.warn;
+  const reportErrorFn = globalThis.reportError;
   const regexTest = uncurry(RegExp.prototype.test);
   const querySelectorAll = uncurry(Document.prototype.querySelectorAll);
   const getAttribute = uncurry(Element.prototype.getAttribute);
@@ -215,27 +216,40 @@
     return { hints, idl };
   }
 
+  // Reads a declaration's hints: `annotations` and hints misplaced beside it.
+  function readHints(tool) {
+    const problems = [];
+    const annotations = read(tool, 'annotations');
+    const { hints, idl } = annotations.error
+      ? (arrayPush(problems, `reading annotations threw ${errorText(annotations.error)}`), { hints: null, idl: null })
+      : readAnnotations(annotations.value, problems);
+    const strayHints = [];
+    for (const key of HINTS) {
+      const stray = read(tool, key);
+      if (stray.error || stray.value !== undefined) arrayPush(strayHints, key);
+    }
+    return { hints, idl, strayHints, problems };
+  }
+
   // Snapshots a tool given as an object. Members are read in WebIDL's order
   // (alphabetical), each once: a later change to the page's object changes
   // nothing. Then the checks run in the spec's order: duplicate, name,
-  // description, schema. Returns the entry's parts, or throws the error the
-  // registration fails with.
-  function snapshotTool(tool, path, exists) {
+  // description, schema. `options` is read between the two, as the native API
+  // reads it. Returns the entry's parts and the signal, or throws the error
+  // the registration fails with.
+  function snapshotTool(tool, path, exists, options) {
     if (tool === null || typeof tool !== 'object') {
       throw new TypeErrorCtor(`${REGISTER}The provided value is not of type 'ModelContextTool'.`);
     }
-    const problems = [];
     const member = (key) => {
       const { value, error } = read(tool, key);
       if (error) throw error;
       return value;
     };
-    const annotationsRead = read(tool, 'annotations');
-    const { hints, idl } = annotationsRead.error
-      ? (arrayPush(problems, `reading annotations threw ${errorText(annotationsRead.error)}`), { hints: null, idl: null })
-      : readAnnotations(annotationsRead.value, problems);
+    let { hints, idl, strayHints, problems } = readHints(tool);
     const description = member('description');
     if (description === undefined) throw memberError('description', 'ModelContextTool', 'Required member is undefined.');
+    if (typeof description === 'symbol') throw memberError('description', 'ModelContextTool', 'Cannot convert a Symbol value to a string');
     const execute = member('execute');
     if (execute === undefined) throw memberError('execute', 'ModelContextTool', 'Required member is undefined.');
     if (typeof execute !== 'function') throw memberError('execute', 'ModelContextTool', 'The given value is not a function.');
@@ -245,8 +259,11 @@
     }
     const nameValue = member('name');
     if (nameValue === undefined) throw memberError('name', 'ModelContextTool', 'Required member is undefined.');
+    if (typeof nameValue === 'symbol') throw memberError('name', 'ModelContextTool', 'Cannot convert a Symbol value to a string');
     const tags = read(tool, 'tags');
-    const title = member('title');
+    const titleRead = read(tool, 'title');
+    const title = titleRead.error || typeof titleRead.value === 'symbol' ? undefined : titleRead.value;
+    const { signal } = readOptions(options, 'registerTool');
 
     const name = toDOMString(nameValue);
     if (exists(name)) throw invalidState('Duplicate tool name');
@@ -266,14 +283,17 @@
       }
       if (schemaJson === undefined) throw new TypeErrorCtor(`${REGISTER}invalid input schema: toJSON() returns undefined`);
     }
-    const strayHints = [];
-    for (const key of HINTS) {
-      const stray = read(tool, key);
-      if (stray.error || stray.value !== undefined) arrayPush(strayHints, key);
+    // A registration forwarded by the page's own polyfill (see "Pages that
+    // bring their own polyfill" below) takes its hints and path from what the
+    // page declared, not from the polyfill's cleaned copy.
+    let registeredAs = path;
+    if (foreignCall && foreignCall.name === name) {
+      ({ hints, idl, strayHints, problems } = foreignCall);
+      registeredAs = foreignCall.path;
     }
     const snapshot = {
       kind: 'tool',
-      path,
+      path: registeredAs,
       name,
       title: title === undefined ? null : toDOMString(title),
       description: descriptionText,
@@ -284,15 +304,13 @@
       instructions: null,
       unreadable: problems.length ? problems.join('; ') : null,
     };
-    return { snapshot, execute, idl, thisArg: tool };
+    return { snapshot, execute, idl, signal };
   }
 
   // `registerTool(name, description, inputSchema, execute, annotations?)`.
   function positionalTool(args, path, exists) {
     const [name, description, inputSchema, execute, annotations] = args;
-    const taken = snapshotTool({ name, description, inputSchema, execute, annotations }, path, exists);
-    taken.thisArg = undefined;
-    return taken;
+    return snapshotTool({ name, description, inputSchema, execute, annotations }, path, exists, undefined);
   }
 
   // Skills: instructions for agents, never called.
@@ -318,7 +336,7 @@
       kind: 'skill', path, name, title: title ?? null, description, input_schema: null,
       annotations: null, stray_hints: [], tags: [], instructions, unreadable: null,
     };
-    return { snapshot, execute: null, idl: null, thisArg: undefined };
+    return { snapshot, execute: null, idl: null };
   }
 
   function readOptions(options, method) {
@@ -369,7 +387,7 @@
   // crashes the renderer on a result it cannot serialise.
   function gatedExecute(entry) {
     return async function execute(input) {
-      const value = await apply(entry.execute, entry.thisArg, [input]);
+      const value = await apply(entry.execute, undefined, [input]);
       if (typeof value === 'symbol') throw new TypeErrorCtor('The tool returned a Symbol, which cannot be serialised.');
       if (value !== null && typeof value === 'object') {
         const text = stringify(value); // Throws on cycles and BigInts: the call fails cleanly.
@@ -401,7 +419,7 @@
       annotations: nativeAnnotations(result),
     };
     if (entry.snapshot.title !== null) copy.title = entry.snapshot.title;
-    if (entry.snapshot.input_schema !== null) copy.inputSchema = parse(entry.snapshot.input_schema);
+    if (entry.snapshot.input_schema !== null) { const json = entry.snapshot.input_schema; copy.inputSchema = { toJSON: () => parse(json) }; }
     const failed = (error) => warn(`Toolgate could not register ${copy.name} with the browser's WebMCP: ${errorText(error)}`);
     try {
       const done = apply(native.register, native.context, [copy, { signal: controllerSignal(entry.nativeController) }]);
@@ -417,7 +435,6 @@
       source,
       snapshot: taken.snapshot,
       execute: taken.execute,
-      thisArg: taken.thisArg,
       idl: taken.idl,
       removed: false,
       nativeController: null,
@@ -466,20 +483,25 @@
     } catch {
       input = null;
     }
-    if (input === null || typeof input !== 'object') return rejected(unknownError('Failed to parse input arguments'));
+    if (input === null || typeof input !== 'object') {
+      dispatch(win, toolActivated(entry.snapshot.name));
+      return rejected(unknownError('Failed to parse input arguments'));
+    }
     let running;
     try {
       running = entry.gated(input);
-    } catch {
+    } catch (error) {
+      reportErrorFn(error);
       return rejected(unknownError(INVOCATION_FAILED));
     } finally {
       dispatch(win, toolActivated(entry.snapshot.name));
     }
     return promiseThen(running, (value) => {
-      if (typeof value === 'string') return value;
+      if (typeof value === 'string') return value === '' ? 'Operation succeeded' : value;
       if (value !== null && typeof value === 'object') return stringify(value);
+      if (typeof value === 'function') return 'undefined';
       return toString(value);
-    }, () => { throw unknownError(INVOCATION_FAILED); });
+    }, (error) => { reportErrorFn(error); throw unknownError(INVOCATION_FAILED); });
   }
 
   // `toolactivated`: a WebMCPEvent where the browser has one, else an Event with `toolName`.
@@ -500,10 +522,10 @@
         const positional = typeof tool === 'string';
         const taken = positional
           ? positionalTool(arguments, 'document_positional', has('document', 'tool'))
-          : snapshotTool(tool, 'document_object', has('document', 'tool'));
-        const { signal } = readOptions(positional ? undefined : options, 'registerTool');
+          : snapshotTool(tool, 'document_object', has('document', 'tool'), options);
+        const { signal } = taken;
         if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
-        add('document', taken, signal);
+        add(taken.snapshot.path === 'navigator_object' ? 'navigator' : 'document', taken, signal);
         // The spec resolves after toolchange was queued.
         return new PromiseCtor((resolve) => queueTask(() => resolve(undefined)));
       } catch (error) {
@@ -544,15 +566,18 @@
     }
 
     // executeTool(registeredTool, inputObject = {}) -> Promise of the result as JSON text.
+    // The input may also be JSON text, as page polyfills (@mcp-b) pass it.
     executeTool(tool, inputObject = {}) {
       const name = read(tool ?? {}, 'name');
       const entry = name.error ? null : findTool(toString(name.value));
       if (!entry) return rejected(unknownError(`Tool not found: ${name.error ? '' : toString(name.value)}`));
-      let inputJson;
-      try {
-        inputJson = stringify(inputObject);
-      } catch (error) {
-        return rejected(error);
+      let inputJson = inputObject;
+      if (typeof inputObject !== 'string') {
+        try {
+          inputJson = stringify(inputObject);
+        } catch (error) {
+          return rejected(error);
+        }
       }
       return promiseThen(runForTesting(entry, inputJson), (text) => {
         let value = text;
@@ -575,13 +600,14 @@
     // registerTool(tool, {signal}) or registerTool(name, description, inputSchema, execute, annotations?).
     // Synchronous and returning nothing, errors thrown, as Chromium's native API (M148).
     registerTool(tool, options) {
+      if (arguments.length === 0) throw new TypeErrorCtor(`${REGISTER}1 argument required, but only 0 present.`);
       const positional = typeof tool === 'string';
       // A form's tool takes the name too, as in Chromium's native API.
       const exists = (name) => has('navigator', 'tool')(name) || has('declarative', 'tool')(name);
       const taken = positional
         ? positionalTool(arguments, 'navigator_positional', exists)
-        : snapshotTool(tool, 'navigator_object', exists);
-      const { signal } = readOptions(positional ? undefined : options, 'registerTool');
+        : snapshotTool(tool, 'navigator_object', exists, options);
+      const { signal } = taken;
       if (signal !== undefined && signalAborted(signal)) {
         warn(`Tool '${taken.snapshot.name}' was not registered because its AbortSignal was already aborted.`);
         return;
@@ -601,7 +627,7 @@
       const names = new MapCtor();
       const takenAll = [];
       for (const tool of given) {
-        const taken = snapshotTool(tool, 'provide_context', (name) => mapHas(names, name));
+        const taken = snapshotTool(tool, 'provide_context', (name) => mapHas(names, name), undefined);
         mapSet(names, taken.snapshot.name, true);
         arrayPush(takenAll, taken);
       }
@@ -613,7 +639,7 @@
       const added = [];
       for (const taken of takenAll) {
         const entry = {
-          source: 'navigator', snapshot: taken.snapshot, execute: taken.execute, thisArg: taken.thisArg,
+          source: 'navigator', snapshot: taken.snapshot, execute: taken.execute,
           idl: taken.idl, removed: false, nativeController: null, gated: null,
         };
         entry.gated = gatedExecute(entry);
@@ -741,7 +767,6 @@
         snapshot,
         execute: () => { throw new DOMExceptionCtor('A declarative tool runs by submitting its form.', 'NotSupportedError'); },
         idl: null,
-        thisArg: undefined,
       });
     }
     for (const name of arrayFrom(mapKeys(declared))) {
@@ -797,6 +822,75 @@
     enumerable: true,
     get() { return testingContext; },
   });
+
+  // ---- Pages that bring their own polyfill ----------------------------------
+  // @mcp-b/global defines its own object as `modelContext` on `document` and
+  // `navigator` (Object.defineProperty, over ours) and forwards each
+  // registration to ours, with a cleaned copy that drops most hints. So
+  // Toolgate watches for objects defined as `modelContext` and wraps their
+  // registerTool, to keep the page's own declaration for the forwarded call.
+  // The hooks are Proxies of the built-ins, so they look native to the page.
+
+  let foreignCall = null; // the page's declaration while its polyfill runs
+  const adopted = new WeakSet();
+
+  function adoptForeignContexts() {
+    for (const [target, path] of [[doc, 'document_object'], [navigator, 'navigator_object']]) {
+      const context = read(target, 'modelContext').value;
+      if (!context || typeof context !== 'object' || adopted.has(context)
+          || context === documentContext || context === navigatorContext) continue;
+      const register = read(context, 'registerTool').value;
+      if (typeof register !== 'function') continue;
+      adopted.add(context);
+      const own = getOwnPropertyDescriptor(context, 'registerTool');
+      try {
+        defineProperty(context, 'registerTool', {
+          configurable: true,
+          writable: true,
+          enumerable: own ? own.enumerable : false,
+          value: function registerTool(tool, ...rest) {
+            const outer = foreignCall;
+            foreignCall = tool !== null && typeof tool === 'object'
+              ? { ...readHints(tool), name: nameOf(tool), path } : null;
+            try {
+              return apply(register, this, [tool, ...rest]);
+            } finally {
+              foreignCall = outer;
+            }
+          },
+        });
+      } catch {
+        // A frozen polyfill object: its forwarded registrations keep its copy's hints.
+      }
+    }
+  }
+
+  function nameOf(tool) {
+    const { value, error } = read(tool, 'name');
+    try {
+      return error || value === undefined ? null : toDOMString(value);
+    } catch {
+      return null;
+    }
+  }
+
+  const definesModelContext = (key) => key === 'modelContext';
+  const hook = (builtin, keyOf_) => new Proxy(builtin, {
+    apply(target, self, args) {
+      const result = apply(target, self, args);
+      let defined = false;
+      try {
+        defined = keyOf_(args);
+      } catch {
+        // A hostile descriptor map: not ours to judge.
+      }
+      if (defined) adoptForeignContexts();
+      return result;
+    },
+  });
+  Object.defineProperty = hook(defineProperty, (args) => definesModelContext(args[1]));
+  Reflect.defineProperty = hook(Reflect.defineProperty, (args) => definesModelContext(args[1]));
+  Object.defineProperties = hook(Object.defineProperties, (args) => hasOwn(Object(args[1]), 'modelContext'));
 
   // A page restored from the back/forward cache is a document the worker has
   // forgotten: report all of it again.

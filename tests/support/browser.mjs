@@ -22,16 +22,18 @@ const QUIET = [
 //   extension: load Toolgate (default true);
 //   native: turn on Chromium's own WebMCP (--enable-features=WebMCP,WebMCPTesting);
 //   headless: default true.
+// With `extension: false`, `loadExtension()` installs Toolgate later, as a
+// person installing it into a browser with tabs already open would.
 export async function launch({ extension = true, native = false, headless = true } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
-  const args = [...QUIET];
+  const args = [...QUIET, '--enable-unsafe-extension-debugging'];
   if (extension) args.push(`--disable-extensions-except=${EXTENSION}`, `--load-extension=${EXTENSION}`);
   if (native) args.push('--enable-features=WebMCP,WebMCPTesting');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
     args,
-    ignoreDefaultArgs: extension ? ['--disable-extensions'] : [],
+    ignoreDefaultArgs: ['--disable-extensions'],
   });
   const errors = [];
   const watch = (page) => {
@@ -56,8 +58,16 @@ export async function launch({ extension = true, native = false, headless = true
     // The current service worker (a new one after a restart).
     async worker() {
       const current = context.serviceWorkers().at(-1);
-      if (current) return current;
-      return context.waitForEvent('serviceworker');
+      const sw = current ?? await context.waitForEvent('serviceworker');
+      await sw.evaluate(() => self.toolgate.ready());
+      return sw;
+    },
+    // Installs Toolgate now, through CDP's Extensions.loadUnpacked.
+    async loadExtension() {
+      const cdp = await context.browser().newBrowserCDPSession();
+      await cdp.send('Extensions.loadUnpacked', { path: EXTENSION });
+      await cdp.detach();
+      return this.worker();
     },
     async newPage(url) {
       const page = await context.newPage();
@@ -90,12 +100,20 @@ export async function launch({ extension = true, native = false, headless = true
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    // Stops the service worker, as Chromium does after 30 s idle, through CDP.
+    // Stops the service worker, as Chromium does after 30 s idle, through
+    // CDP; resolves once it has stopped. The next event starts a new one,
+    // which Playwright's worker handle then reaches.
     async stopWorker() {
       const page = context.pages()[0] ?? await context.newPage();
       const cdp = await context.newCDPSession(page);
+      const stopped = new Promise((done) => {
+        cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+          if (versions.some((v) => v.runningStatus === 'stopped')) done();
+        });
+      });
       await cdp.send('ServiceWorker.enable');
       await cdp.send('ServiceWorker.stopAllWorkers');
+      await stopped;
       await cdp.detach();
     },
     async assertNoErrors() {

@@ -1,0 +1,290 @@
+// Toolgate's polyfill held to Chromium's native WebMCP (M148), input for input.
+//
+// The same page script (tests/pages/differential/diff.js) runs the same cases on
+//   A: Chromium's own API alone (--enable-features=WebMCP,WebMCPTesting, no Toolgate);
+//   B: Toolgate's polyfill alone;
+//   C: Toolgate wrapping the native API;
+// and every outcome on B and on C must equal A's, case by case. Where
+// Toolgate differs on purpose, because SPEC.md decides so, the case asserts
+// that documented difference instead. Cases that crash the native renderer are
+// never run on A; a separate test shows B and C survive them.
+//
+// Run: node --test tests/e2e/differential.test.mjs
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+
+const SIDES = {
+  A: { extension: false, native: true },
+  B: { extension: true, native: false },
+  C: { extension: true, native: true },
+};
+const TOOLGATE = ['B', 'C'];
+const REGISTER = "Failed to execute 'registerTool' on 'ModelContext': ";
+const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
+
+let server;
+const browsers = {};
+
+before(async () => {
+  server = await serve('tests/pages/differential');
+  await Promise.all(Object.entries(SIDES).map(async ([side, options]) => {
+    browsers[side] = await launch(options);
+  }));
+});
+
+after(async () => {
+  await Promise.all(Object.values(browsers).map((browser) => browser.close()));
+  await server?.close();
+});
+
+// Keeps the getter of the native `navigator.modelContextTesting` before
+// Toolgate's shim replaces it (Playwright's init scripts run first), so the
+// page can reach the copies Toolgate registers with the browser.
+function captureNative() {
+  const desc = Object.getOwnPropertyDescriptor(Navigator.prototype, 'modelContextTesting');
+  if (desc?.get) window.__nativeTestingGet = desc.get;
+}
+
+// One group of cases on one side, in a fresh page; outcomes are memoised so
+// that tests can share them.
+const outcomes = new Map();
+function run(side, group) {
+  const key = `${side}/${group}`;
+  if (!outcomes.has(key)) {
+    outcomes.set(key, (async () => {
+      const page = await browsers[side].context.newPage();
+      try {
+        if (side === 'C' && (group.startsWith('native') || group === 'mirror')) await page.addInitScript(captureNative);
+        await page.goto(server.url('diff.localhost', '/diff.html'));
+        return JSON.parse(await page.evaluate((name) => window.diff.run(name), group));
+      } finally {
+        await page.close();
+      }
+    })());
+  }
+  return outcomes.get(key);
+}
+
+// Runs a test's body, then fails on any uncaught error or console error the
+// sides saw, even when the body failed; then forgets them, so that one test's
+// failure is not every later test's.
+async function checked(sides, body) {
+  let failure = null;
+  try {
+    await body();
+  } catch (error) {
+    failure = error;
+  }
+  const seen = [];
+  for (const side of sides) {
+    try {
+      await browsers[side].assertNoErrors();
+    } catch (error) {
+      seen.push(`side ${side}: ${error.message}`);
+      browsers[side].errors.length = 0;
+    }
+  }
+  if (failure && seen.length) failure.message += `\n${seen.join('\n')}`;
+  if (failure) throw failure;
+  if (seen.length) assert.fail(seen.join('\n'));
+}
+
+// Compares B and C with A, one subtest per case and side; `documented`
+// holds the cases where Toolgate differs on purpose.
+async function compare(t, group, documented = {}) {
+  const [a, ...others] = await Promise.all(['A', ...TOOLGATE].map((side) => run(side, group)));
+  for (const id of Object.keys(a)) {
+    for (const [index, side] of TOOLGATE.entries()) {
+      const toolgate = others[index];
+      await t.test(`${id} [${side}]`, () => {
+        if (documented[id]) {
+          documented[id](a[id], toolgate[id]);
+        } else {
+          assert.deepStrictEqual(toolgate[id], a[id], `${group} ${id}: side ${side} differs from native`);
+        }
+      });
+    }
+  }
+  for (const [index, side] of TOOLGATE.entries()) {
+    assert.deepStrictEqual(Object.keys(others[index]), Object.keys(a), `side ${side} ran other cases than native`);
+  }
+  return { a, b: others[0], c: others[1] };
+}
+
+const entry = (name, description = `Tool ${name}`, inputSchema = '') => [
+  ['description', description], ['inputSchema', inputSchema], ['name', name],
+];
+
+// SPEC §1: "names 1–128 chars of [A-Za-z0-9_.-]". Chromium checks only that
+// the name is not empty.
+function nameRule(native, toolgate) {
+  assert.equal(native.threw, false, 'native registers this name');
+  assert.equal(native.added.length, 1, 'native lists this name');
+  assert.equal(toolgate.threw, true, 'Toolgate refuses this name');
+  assert.equal(toolgate.ctor, 'DOMException');
+  assert.equal(toolgate.name, 'InvalidStateError');
+  assert.ok(toolgate.message.startsWith(`${REGISTER}Tool name must be 1 to 128 characters`), toolgate.message);
+  assert.deepStrictEqual(toolgate.added, []);
+}
+
+// SPEC §1: "Positional registration: registerTool(name, description,
+// inputSchema, execute, annotations?)". Chromium takes only the object form.
+function positional(native, toolgate) {
+  assert.deepStrictEqual(
+    [native.threw, native.ctor, native.message],
+    [true, 'TypeError', `${REGISTER}The provided value is not of type 'ModelContextTool'.`],
+  );
+  assert.deepStrictEqual(toolgate.threw, false);
+  assert.deepStrictEqual(toolgate.added, [entry('tool.positional', 'Positional')]);
+}
+
+// A lone string is a positional name without a description: both refuse it,
+// with a TypeError, for different reasons.
+function positionalIncomplete(native, toolgate) {
+  assert.deepStrictEqual(
+    [native.threw, native.ctor, native.message],
+    [true, 'TypeError', `${REGISTER}The provided value is not of type 'ModelContextTool'.`],
+  );
+  assert.deepStrictEqual(
+    [toolgate.threw, toolgate.ctor, toolgate.message],
+    [true, 'TypeError', `${REGISTER}Failed to read the 'description' property from 'ModelContextTool': Required member is undefined.`],
+  );
+  assert.deepStrictEqual(toolgate.added, []);
+}
+
+// SPEC §1: "hints that cannot be read never reject — the tool registers as
+// Consequential with a lint note (the native API alone would reject a
+// throwing getter…)".
+function unreadableHints(id) {
+  return (native, toolgate) => {
+    assert.equal(native.threw, true, 'native refuses these annotations');
+    assert.deepStrictEqual(native.added, []);
+    assert.equal(toolgate.threw, false, 'Toolgate registers the tool anyway');
+    assert.deepStrictEqual(toolgate.added, [entry(id)]);
+  };
+}
+
+const DOCUMENTED_REGISTER = {
+  'name.129': nameRule,
+  'name.space': nameRule,
+  'name.eacute': nameRule,
+  'tool.positional': positional,
+  'tool.string': positionalIncomplete,
+  'ann.number': unreadableHints('ann.number'),
+  'ann.getterThrows': unreadableHints('ann.getterThrows'),
+};
+
+test('registerTool: same sync throw, error and listTools() gain as native, input for input', (t) => checked(['A', 'B', 'C'], async () => {
+    const { a } = await compare(t, 'register', DOCUMENTED_REGISTER);
+    // The native facts the comparison leans on, so that a Chromium change shows here.
+    assert.equal(a['name.empty'].name, 'InvalidStateError');
+    assert.equal(a['dup.plain'].message, `${REGISTER}Duplicate tool name`);
+    assert.deepStrictEqual(a['valid.basic'].added, [entry('valid.basic')]);
+}));
+
+test('listTools(): same entries, key order, value types, sorting and copies as native', (t) => checked(['A', 'B', 'C'], async () => {
+    const { a } = await compare(t, 'listing');
+    assert.deepStrictEqual(a.keys[0], ['description', 'inputSchema', 'name']);
+    assert.deepStrictEqual(a.names, [...a.names].sort());
+}));
+
+test('executeTool(name, json): same results, rejections and calls of execute as native', (t) => checked(['A', 'B', 'C'], async () => {
+    const { a } = await compare(t, 'execute');
+    assert.equal(a.string.resolved, 'plain string');
+    assert.equal(a.throwsError.rejected.message, INVOCATION_FAILED);
+}));
+
+test('toolchange: same counts as native, never in the registering task', (t) => checked(['A', 'B', 'C'], async () => {
+    const { a, b, c } = await compare(t, 'events');
+    for (const [side, out] of Object.entries({ A: a, B: b, C: c })) {
+      for (const [step, measured] of Object.entries(out)) {
+        if (measured && typeof measured === 'object' && 'sync' in measured) {
+          assert.equal(measured.sync, 0, `side ${side}, ${step}: toolchange fired synchronously`);
+        }
+      }
+    }
+    assert.equal(a.registerTwo.settled, 2);
+}));
+
+test('AbortSignal: unregisters synchronously; an aborted one registers nothing and throws nothing', (t) => checked(['A', 'B', 'C'], async () => {
+    const { a } = await compare(t, 'abort');
+    assert.equal(a.listedRightAfterAbort, false);
+    assert.deepStrictEqual(a.alreadyAborted, { threw: false, returned: 'undefined' });
+}));
+
+// Results the native API cannot serialise crash its renderer (notes/webmcp-native.md):
+// never on A. Through Toolgate they reject, and the page lives on.
+test('Toolgate (B, C): unserialisable results make executeTool reject; the page keeps working', (t) => checked(['B', 'C'], async () => {
+    const UNSERIALISABLE = ['un.bigint', 'un.cyclic', 'un.symbol', 'un.toJSONthrows'];
+    const check = (out, where) => {
+      for (const name of UNSERIALISABLE) {
+        assert.deepStrictEqual(out.results[name], {
+          rejected: { ctor: 'DOMException', name: 'UnknownError', message: INVOCATION_FAILED },
+        }, `${where}: ${name}`);
+      }
+      assert.deepStrictEqual(out.results['un.ok'], { resolved: 'still fine' }, where);
+      assert.equal(out.okAfter, 'still fine', where);
+      assert.deepStrictEqual(out.listedAfter, [...UNSERIALISABLE.slice(0, 2), 'un.ok', ...UNSERIALISABLE.slice(2)], where);
+    };
+    for (const side of TOOLGATE) {
+      await t.test(`through navigator.modelContextTesting [${side}]`, async () => check(await run(side, 'unserializable'), side));
+    }
+    // On C the browser's own agent calls Toolgate's native copies: the real crash risk.
+    await t.test('through the native API, on Toolgate\'s native copies [C]', async () => {
+      const out = await run('C', 'nativeUnserializable');
+      assert.equal(out.distinct, true, 'the init script did not capture the native modelContextTesting');
+      assert.deepStrictEqual(out.nativeNames, out.listedAfter, 'Toolgate registered a copy of each tool natively');
+      check(out, 'native API on C');
+      // Chromium reports an execute that fails to the page as an uncaught error
+      // (an ErrorEvent the page cancels): one per refused result, nothing else.
+      assert.equal(out.errorEvents.length, UNSERIALISABLE.length, out.errorEvents.join('\n'));
+    });
+}));
+
+test('Toolgate (C): the native API lists the same tools as Toolgate, and loses an aborted one', () => checked(['C'], async () => {
+    const out = await run('C', 'mirror');
+    assert.ok(out.nativeBeforeAbort.includes('m.aborted'), `native copies: ${out.nativeBeforeAbort.join(', ')}`);
+    const names = (list) => list.map((e) => Object.fromEntries(e).name);
+    assert.deepStrictEqual(names(out.native), names(out.toolgate), 'tools Toolgate lists but did not register natively, or the reverse');
+    assert.deepStrictEqual(out.native, out.toolgate);
+}));
+
+test('Toolgate (B, C): document.modelContext rejects as native throws, and getTools() lists the draft\'s shape', (t) => checked(['A', 'B', 'C'], async () => {
+    const native = await run('A', 'register');
+    for (const side of TOOLGATE) {
+      await t.test(`side ${side}`, async () => {
+        const out = await run(side, 'document');
+        assert.equal(out.present, true);
+        assert.deepStrictEqual(out.first, { syncThrew: false, isPromise: true, resolved: '<undefined>' });
+        for (const [id, outcome] of Object.entries(out.cases)) {
+          assert.equal(outcome.syncThrew, false, `${id}: threw instead of rejecting`);
+          assert.equal(outcome.isPromise, true, id);
+          assert.ok(outcome.rejected, `${id}: did not reject`);
+          assert.deepStrictEqual(
+            [outcome.rejected.ctor, outcome.rejected.name],
+            [native[id].ctor, native[id].name],
+            `${id}: rejects with another error than native throws`,
+          );
+        }
+        const listed = out.getTools;
+        assert.equal(listed.syncThrew, false);
+        assert.equal(listed.isPromise, true);
+        assert.deepStrictEqual(listed.names, ['Dm.z', 'dm.B', 'dm.a', 'dm.b', 'dm.c']);
+        const byName = Object.fromEntries(listed.entries.map((e) => [e.name, e]));
+        const { hasInputSchema, ...plain } = byName['dm.a'];
+        assert.deepStrictEqual(plain, {
+          name: 'dm.a', title: '', description: 'Tool dm.a', inputSchemaType: 'undefined',
+          inputSchema: '<undefined>', schemaIsCopy: true, windowIsWindow: true, origin: listed.origin,
+        });
+        assert.equal(byName['dm.B'].title, '');
+        assert.equal(byName['dm.b'].title, '');
+        assert.equal(byName['dm.c'].title, 'Pretty C');
+        assert.deepStrictEqual(byName['dm.c'].inputSchema, listed.schemaGiven);
+        assert.equal(byName['dm.c'].inputSchemaType, 'object');
+        assert.equal(byName['dm.c'].schemaIsCopy, true);
+        assert.deepStrictEqual(byName['Dm.z'].inputSchema, {});
+      });
+    }
+}));

@@ -1,0 +1,372 @@
+// Interception and classification in real Chromium with the real extension:
+// every registration path, every way a tool goes away, hostile declarations,
+// many tools, a strict CSP, a cross-origin iframe, and the palette itself.
+// Each test runs twice: with Toolgate's polyfill, and wrapping Chromium's
+// native WebMCP (--enable-features=WebMCP,WebMCPTesting).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entries, launch } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+
+const byName = (palette) => Object.fromEntries(entries(palette).map((e) => [e.name, e]));
+
+for (const native of [false, true]) {
+  describe(native ? 'wrapping the native API' : "with Toolgate's polyfill", () => {
+    let server;
+    let browser;
+    let n = 0;
+    // A fresh page at a URL of its own (tabs are found by URL).
+    const blank = () => browser.newPage(server.url('tools.localhost', `/blank.html?${++n}`));
+
+    before(async () => {
+      server = await serve('tests/pages/registration');
+      browser = await launch({ native });
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    test('every registration path is intercepted and classed by seed 000', async () => {
+      const page = await blank();
+      await page.evaluate(async () => {
+        const schema = { type: 'object', properties: { q: { type: 'string' } } };
+        await document.modelContext.registerTool({
+          name: 'doc_object', description: 'd', inputSchema: schema, execute: () => 1,
+        });
+        await document.modelContext.registerTool('doc_positional', 'd', schema, () => 1);
+        navigator.modelContext.registerTool({ name: 'nav_object', description: 'd', execute: () => 1 });
+        navigator.modelContext.registerTool('nav_positional', 'd', schema, () => 1, { readOnlyHint: true });
+        navigator.modelContext.provideContext({ tools: [{ name: 'provided', description: 'd', execute: () => 1 }] });
+        await document.modelContext.registerSkill({ name: 'style', description: 'd', instructions: 'Be brief.' });
+        navigator.modelContext.registerSkill({ name: 'legacy_style', description: 'd', instructions: 'Be brief.' });
+        const form = document.createElement('form');
+        form.setAttribute('toolname', 'search');
+        form.setAttribute('tooldescription', 'Search the site');
+        form.innerHTML = '<input name="q" required><button>Go</button>';
+        document.body.append(form);
+      });
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 8, 'eight entries');
+      const tools = byName(palette);
+      const expected = {
+        doc_object: ['Mutating', 'declared nothing; registered on document.modelContext in the object form → Mutating'],
+        doc_positional: ['Consequential', 'declared nothing; registered positionally on document.modelContext → Consequential'],
+        nav_object: ['Consequential', 'declared nothing; registered on navigator.modelContext → Consequential'],
+        nav_positional: ['Read only', 'readOnlyHint: true → Read only'],
+        provided: ['Consequential', 'declared nothing; given to navigator.modelContext.provideContext → Consequential'],
+        search: ['Consequential', 'declared nothing; declared by a <form toolname> → Consequential'],
+        style: ['Skill', null],
+        legacy_style: ['Skill', null],
+      };
+      for (const [name, [badge, rule]] of Object.entries(expected)) {
+        assert.equal(tools[name]?.badge, badge, `${name}'s badge`);
+        assert.equal(tools[name].rule, rule, `${name}'s rule`);
+      }
+      assert.equal(tools.search.input_schema, '{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}');
+      assert.ok(tools.nav_object.lints.some((l) => l.includes('legacy navigator.modelContext')), 'legacy use is linted');
+      assert.equal(tools.doc_object.site, server.url('tools.localhost', '').replace(/\/$/, ''));
+      assert.equal(tools.doc_object.frame_id, 0);
+
+      // The action icon shows the tab's count.
+      const sw = await browser.worker();
+      const tabId = await browser.tabId(page);
+      assert.equal(await sw.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), tabId), '8');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('tools go away by AbortSignal, unregisterTool, clearContext, form removal and navigation', async () => {
+      const page = await blank();
+      await page.evaluate(() => {
+        window.controller = new AbortController();
+        document.modelContext.registerTool(
+          { name: 'aborted', description: 'd', execute: () => 1 }, { signal: window.controller.signal },
+        );
+        document.modelContext.registerTool({ name: 'stays', description: 'd', execute: () => 1 });
+        navigator.modelContext.registerTool({ name: 'unregistered', description: 'd', execute: () => 1 });
+        navigator.modelContext.registerTool({ name: 'cleared', description: 'd', execute: () => 1 });
+        const form = document.createElement('form');
+        form.id = 'f';
+        form.setAttribute('toolname', 'form_tool');
+        form.setAttribute('tooldescription', 'A form');
+        document.body.append(form);
+      });
+      const names = (p) => entries(p).map((e) => e.name).sort().join(' ');
+      await browser.waitForPalette(page, (p) => names(p) === 'aborted cleared form_tool stays unregistered', 'five tools');
+
+      await page.evaluate(() => window.controller.abort());
+      await browser.waitForPalette(page, (p) => names(p) === 'cleared form_tool stays unregistered', 'the aborted tool gone');
+      await page.evaluate(() => navigator.modelContext.unregisterTool('unregistered'));
+      await browser.waitForPalette(page, (p) => names(p) === 'cleared form_tool stays', 'the unregistered tool gone');
+      await page.evaluate(() => navigator.modelContext.clearContext());
+      await browser.waitForPalette(page, (p) => names(p) === 'form_tool stays', 'the legacy tools cleared');
+      await page.evaluate(() => document.getElementById('f').setAttribute('toolname', 'renamed'));
+      await browser.waitForPalette(page, (p) => names(p) === 'renamed stays', 'the form renamed');
+      await page.evaluate(() => document.getElementById('f').remove());
+      await browser.waitForPalette(page, (p) => names(p) === 'stays', 'the form gone');
+
+      await page.goto(server.url('tools.localhost', `/blank.html?navigated-${n}`));
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 0, 'no tools after navigating');
+      assert.equal(palette.page, 'shimmed', 'the new document has Toolgate, and publishes nothing');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('a re-registration with changed hints is classed anew; the legacy API refuses duplicates', async () => {
+      const page = await blank();
+      await page.evaluate(() => {
+        window.controller = new AbortController();
+        document.modelContext.registerTool({
+          name: 'changing', description: 'd', annotations: { readOnlyHint: true }, execute: () => 1,
+        }, { signal: window.controller.signal });
+      });
+      await browser.waitForPalette(page, (p) => byName(p).changing?.badge === 'Read only', 'Read only first');
+      const duplicate = await page.evaluate(async () => {
+        const result = {};
+        try {
+          await document.modelContext.registerTool({ name: 'changing', description: 'd', execute: () => 1 });
+        } catch (error) {
+          result.document = `${error.name}: ${error.message}`;
+        }
+        navigator.modelContext.registerTool({ name: 'legacy', description: 'd', execute: () => 1 });
+        try {
+          navigator.modelContext.registerTool({ name: 'legacy', description: 'd', execute: () => 1 });
+        } catch (error) {
+          result.navigator = `${error.name}: ${error.message}`;
+        }
+        window.controller.abort();
+        await document.modelContext.registerTool({
+          name: 'changing', description: 'd', annotations: { destructiveHint: true }, execute: () => 1,
+        });
+        return result;
+      });
+      assert.match(duplicate.document, /^InvalidStateError: .*Duplicate tool name/);
+      assert.match(duplicate.navigator, /^InvalidStateError: .*Duplicate tool name/);
+      const palette = await browser.waitForPalette(page, (p) => byName(p).changing?.badge === 'Consequential', 'Consequential after');
+      assert.equal(byName(palette).changing.rule, 'destructiveHint: true → Consequential');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('hostile declarations are unreadable or refused, never a crash, and snapshotted once', async () => {
+      const page = await blank();
+      const outcome = await page.evaluate(async () => {
+        const result = {};
+        const settle = async (name, register) => {
+          try {
+            await register();
+            result[name] = 'registered';
+          } catch (error) {
+            result[name] = `${error.name}: ${error.message}`;
+          }
+        };
+        const mc = document.modelContext;
+        await settle('throwing_getter', () => mc.registerTool({
+          name: 'throwing_getter', description: 'd', execute: () => 1,
+          get annotations() { throw new Error('boom'); },
+        }));
+        await settle('proxy_annotations', () => mc.registerTool({
+          name: 'proxy_annotations', description: 'd', execute: () => 1,
+          annotations: new Proxy({ readOnlyHint: true }, {}),
+        }));
+        await settle('string_hint', () => mc.registerTool({
+          name: 'string_hint', description: 'd', execute: () => 1, annotations: { readOnlyHint: 'false' },
+        }));
+        await settle('number_annotations', () => mc.registerTool({
+          name: 'number_annotations', description: 'd', execute: () => 1, annotations: 5,
+        }));
+        const cyclic = { type: 'object' };
+        cyclic.self = cyclic;
+        await settle('cyclic_schema', () => mc.registerTool({
+          name: 'cyclic_schema', description: 'd', execute: () => 1, inputSchema: cyclic,
+        }));
+        await settle('throwing_name', () => mc.registerTool({
+          description: 'd', execute: () => 1, get name() { throw new RangeError('no name for you'); },
+        }));
+        await settle('trap_proxy', () => mc.registerTool(new Proxy({}, { get() { throw new Error('trap'); } })));
+        await settle('huge_schema', () => mc.registerTool({
+          name: 'huge_schema', description: 'd', execute: () => 1,
+          inputSchema: { type: 'object', description: 'x'.repeat(100_000) },
+        }));
+        await settle('not_an_object', () => mc.registerTool('just a string'));
+        // The legacy API throws where the draft rejects; a page that catches keeps going.
+        try {
+          navigator.modelContext.registerTool({ name: 'bad name', description: 'd', execute: () => 1 });
+        } catch (error) {
+          result.legacy_bad_name = error.name;
+        }
+        // Later mutation of the page's object changes nothing.
+        const tool = {
+          name: 'mutated', description: 'before', execute: () => 'original',
+          annotations: { readOnlyHint: true },
+        };
+        await mc.registerTool(tool);
+        tool.annotations.readOnlyHint = false;
+        tool.annotations.destructiveHint = true;
+        tool.description = 'after';
+        tool.execute = () => 'replaced';
+        result.mutated_runs = await navigator.modelContextTesting.executeTool('mutated', '{}');
+        return result;
+      });
+      assert.equal(outcome.throwing_getter, 'registered');
+      assert.equal(outcome.proxy_annotations, 'registered');
+      assert.equal(outcome.string_hint, 'registered');
+      assert.equal(outcome.number_annotations, 'registered');
+      assert.match(outcome.cyclic_schema, /^TypeError: .*circular structure/);
+      assert.equal(outcome.throwing_name, 'RangeError: no name for you');
+      assert.equal(outcome.trap_proxy, 'Error: trap');
+      assert.equal(outcome.huge_schema, 'registered');
+      assert.match(outcome.not_an_object, /^TypeError/);
+      assert.equal(outcome.legacy_bad_name, 'InvalidStateError');
+      assert.equal(outcome.mutated_runs, 'original');
+
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 6, 'six readable-or-not tools');
+      const tools = byName(palette);
+      for (const [name, reason] of Object.entries({
+        throwing_getter: 'reading annotations threw Error: boom',
+        proxy_annotations: 'annotations is not plain data',
+        string_hint: 'annotations.readOnlyHint is the string "false", not a boolean',
+        number_annotations: 'annotations is the number 5, not an object',
+        huge_schema: 'inputSchema is longer than 65536 bytes',
+      })) {
+        assert.equal(tools[name].badge, 'Consequential', name);
+        assert.ok(tools[name].rule.startsWith('declaration unreadable ('), `${name}: ${tools[name].rule}`);
+        assert.ok(tools[name].rule.includes(reason), `${name}: ${tools[name].rule}`);
+      }
+      assert.equal(tools.mutated.badge, 'Read only', 'classed as declared at registration');
+      assert.equal(tools.mutated.description, 'before');
+      assert.ok(!tools.cyclic_schema && !tools['bad name'], 'refused declarations are not listed');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('a page registering 1,000 tools gets all of them classed', async () => {
+      const page = await blank();
+      await page.evaluate(async () => {
+        const all = [];
+        for (let i = 0; i < 1000; i++) {
+          all.push(document.modelContext.registerTool({
+            name: `tool_${i}`, description: `Tool ${i}`,
+            annotations: { readOnlyHint: i % 2 === 0 }, execute: () => i,
+          }));
+        }
+        await Promise.all(all);
+      });
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1000, '1,000 tools', 30_000);
+      const tools = byName(palette);
+      assert.equal(tools.tool_0.badge, 'Read only');
+      assert.equal(tools.tool_999.badge, 'Mutating');
+      assert.equal(
+        await page.evaluate(() => navigator.modelContextTesting.listTools().length), 1000,
+        'the page sees all of them too',
+      );
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('a page with a strict CSP is intercepted', async () => {
+      const page = await browser.newPage(server.url('csp.localhost', `/csp/index.html?${++n}`));
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 2, 'two tools');
+      const tools = byName(palette);
+      assert.equal(tools.csp_read.badge, 'Read only');
+      assert.equal(tools.csp_legacy.badge, 'Consequential');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test("a cross-origin iframe's tools belong to the iframe's site", async () => {
+      const page = await browser.newPage(server.url('top.localhost', `/top.html?${++n}`));
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 2, 'both frames');
+      assert.deepEqual(palette.groups.map((g) => new URL(g.site).hostname), ['top.localhost', 'frame.localhost']);
+      const tools = byName(palette);
+      assert.equal(tools.top_tool.frame_id, 0);
+      assert.notEqual(tools.frame_tool.frame_id, 0);
+      assert.equal(tools.frame_tool.badge, 'Consequential');
+
+      // Removing the iframe removes its tools.
+      await page.evaluate(() => document.querySelector('iframe').remove());
+      await browser.waitForPalette(page, (p) => entries(p).map((e) => e.name).join() === 'top_tool', 'only the top tool');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('the registry survives the service worker being stopped', async () => {
+      const page = await blank();
+      await page.evaluate(() => document.modelContext.registerTool({
+        name: 'durable', description: 'd', annotations: { readOnlyHint: true }, execute: () => 1,
+      }));
+      await browser.waitForPalette(page, (p) => byName(p).durable?.badge === 'Read only', 'the tool');
+      await (await browser.worker()).evaluate(() => { self.beforeStop = true; });
+      await browser.stopWorker();
+      // Registering while the worker is stopped wakes it.
+      await page.evaluate(() => document.modelContext.registerTool({
+        name: 'after_stop', description: 'd', execute: () => 1,
+      }));
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 2, 'both tools after the restart');
+      assert.equal(byName(palette).durable.badge, 'Read only');
+      assert.equal(byName(palette).after_stop.badge, 'Mutating');
+      assert.equal(await (await browser.worker()).evaluate(() => self.beforeStop), undefined,
+        'a new worker, with none of the old globals, answered');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('the palette popup shows badges, rules and lints, and renders page text as text', async () => {
+      const page = await blank();
+      await page.evaluate(() => document.modelContext.registerTool({
+        name: 'html_tool',
+        title: '<img src=x onerror="window.pwned=1">Title',
+        description: '<b>bold?</b><script>window.pwned=1</script>',
+        annotations: { readOnlyHint: true, openWorldHint: true },
+        execute: () => 1,
+      }));
+      await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool');
+      const tabId = await browser.tabId(page);
+      const sw = await browser.worker();
+      const popup = await browser.newPage(
+        await sw.evaluate((id) => chrome.runtime.getURL(`extension/ui/palette.html?tab=${id}`), tabId),
+      );
+      const button = popup.getByRole('button', { name: /Title/ });
+      await button.waitFor();
+      assert.equal(await popup.locator('.group h2').innerText(), new URL(page.url()).host);
+      assert.deepEqual(await button.locator('.badge').allInnerTexts(), ['Read only', 'off-site']);
+      await button.click();
+      assert.equal(await popup.locator('#detail-description').innerText(), '<b>bold?</b><script>window.pwned=1</script>');
+      assert.equal(await popup.locator('#detail-rule').innerText(), 'readOnlyHint: true → Read only');
+      assert.ok((await popup.locator('#detail-lints').innerText()).includes('consequentialHint is not declared'));
+      assert.equal(await popup.locator('img, b, script:not([src])').count(), 0, 'no element came from page text');
+      await popup.close();
+      await page.close();
+      await browser.assertNoErrors();
+    });
+  });
+}
+
+describe('a tab loaded before Toolgate was installed', () => {
+  test('its palette says to reload it, and after a reload it shows its tools', async () => {
+    const server = await serve('tests/pages/registration');
+    const browser = await launch({ extension: false });
+    try {
+      const page = await browser.newPage(server.url('old.localhost', '/blank.html'));
+      const sw = await browser.loadExtension();
+      const tabId = await browser.tabId(page);
+      const popup = await browser.newPage(
+        await sw.evaluate((id) => chrome.runtime.getURL(`extension/ui/palette.html?tab=${id}`), tabId),
+      );
+      await popup.getByText('reload this tab to see its tools').waitFor();
+      assert.equal(await popup.locator('ul.tools li').count(), 0);
+      assert.equal((await browser.palette(page)).page, 'needs_reload');
+
+      await page.reload();
+      await page.evaluate(() => document.modelContext.registerTool({ name: 'fresh', description: 'd', execute: () => 1 }));
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool after reloading');
+      assert.equal(palette.page, 'shimmed');
+      await popup.reload();
+      await popup.getByRole('button', { name: /fresh/ }).waitFor();
+      await browser.assertNoErrors();
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+});
