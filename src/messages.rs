@@ -6,7 +6,7 @@
 //! parsed as `FromPage`.
 
 use crate::registry::{Op, TabId};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// What a content script may send: reports about its own frame's tools.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -17,7 +17,7 @@ pub enum FromPage {
 }
 
 /// What Toolgate's own pages (the palette popup) may send.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FromUi {
     /// The palette of one tab.

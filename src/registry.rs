@@ -22,6 +22,7 @@ pub const MAX_TOOLS_PER_DOCUMENT: usize = 5_000;
 /// Where a message came from, as the browser (not the page) reports it:
 /// `sender.tab.id`, `sender.frameId`, `sender.documentId`, `sender.origin`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FrameRef {
     pub tab_id: TabId,
     pub frame_id: FrameId,
@@ -56,11 +57,11 @@ impl Source {
 
 /// One change a page reports, in the order it happened.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Op {
     /// A tool or skill was registered. A name already registered on the same
     /// object is replaced (a re-registration is a new definition).
-    Register { decl: RawDeclaration },
+    Register { decl: Box<RawDeclaration> },
     /// A tool or skill went away (AbortSignal, `unregisterTool`, a form removed).
     Unregister {
         source: Source,
@@ -89,7 +90,7 @@ pub struct Registered {
 
 /// An event the shell feeds the registry.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Event {
     /// A content script reported changes.
     Page { from: FrameRef, ops: Vec<Op> },
@@ -381,7 +382,7 @@ impl Registry {
 
 fn apply_op(frame: &mut Frame, op: Op, results: &mut Vec<Registered>) {
     match op {
-        Op::Register { decl } => results.push(frame.register(decl, false)),
+        Op::Register { decl } => results.push(frame.register(*decl, false)),
         Op::Unregister { source, kind, name } => frame
             .tools
             .retain(|t| t.key() != (source, kind, name.as_str())),

@@ -28,6 +28,14 @@ struct Applied {
     effects: Vec<crate::registry::Effect>,
 }
 
+/// Parses a message from Toolgate's own pages into its one typed form, or
+/// fails with a clear error. The shell routes on the parsed `type`.
+#[wasm_bindgen(js_name = "parseUiMessage")]
+pub fn parse_ui_message(message: JsValue) -> Result<JsValue, JsError> {
+    let parsed: FromUi = from_js(message, "ui message")?;
+    to_js(&parsed)
+}
+
 /// The core as the service worker holds it: a cache of the registry it
 /// persisted in `chrome.storage.session`.
 #[wasm_bindgen]
@@ -48,7 +56,7 @@ impl Core {
 
     /// A content script's message; `from` is what the browser said of its sender.
     #[wasm_bindgen(js_name = "fromPage")]
-    pub fn from_page(&mut self, from: JsValue, message: JsValue) -> Result<JsValue, JsError> {
+    pub fn page_message(&mut self, from: JsValue, message: JsValue) -> Result<JsValue, JsError> {
         let from: FrameRef = from_js(from, "sender")?;
         let FromPage::Updates { ops } = from_js(message, "page message")?;
         self.apply_event(Event::Page { from, ops })
@@ -58,14 +66,6 @@ impl Core {
     pub fn apply(&mut self, event: JsValue) -> Result<JsValue, JsError> {
         let event: Event = from_js(event, "event")?;
         self.apply_event(event)
-    }
-
-    /// A message from Toolgate's own pages.
-    #[wasm_bindgen(js_name = "fromUi")]
-    pub fn from_ui(&self, message: JsValue) -> Result<JsValue, JsError> {
-        match from_js(message, "ui message")? {
-            FromUi::Palette { tab_id } => self.palette(tab_id as f64),
-        }
     }
 
     /// The palette of one tab.

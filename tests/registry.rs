@@ -242,3 +242,10 @@ fn reset_starts_the_document_over() {
     ));
     assert_eq!(names(&r, 1), [format!("{SITE}: b (Mutating)")]);
 }
+
+#[test]
+fn a_page_cannot_slip_fields_into_an_op() {
+    let forged = json!([{"op": "unregister", "source": "document", "kind": "tool", "name": "x",
+                         "origin": "https://bank.example"}]);
+    assert!(serde_json::from_value::<Vec<toolgate::registry::Op>>(forged).is_err());
+}

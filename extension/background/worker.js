@@ -5,7 +5,7 @@
 // rebuilt by `ready` on every start. Every chrome.* listener is registered
 // synchronously below (listeners added later miss the event that woke the
 // worker), and every handler waits on `ready`.
-import init, { Core } from '../../pkg/toolgate.js';
+import init, { Core, parseUiMessage } from '../../pkg/toolgate.js';
 
 const TAB_KEY = 'tab:';
 
@@ -94,8 +94,12 @@ function fromPage(message, sender) {
 }
 
 async function fromUi(message) {
-  if (message?.type === 'palette') return palette(message.tab_id);
-  throw new Error(`unknown request ${JSON.stringify(message?.type)}`);
+  await ready;
+  const request = parseUiMessage(message);
+  switch (request.type) {
+    case 'palette': return palette(request.tab_id);
+    default: throw new Error(`no handler for ${request.type}`);
+  }
 }
 
 // The palette of one tab, as the popup and `self.toolgate.palette` show it.

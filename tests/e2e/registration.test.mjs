@@ -311,6 +311,65 @@ for (const native of [false, true]) {
       await browser.assertNoErrors();
     });
 
+    test('forged reports get a clear error and can only speak for their own frame', async () => {
+      const page = await blank();
+      const answers = await page.evaluate(async () => {
+        const answers = {};
+        window.addEventListener('toolgate:to-page', (event) => {
+          const message = JSON.parse(event.detail);
+          if (message.batch >= 900) answers[message.batch] = message.error ?? message.results;
+        });
+        const forge = (detail) => window.dispatchEvent(new CustomEvent('toolgate:to-relay', { detail }));
+        forge('not json');
+        forge(JSON.stringify({ type: 'palette', tab_id: 1, batch: 900, ops: [] }));
+        forge(JSON.stringify({ type: 'updates', batch: 901, ops: [{ op: 'register',
+          decl: { name: 'forged', description: 'd', path: 'document_object', class: 'Read only' } }] }));
+        forge(JSON.stringify({ type: 'updates', batch: 902, ops: [{ op: 'register',
+          decl: { name: 'own_tool', description: 'd', path: 'document_object', annotations: { readOnlyHint: true } } }] }));
+        forge(JSON.stringify({ type: 'updates', batch: 903, ops: [{ op: 'unregister', source: 'document', kind: 'tool', name: 'x', origin: 'https://bank.example' }] }));
+        await new Promise((r) => setTimeout(r, 500));
+        return JSON.parse(JSON.stringify(answers));
+      });
+      assert.equal(answers[900], undefined, 'a message of another type is not forwarded');
+      assert.match(answers[901], /unknown field `class`/);
+      assert.equal(answers[902][0].class, 'Read only');
+      assert.match(answers[903], /unknown field `origin`/);
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'only the well-formed report');
+      assert.equal(palette.groups[0].site, new URL(page.url()).origin, "the page's own site, from the browser");
+      assert.equal(entries(palette)[0].name, 'own_tool');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
+    test('closing a tab forgets its tools', async () => {
+      const page = await blank();
+      await page.evaluate(() => document.modelContext.registerTool({ name: 't', description: 'd', execute: () => 1 }));
+      await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool');
+      const tabId = await browser.tabId(page);
+      const sw = await browser.worker();
+      const stored = () => sw.evaluate(async (id) => Object.keys(await chrome.storage.session.get(`tab:${id}`)), tabId);
+      assert.deepEqual(await stored(), [`tab:${tabId}`]);
+      await page.close();
+      for (let i = 0; i < 50 && (await stored()).length; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(await stored(), []);
+      await browser.assertNoErrors();
+    });
+
+    test('a page restored from the back/forward cache shows its tools again', async () => {
+      const page = await blank();
+      await page.evaluate(() => document.modelContext.registerTool({ name: 'first_page', description: 'd', execute: () => 1 }));
+      await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the first page');
+      await page.evaluate(() => { window.stillThisDocument = true; });
+      await page.goto(server.url('tools.localhost', `/blank.html?second-${n}`));
+      await browser.waitForPalette(page, (p) => entries(p).length === 0, 'nothing on the second page');
+      // A page restored from the cache fires no load event.
+      await page.goBack({ waitUntil: 'commit' });
+      assert.equal(await page.evaluate(() => window.stillThisDocument), true, 'restored from the cache, not reloaded');
+      await browser.waitForPalette(page, (p) => entries(p).map((e) => e.name).join() === 'first_page', 'the first page again');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
     test('the palette popup shows badges, rules and lints, and renders page text as text', async () => {
       const page = await blank();
       await page.evaluate(() => document.modelContext.registerTool({

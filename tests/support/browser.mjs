@@ -33,7 +33,8 @@ export async function launch({ extension = true, native = false, headless = true
     executablePath: CHROMIUM,
     headless,
     args,
-    ignoreDefaultArgs: ['--disable-extensions'],
+    // Playwright turns extensions and the back/forward cache off; a person's browser has both.
+    ignoreDefaultArgs: ['--disable-extensions', '--disable-back-forward-cache'],
   });
   const errors = [];
   const watch = (page) => {

@@ -40,7 +40,7 @@ export async function serve(root) {
     if (file.endsWith('/')) file = join(file, 'index.html');
     try {
       const body = await readFile(file);
-      const headers = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' };
+      const headers = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' };
       if (path.startsWith('/csp/')) {
         headers['content-security-policy'] = "default-src 'self'; script-src 'self'; object-src 'none'";
       }

@@ -6,8 +6,7 @@
 // window.globalPage.abortTemp(): aborts the signal temp_item registered with.
 // window.globalPage.callTools(): calls double_number through the page's own API.
 (() => {
-  const text = (value) => ({ content: [{ type: 'text', text: String(value) }] });
-  const outcome = (promise) => promise.then((value) => ({ value }), (error) => ({ error: `${error?.name}: ${error?.message}` }));
+  const { text, callTools } = window.pageKit;
   const temp = new AbortController();
 
   const registered = Promise.all([
@@ -61,17 +60,10 @@
   window.globalPage = {
     registered,
     abortTemp: () => temp.abort(),
-    // @mcp-b/global's own calls: executeTool(registeredTool, inputArgsJson) on
-    // its server, and the testing shim's executeTool(name, inputArgsJson).
     async callTools() {
-      const tools = await document.modelContext.getTools();
-      const tool = tools.find((t) => t.name === 'double_number');
       return {
         server: document.modelContext === navigator.modelContext && typeof document.modelContext.listTools === 'function',
-        listed: tools.map((t) => t.name),
-        viaContext: tool ? await outcome(document.modelContext.executeTool(tool, JSON.stringify({ x: 21 })))
-          : { error: 'double_number is not in getTools()' },
-        viaTesting: await outcome(navigator.modelContextTesting.executeTool('double_number', JSON.stringify({ x: 4 }))),
+        ...(await callTools()),
       };
     },
   };

@@ -8,8 +8,7 @@
 (() => {
   const context = document.modelContext;
   const draft = new AbortController();
-  const text = (value) => ({ content: [{ type: 'text', text: String(value) }] });
-  const outcome = (promise) => promise.then((value) => ({ value }), (error) => ({ error: `${error?.name}: ${error?.message}` }));
+  const { text, callTools } = window.pageKit;
 
   const registered = Promise.all([
     context.registerTool({
@@ -43,17 +42,6 @@
   window.polyPage = {
     registered,
     abortDraft: () => draft.abort(),
-    // The polyfill's calls: executeTool(registeredTool, inputArgsJson) on the
-    // context, and the testing shim's executeTool(name, inputArgsJson).
-    async callTools() {
-      const tools = await document.modelContext.getTools();
-      const tool = tools.find((t) => t.name === 'double_number');
-      return {
-        listed: tools.map((t) => t.name),
-        viaContext: tool ? await outcome(document.modelContext.executeTool(tool, JSON.stringify({ x: 21 })))
-          : { error: 'double_number is not in getTools()' },
-        viaTesting: await outcome(navigator.modelContextTesting.executeTool('double_number', JSON.stringify({ x: 4 }))),
-      };
-    },
+    callTools,
   };
 })();
