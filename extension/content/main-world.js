@@ -381,10 +381,12 @@
     });
   }
 
-  // Toolgate's own `execute`, the one agents and the native API call. It runs
-  // the function the page gave at registration, never a later one, and hands
-  // back only results that can be serialised: Chromium's native API (M148)
-  // crashes the renderer on a result it cannot serialise.
+  // Toolgate's own `execute`, the one every caller reaches: the native API
+  // (the browser's own agent) and executeTool. It runs the function the page
+  // gave at registration, never a later one, and hands back only results
+  // that can be serialised: Chromium's native API (M148) crashes the renderer
+  // on a result it cannot serialise. Calls from outside Toolgate are not yet
+  // put to the person: that comes with agents and answers (SPEC §3–4).
   function gatedExecute(entry) {
     return async function execute(input) {
       const value = await apply(entry.execute, undefined, [input]);
@@ -419,7 +421,10 @@
       annotations: nativeAnnotations(result),
     };
     if (entry.snapshot.title !== null) copy.title = entry.snapshot.title;
-    if (entry.snapshot.input_schema !== null) { const json = entry.snapshot.input_schema; copy.inputSchema = { toJSON: () => parse(json) }; }
+    // The schema as the page gave it, even where that is not an object (a Date,
+    // a toJSON that returns a string), which the native API refuses as a value.
+    const schemaJson = entry.snapshot.input_schema;
+    if (schemaJson !== null) copy.inputSchema = { toJSON: () => parse(schemaJson) };
     const failed = (error) => warn(`Toolgate could not register ${copy.name} with the browser's WebMCP: ${errorText(error)}`);
     try {
       const done = apply(native.register, native.context, [copy, { signal: controllerSignal(entry.nativeController) }]);
@@ -429,8 +434,8 @@
     }
   }
 
-  // Adds an entry for a snapshot and reports it to the worker.
-  function add(source, taken, signal) {
+  // Puts an entry for a snapshot in the frame's map, without reporting it.
+  function makeEntry(source, taken) {
     const entry = {
       source,
       snapshot: taken.snapshot,
@@ -442,6 +447,12 @@
     };
     entry.gated = gatedExecute(entry);
     mapSet(entries, keyOf(source, entry.snapshot.kind, entry.snapshot.name), entry);
+    return entry;
+  }
+
+  // Adds an entry for a snapshot and reports it to the worker.
+  function add(source, taken, signal) {
+    const entry = makeEntry(source, taken);
     report({ op: 'register', decl: entry.snapshot }, (result) => mirror(entry, result));
     changed();
     if (signal !== undefined) {
@@ -487,15 +498,9 @@
       dispatch(win, toolActivated(entry.snapshot.name));
       return rejected(unknownError('Failed to parse input arguments'));
     }
-    let running;
-    try {
-      running = entry.gated(input);
-    } catch (error) {
-      reportErrorFn(error);
-      return rejected(unknownError(INVOCATION_FAILED));
-    } finally {
-      dispatch(win, toolActivated(entry.snapshot.name));
-    }
+    // The page's execute runs now, before toolactivated, as in Chromium.
+    const running = entry.gated(input);
+    dispatch(win, toolActivated(entry.snapshot.name));
     return promiseThen(running, (value) => {
       if (typeof value === 'string') return value === '' ? 'Operation succeeded' : value;
       if (value !== null && typeof value === 'object') return stringify(value);
@@ -636,16 +641,7 @@
           remove('navigator', 'tool', entry.snapshot.name, false);
         }
       }
-      const added = [];
-      for (const taken of takenAll) {
-        const entry = {
-          source: 'navigator', snapshot: taken.snapshot, execute: taken.execute,
-          idl: taken.idl, removed: false, nativeController: null, gated: null,
-        };
-        entry.gated = gatedExecute(entry);
-        mapSet(entries, keyOf('navigator', 'tool', entry.snapshot.name), entry);
-        arrayPush(added, entry);
-      }
+      const added = takenAll.map((taken) => makeEntry('navigator', taken));
       let index = 0;
       report({ op: 'provide', decls: added.map((e) => e.snapshot) }, (result) => mirror(added[index++], result));
       changed();
