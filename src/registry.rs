@@ -72,9 +72,17 @@ pub enum Op {
     Clear { source: Source },
     /// `provideContext({tools})`: replaces the tools given by the last call.
     Provide { decls: Vec<RawDeclaration> },
-    /// The document starts over: what follows is all it publishes
-    /// (sent when a page comes back from the back/forward cache).
+    /// The document starts over: what follows is all it publishes. Sent when
+    /// a page comes back from the back/forward cache, and (with nothing
+    /// following) when a document goes away: a removed iframe, a page left.
     Reset,
+}
+
+impl Op {
+    /// Whether the op adds tools.
+    fn registers(&self) -> bool {
+        matches!(self, Op::Register { .. } | Op::Provide { .. })
+    }
 }
 
 /// The answer to one `Register` (or each tool of a `Provide`).
@@ -314,11 +322,19 @@ impl Registry {
         let (tab_id, changed) = match event {
             Event::Page { from, ops } => {
                 let frames = self.tabs.entry(from.tab_id).or_default();
+                let current = frames.get(&from.frame_id).map(|f| f.document_id.as_str());
+                if current.is_some_and(|doc| doc != from.document_id)
+                    && !ops.iter().any(Op::registers)
+                {
+                    // A late word from a document the frame no longer shows
+                    // (it went away as the next one arrived): nothing to change.
+                    return (Vec::new(), Vec::new());
+                }
                 let frame = frames
                     .entry(from.frame_id)
                     .or_insert_with(|| Frame::new(&from));
                 if frame.document_id != from.document_id || frame.origin != from.origin {
-                    // A message from a new document: the old one is gone.
+                    // A new document registers: the old one is gone.
                     *frame = Frame::new(&from);
                 }
                 for op in ops {

@@ -249,3 +249,18 @@ fn a_page_cannot_slip_fields_into_an_op() {
                          "origin": "https://bank.example"}]);
     assert!(serde_json::from_value::<Vec<toolgate::registry::Op>>(forged).is_err());
 }
+
+#[test]
+fn a_late_reset_from_a_replaced_document_changes_nothing() {
+    let mut r = Registry::new();
+    r.apply(page(
+        frame(1, 0, "new", SITE),
+        json!([tool("fresh", "document_object", json!({}))]),
+    ));
+    let (_, effects) = r.apply(page(frame(1, 0, "old", SITE), json!([{"op": "reset"}])));
+    assert!(effects.is_empty());
+    assert_eq!(names(&r, 1), [format!("{SITE}: fresh (Mutating)")]);
+    // The current document going away does clear the frame.
+    r.apply(page(frame(1, 0, "new", SITE), json!([{"op": "reset"}])));
+    assert!(names(&r, 1).is_empty());
+}

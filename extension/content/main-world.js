@@ -888,6 +888,15 @@
   Reflect.defineProperty = hook(Reflect.defineProperty, (args) => definesModelContext(args[1]));
   Object.defineProperties = hook(Object.defineProperties, (args) => hasOwn(Object(args[1]), 'modelContext'));
 
+  // A document going away for good (an iframe removed, a page left without
+  // the back/forward cache) takes its tools with it: say so now, so the
+  // icon's count is right without waiting for the palette to look.
+  listen(win, 'pagehide', (event) => {
+    if (event.persisted || mapValues(entries).next().done) return;
+    report({ op: 'reset' });
+    flush();
+  });
+
   // A page restored from the back/forward cache is a document the worker has
   // forgotten: report all of it again.
   listen(win, 'pageshow', (event) => {

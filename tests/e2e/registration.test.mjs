@@ -283,8 +283,15 @@ for (const native of [false, true]) {
       assert.notEqual(tools.frame_tool.frame_id, 0);
       assert.equal(tools.frame_tool.badge, 'Consequential');
 
-      // Removing the iframe removes its tools.
+      // Removing the iframe removes its tools, and the icon's count follows
+      // without the palette being opened.
+      const tabId = await browser.tabId(page);
+      const sw = await browser.worker();
+      const badge = () => sw.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), tabId);
+      assert.equal(await badge(), '2');
       await page.evaluate(() => document.querySelector('iframe').remove());
+      for (let i = 0; i < 100 && (await badge()) !== '1'; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await badge(), '1');
       await browser.waitForPalette(page, (p) => entries(p).map((e) => e.name).join() === 'top_tool', 'only the top tool');
       await page.close();
       await browser.assertNoErrors();
