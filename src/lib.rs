@@ -4,16 +4,24 @@
 //! - [`classify`]: seed 000's classes, rules, badges and lint notes;
 //! - [`registry`]: the tools each tab, frame and document publishes, as a state machine;
 //! - [`palette`]: the view the tools palette shows;
+//! - [`answers`]: seed 001's answers, per chat and site, and what a call needs;
+//! - [`agent`]: the agent entry (MCP-shaped requests), pending calls and their cards;
+//! - [`cards`]: the two cards' texts and menus, word for word from seed 001;
+//! - [`schema`]: arguments checked against a tool's inputSchema;
 //! - [`messages`]: every message the service worker accepts, typed once, by trust tier.
 //!
 //! The `wasm` module is the only binding to JavaScript and holds no logic.
 #![deny(clippy::unwrap_used)]
 
+pub mod agent;
+pub mod answers;
+pub mod cards;
 pub mod classify;
 pub mod declaration;
 pub mod messages;
 pub mod palette;
 pub mod registry;
+pub mod schema;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

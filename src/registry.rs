@@ -181,6 +181,32 @@ impl Tool {
     fn key(&self) -> (Source, Kind, &str) {
         (self.source, self.decl.kind, &self.decl.name)
     }
+
+    /// A fingerprint of the definition — title, description, schema and
+    /// hints — to which grants are bound (SPEC §4): a re-registration that
+    /// changes any of them is a new definition.
+    pub fn definition(&self) -> String {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        let d = &self.decl;
+        (&d.title, &d.description, &d.input_schema, &d.unreadable).hash(&mut hasher);
+        for (hint, state) in &d.hints {
+            (hint.key(), format!("{state:?}")).hash(&mut hasher);
+        }
+        format!("{:016x}", hasher.finish())
+    }
+
+    /// What answers need to know of the tool; `None` for skills.
+    pub fn facts(&self, site: &str) -> Option<crate::answers::ToolFacts> {
+        Some(crate::answers::ToolFacts {
+            site: site.to_owned(),
+            name: self.decl.name.clone(),
+            class: self.verdict.class?,
+            definition: self.definition(),
+            idempotent: self.decl.hint(crate::declaration::Hint::Idempotent)
+                == crate::declaration::HintState::True,
+        })
+    }
 }
 
 /// One frame's current document and its tools, in registration order.

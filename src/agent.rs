@@ -1,0 +1,863 @@
+//! The agent entry: MCP-shaped JSON-RPC requests from any chat, decided
+//! against the chat's answers, and the calls waiting on a person's card.
+//!
+//! A state machine like the registry: each method takes what the shell
+//! knows (the registry, the open tabs, the time) and returns a `Step` for the
+//! shell to carry out — reply to the agent, run a tool in a page, or open a
+//! card. The whole `Session` is persisted after every change, so a card
+//! answered after the service worker restarted still lets its call run.
+
+use crate::answers::{site_host, Answers, CallAnswer, Decision, SiteAnswer, ToolFacts};
+use crate::declaration::Kind;
+use crate::registry::{FrameId, Registry, Source, TabId, Tool};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// The largest tool result handed to an agent, in bytes of JSON.
+pub const DEFAULT_RESULT_CAP: usize = 1024 * 1024;
+/// How many finished replies are kept for agents that lost their wait.
+const DONE_KEPT: usize = 100;
+
+pub const LIST_TABS: &str = "browser_list_tabs";
+pub const LIST_TOOLS: &str = "browser_list_webmcp_tools";
+pub const CALL_TOOL: &str = "browser_call_webmcp_tool";
+
+/// A tab as the browser describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabInfo {
+    pub id: TabId,
+    pub title: String,
+    pub url: String,
+}
+
+/// What the shell knows of the browser when a request or answer comes.
+pub struct World<'a> {
+    pub registry: &'a Registry,
+    pub tabs: &'a [TabInfo],
+    pub now_ms: u64,
+}
+
+impl World<'_> {
+    pub fn tab(&self, id: TabId) -> Option<&TabInfo> {
+        self.tabs.iter().find(|t| t.id == id)
+    }
+}
+
+/// A tool to run, and where: the frame and document that registered it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Run {
+    pub call_id: u64,
+    pub tab_id: TabId,
+    pub frame_id: FrameId,
+    pub document_id: String,
+    pub source: Source,
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// What the shell must do next.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    /// Answer the agent with this JSON-RPC response.
+    Reply { reply: Value },
+    /// Run the tool, then hand the outcome to `Session::finish`.
+    Run { run: Run },
+    /// Open the card in a window; the agent waits for it.
+    Ask { card_id: u64 },
+    /// The request is already waiting on this card.
+    Wait { card_id: u64 },
+}
+
+/// What a pending request is: a listing or a call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Wanted {
+    List {
+        tab_id: TabId,
+        /// Sites this listing was allowed once, or denied once, by a card.
+        #[serde(default)]
+        allowed_once: Vec<String>,
+        #[serde(default)]
+        denied_once: Vec<String>,
+    },
+    Call {
+        tab_id: TabId,
+        frame_id: FrameId,
+        document_id: String,
+        source: Source,
+        site: String,
+        name: String,
+        /// The arguments as canonical JSON text.
+        arguments: String,
+        /// The site question was answered "Allow this call only".
+        #[serde(default)]
+        allowed_once: bool,
+    },
+}
+
+/// Which card a pending request waits on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CardKind {
+    Site,
+    Call,
+}
+
+/// A request waiting on a person.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    pub chat: String,
+    pub request_id: Value,
+    pub wanted: Wanted,
+    pub card: CardKind,
+    /// The site the card is about.
+    pub site: String,
+    /// The agent tool that asked ("browser_call_webmcp_tool").
+    pub asked_by: String,
+    /// The tool was always allowed, but changed since.
+    #[serde(default)]
+    pub changed: bool,
+    #[serde(default)]
+    pub window_id: Option<i64>,
+}
+
+/// Everything the agent entry keeps, persisted as one record.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    #[serde(default)]
+    pub answers: Answers,
+    /// Open cards, by card id.
+    #[serde(default)]
+    pub pending: BTreeMap<u64, Pending>,
+    /// Calls running in a page, by call id: (chat, request id).
+    #[serde(default)]
+    pub running: BTreeMap<u64, (String, Value)>,
+    /// Replies not yet collected by an agent that lost its wait, by request key.
+    #[serde(default)]
+    pub done: BTreeMap<String, Value>,
+    #[serde(default)]
+    pub next_id: u64,
+}
+
+fn request_key(chat: &str, id: &Value) -> String {
+    format!("{chat}\u{0}{id}")
+}
+
+fn reply(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn error_reply(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// A tool result: text content, and what Toolgate decided.
+fn tool_result(id: &Value, text: String, is_error: bool, decision: &Decision) -> Value {
+    reply(
+        id,
+        json!({
+            "content": [{"type": "text", "text": text}],
+            "isError": is_error,
+            "_meta": {"toolgate": decision},
+        }),
+    )
+}
+
+fn refusal(id: &Value, decision: Decision) -> Value {
+    let text = match &decision {
+        Decision::Refuse { why } => why.clone(),
+        other => format!("{other:?}"),
+    };
+    tool_result(id, text, true, &decision)
+}
+
+/// The browser tools agents see, with their input schemas.
+pub fn browser_tools() -> Value {
+    json!([
+        {
+            "name": LIST_TABS,
+            "description": "List the browser tabs whose pages publish WebMCP tools: tab id, site, title.",
+            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false}
+        },
+        {
+            "name": LIST_TOOLS,
+            "description": "List the tools and skills a tab's pages publish, with each tool's class (Read only, Mutating, Consequential). The person may be asked first.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"tabId": {"type": "integer", "description": "The tab, from browser_list_tabs"}},
+                "required": ["tabId"],
+                "additionalProperties": false
+            }
+        },
+        {
+            "name": CALL_TOOL,
+            "description": "Call one of a tab's WebMCP tools. Depending on its class and what the person allowed, the person may be asked first.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "tabId": {"type": "integer", "description": "The tab, from browser_list_tabs"},
+                    "name": {"type": "string", "description": "The tool's name, from browser_list_webmcp_tools"},
+                    "arguments": {"type": "object", "description": "The tool's arguments, as its inputSchema asks"},
+                    "site": {"type": "string", "description": "The tool's site, when frames of several sites publish the same name"}
+                },
+                "required": ["tabId", "name"],
+                "additionalProperties": false
+            }
+        }
+    ])
+}
+
+/// A parsed `tools/call` of a browser tool.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallParams {
+    #[serde(rename = "tabId")]
+    tab_id: TabId,
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    site: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListParams {
+    #[serde(rename = "tabId")]
+    tab_id: TabId,
+}
+
+/// An answer as the card page sends it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Answer {
+    Site(SiteAnswer),
+    Call(CallAnswer),
+}
+
+/// The tool a call names, found in the tab's frames.
+struct Found<'a> {
+    tool: &'a Tool,
+    frame_id: FrameId,
+    document_id: String,
+    site: String,
+}
+
+fn find_tool<'a>(
+    registry: &'a Registry,
+    tab_id: TabId,
+    name: &str,
+    site: Option<&str>,
+) -> Result<Found<'a>, String> {
+    let mut found: Vec<Found<'a>> = Vec::new();
+    for frame in registry.frames(tab_id) {
+        if site.is_some_and(|s| s != frame.origin && s != site_host(&frame.origin)) {
+            continue;
+        }
+        for tool in &frame.tools {
+            if tool.decl.name == name {
+                found.push(Found {
+                    tool,
+                    frame_id: frame.frame_id,
+                    document_id: frame.document_id.clone(),
+                    site: frame.origin.clone(),
+                });
+            }
+        }
+    }
+    // The same name on document.modelContext and navigator.modelContext of one
+    // frame: the draft's object first.
+    found.sort_by_key(|f| (f.site.clone(), f.tool.source));
+    found.dedup_by(|a, b| a.site == b.site);
+    match found.len() {
+        0 => Err(format!("tab {tab_id} publishes no tool named {name:?}")),
+        1 => Ok(found.remove(0)),
+        _ => Err(format!(
+            "several sites in tab {tab_id} publish {name:?} ({}); say which with \"site\"",
+            found
+                .iter()
+                .map(|f| site_host(&f.site))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+impl Session {
+    fn next(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Opens a chat (the agent console's "New chat", an MCP session...).
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
+        self.answers.open_chat(chat, label, read_only);
+    }
+
+    /// A JSON-RPC request from a chat.
+    pub fn request(&mut self, chat: &str, request: &Value, world: &World) -> Step {
+        let id = request.get("id").cloned().unwrap_or(Value::Null);
+        let key = request_key(chat, &id);
+        if let Some(done) = self.done.remove(&key) {
+            return Step::Reply { reply: done };
+        }
+        if let Some((&card_id, _)) = self
+            .pending
+            .iter()
+            .find(|(_, p)| p.chat == chat && p.request_id == id)
+        {
+            return Step::Wait { card_id };
+        }
+        if let Some((&call_id, _)) = self
+            .running
+            .iter()
+            .find(|(_, (c, r))| c == chat && *r == id)
+        {
+            // The worker stopped while the tool ran: its result is lost.
+            self.running.remove(&call_id);
+            return Step::Reply {
+                reply: error_reply(&id, -32000, "the call was interrupted when Toolgate's service worker stopped; it may have run"),
+            };
+        }
+        match request.get("method").and_then(Value::as_str) {
+            Some("initialize") => Step::Reply {
+                reply: reply(
+                    &id,
+                    json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "toolgate", "version": env!("CARGO_PKG_VERSION")}}),
+                ),
+            },
+            Some("tools/list") => Step::Reply {
+                reply: reply(&id, json!({"tools": browser_tools()})),
+            },
+            Some("tools/call") => self.call(
+                chat,
+                &id,
+                request.get("params").unwrap_or(&Value::Null),
+                world,
+            ),
+            Some(other) => Step::Reply {
+                reply: error_reply(&id, -32601, &format!("unknown method {other:?}")),
+            },
+            None => Step::Reply {
+                reply: error_reply(&id, -32600, "a request needs a method"),
+            },
+        }
+    }
+
+    fn call(&mut self, chat: &str, id: &Value, params: &Value, world: &World) -> Step {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        let arguments = params
+            .get("arguments")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let bad = |message: String| Step::Reply {
+            reply: error_reply(id, -32602, &message),
+        };
+        match name {
+            LIST_TABS => Step::Reply {
+                reply: self.list_tabs(id, world),
+            },
+            LIST_TOOLS => match serde_json::from_value::<ListParams>(arguments) {
+                Ok(p) => {
+                    let wanted = Wanted::List {
+                        tab_id: p.tab_id,
+                        allowed_once: Vec::new(),
+                        denied_once: Vec::new(),
+                    };
+                    self.pursue(chat, id, wanted, world)
+                }
+                Err(e) => bad(format!("{LIST_TOOLS}: {e}")),
+            },
+            CALL_TOOL => match serde_json::from_value::<CallParams>(arguments) {
+                Ok(p) => self.start_call(chat, id, p, world),
+                Err(e) => bad(format!("{CALL_TOOL}: {e}")),
+            },
+            other => bad(format!("unknown tool {other:?}")),
+        }
+    }
+
+    fn list_tabs(&self, id: &Value, world: &World) -> Value {
+        let tabs: Vec<Value> = world
+            .registry
+            .tab_ids()
+            .filter(|&tab| world.registry.count(tab) > 0)
+            .map(|tab| {
+                let info = world.tab(tab);
+                let site = world.registry.frames(tab).next().map(|f| f.origin.clone());
+                json!({"tabId": tab, "site": site, "title": info.map(|t| t.title.clone())})
+            })
+            .collect();
+        let text = serde_json::to_string(&tabs).unwrap_or_default();
+        reply(
+            id,
+            json!({"content": [{"type": "text", "text": text}], "structuredContent": {"tabs": tabs}, "isError": false}),
+        )
+    }
+
+    fn start_call(&mut self, chat: &str, id: &Value, p: CallParams, world: &World) -> Step {
+        if world.registry.count(p.tab_id) == 0 {
+            let message = if world.tab(p.tab_id).is_some() {
+                format!("tab {} publishes no tools", p.tab_id)
+            } else {
+                format!("there is no tab {}", p.tab_id)
+            };
+            return Step::Reply {
+                reply: error_reply(id, -32602, &message),
+            };
+        }
+        let found = match find_tool(world.registry, p.tab_id, &p.name, p.site.as_deref()) {
+            Ok(found) => found,
+            Err(message) => {
+                return Step::Reply {
+                    reply: error_reply(id, -32602, &message),
+                }
+            }
+        };
+        if found.tool.decl.kind == Kind::Skill {
+            return Step::Reply {
+                reply: error_reply(
+                    id,
+                    -32602,
+                    &format!("{} is a skill: skills are read, never called", p.name),
+                ),
+            };
+        }
+        // Arguments are checked before anyone is asked.
+        let arguments = p.arguments.unwrap_or_else(|| json!({}));
+        if let Some(schema) = found.tool.decl.input_schema.as_deref() {
+            let schema: Value = serde_json::from_str(schema).unwrap_or(Value::Bool(true));
+            if let Err(errors) = crate::schema::check(&schema, &arguments) {
+                return Step::Reply {
+                    reply: error_reply(
+                        id,
+                        -32602,
+                        &format!("invalid arguments for {}: {}", p.name, errors.join("; ")),
+                    ),
+                };
+            }
+        }
+        let wanted = Wanted::Call {
+            tab_id: p.tab_id,
+            frame_id: found.frame_id,
+            document_id: found.document_id,
+            source: found.tool.source,
+            site: found.site,
+            name: p.name,
+            arguments: serde_json::to_string(&arguments).unwrap_or_default(),
+            allowed_once: false,
+        };
+        self.pursue(chat, id, wanted, world)
+    }
+
+    /// Decides a wanted listing or call, as far as it can go without a person.
+    fn pursue(&mut self, chat: &str, id: &Value, wanted: Wanted, world: &World) -> Step {
+        match &wanted {
+            Wanted::List {
+                tab_id,
+                allowed_once,
+                denied_once,
+            } => {
+                let mut sites: Vec<String> = Vec::new();
+                for frame in world.registry.frames(*tab_id) {
+                    if !sites.contains(&frame.origin) {
+                        sites.push(frame.origin.clone());
+                    }
+                }
+                if sites.is_empty() && world.tab(*tab_id).is_none() {
+                    return Step::Reply {
+                        reply: error_reply(id, -32602, &format!("there is no tab {tab_id}")),
+                    };
+                }
+                let mut listed = Vec::new();
+                let mut withheld = Vec::new();
+                for site in &sites {
+                    let decision = if allowed_once.contains(site) {
+                        Decision::Run {
+                            why: "you allowed this listing only".to_owned(),
+                        }
+                    } else if denied_once.contains(site) {
+                        Decision::Refuse {
+                            why: format!("you denied this listing on {}", site_host(site)),
+                        }
+                    } else {
+                        self.answers.decide_list(chat, site)
+                    };
+                    match decision {
+                        Decision::Run { .. } => listed.push(site.clone()),
+                        Decision::Refuse { why } => withheld.push(why),
+                        Decision::AskSite | Decision::AskCall { .. } => {
+                            let site = site.clone();
+                            return self.ask(
+                                chat,
+                                id,
+                                wanted,
+                                CardKind::Site,
+                                site,
+                                LIST_TOOLS,
+                                false,
+                            );
+                        }
+                    }
+                }
+                Step::Reply {
+                    reply: self.listing(chat, id, *tab_id, &listed, &withheld, world),
+                }
+            }
+            Wanted::Call {
+                tab_id,
+                frame_id,
+                document_id,
+                source,
+                site,
+                name,
+                arguments,
+                allowed_once,
+            } => {
+                let Some(facts) = current_facts(
+                    world.registry,
+                    *tab_id,
+                    *frame_id,
+                    document_id,
+                    *source,
+                    name,
+                    site,
+                ) else {
+                    return Step::Reply {
+                        reply: error_reply(
+                            id,
+                            -32000,
+                            &format!("{name} is no longer published by tab {tab_id}"),
+                        ),
+                    };
+                };
+                let decision = if *allowed_once {
+                    Decision::Run {
+                        why: "you allowed this call only".to_owned(),
+                    }
+                } else {
+                    self.answers
+                        .decide_call(chat, &facts, arguments, world.now_ms)
+                };
+                match decision {
+                    Decision::Run { .. } => {
+                        let call_id = self.next();
+                        self.running.insert(call_id, (chat.to_owned(), id.clone()));
+                        Step::Run {
+                            run: Run {
+                                call_id,
+                                tab_id: *tab_id,
+                                frame_id: *frame_id,
+                                document_id: document_id.clone(),
+                                source: *source,
+                                name: name.clone(),
+                                arguments: serde_json::from_str(arguments).unwrap_or(Value::Null),
+                            },
+                        }
+                    }
+                    refused @ Decision::Refuse { .. } => Step::Reply {
+                        reply: refusal(id, refused),
+                    },
+                    Decision::AskSite => {
+                        let site = site.clone();
+                        self.ask(chat, id, wanted, CardKind::Site, site, CALL_TOOL, false)
+                    }
+                    Decision::AskCall { changed } => {
+                        let site = site.clone();
+                        self.ask(chat, id, wanted, CardKind::Call, site, CALL_TOOL, changed)
+                    }
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ask(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        wanted: Wanted,
+        card: CardKind,
+        site: String,
+        asked_by: &str,
+        changed: bool,
+    ) -> Step {
+        let card_id = self.next();
+        self.pending.insert(
+            card_id,
+            Pending {
+                chat: chat.to_owned(),
+                request_id: id.clone(),
+                wanted,
+                card,
+                site,
+                asked_by: asked_by.to_owned(),
+                changed,
+                window_id: None,
+            },
+        );
+        Step::Ask { card_id }
+    }
+
+    fn listing(
+        &self,
+        chat: &str,
+        id: &Value,
+        tab_id: TabId,
+        sites: &[String],
+        withheld: &[String],
+        world: &World,
+    ) -> Value {
+        let mut tools = Vec::new();
+        let mut skills = Vec::new();
+        for frame in world
+            .registry
+            .frames(tab_id)
+            .filter(|f| sites.contains(&f.origin))
+        {
+            for tool in &frame.tools {
+                let d = &tool.decl;
+                match tool.facts(&frame.origin) {
+                    None => skills.push(json!({"name": d.name, "title": d.title, "description": d.description,
+                                               "instructions": d.instructions, "site": frame.origin})),
+                    Some(facts) if self.answers.visible(chat, &facts) => tools.push(json!({
+                        "name": d.name, "title": d.title, "description": d.description,
+                        "class": facts.class.label(), "badges": tool.verdict.badges,
+                        "site": frame.origin,
+                        "inputSchema": d.input_schema.as_deref().and_then(|s| serde_json::from_str::<Value>(s).ok()),
+                    })),
+                    Some(_) => {}
+                }
+            }
+        }
+        let listing =
+            json!({"tabId": tab_id, "tools": tools, "skills": skills, "withheld": withheld});
+        let text = serde_json::to_string(&listing).unwrap_or_default();
+        reply(
+            id,
+            json!({"content": [{"type": "text", "text": text}], "structuredContent": listing, "isError": false}),
+        )
+    }
+
+    /// Records which window shows a card.
+    pub fn card_opened(&mut self, card_id: u64, window_id: i64) {
+        if let Some(p) = self.pending.get_mut(&card_id) {
+            p.window_id = Some(window_id);
+        }
+    }
+
+    /// The card shown in a window, if any.
+    pub fn card_of_window(&self, window_id: i64) -> Option<u64> {
+        self.pending
+            .iter()
+            .find(|(_, p)| p.window_id == Some(window_id))
+            .map(|(&id, _)| id)
+    }
+
+    /// What closing a card without answering counts as (seed 001).
+    pub fn close_answer(&self, card_id: u64) -> Option<Answer> {
+        self.pending.get(&card_id).map(|p| match p.card {
+            CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
+            CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
+        })
+    }
+
+    /// A person's answer to a card.
+    ///
+    /// # Errors
+    /// Fails when there is no such card (already answered) or the answer is
+    /// not one the card offers.
+    pub fn answer(
+        &mut self,
+        card_id: u64,
+        answer: Answer,
+        world: &World,
+    ) -> Result<(Step, Pending), String> {
+        let pending = self
+            .pending
+            .get(&card_id)
+            .ok_or_else(|| format!("card {card_id} is not waiting for an answer"))?;
+        let offered = crate::cards::offered(pending.card, &pending.site);
+        if !offered.contains(&answer) {
+            return Err(format!("{answer:?} is not an answer card {card_id} offers"));
+        }
+        let pending = self.pending.remove(&card_id).ok_or("card vanished")?;
+        let (chat, id) = (pending.chat.clone(), pending.request_id.clone());
+        let step = match (answer, pending.wanted.clone()) {
+            (
+                Answer::Site(a),
+                Wanted::List {
+                    tab_id,
+                    mut allowed_once,
+                    mut denied_once,
+                },
+            ) => {
+                match self.answers.answer_site(&chat, &pending.site, a) {
+                    Some(Decision::Run { .. }) => allowed_once.push(pending.site.clone()),
+                    Some(_) if a == SiteAnswer::DenyOnce => denied_once.push(pending.site.clone()),
+                    _ => {}
+                }
+                self.pursue(
+                    &chat,
+                    &id,
+                    Wanted::List {
+                        tab_id,
+                        allowed_once,
+                        denied_once,
+                    },
+                    world,
+                )
+            }
+            (Answer::Site(a), mut wanted @ Wanted::Call { .. }) => {
+                match self.answers.answer_site(&chat, &pending.site, a) {
+                    Some(Decision::Run { .. }) => {
+                        if let Wanted::Call { allowed_once, .. } = &mut wanted {
+                            *allowed_once = true;
+                        }
+                        self.pursue(&chat, &id, wanted, world)
+                    }
+                    Some(refused) => Step::Reply {
+                        reply: refusal(&id, refused),
+                    },
+                    None => self.pursue(&chat, &id, wanted, world),
+                }
+            }
+            (Answer::Call(a), wanted @ Wanted::Call { .. }) => {
+                let Wanted::Call {
+                    tab_id,
+                    frame_id,
+                    ref document_id,
+                    source,
+                    ref site,
+                    ref name,
+                    ref arguments,
+                    ..
+                } = wanted
+                else {
+                    return Err("unreachable".to_owned());
+                };
+                match current_facts(
+                    world.registry,
+                    tab_id,
+                    frame_id,
+                    document_id,
+                    source,
+                    name,
+                    site,
+                ) {
+                    None => Step::Reply {
+                        reply: error_reply(
+                            &id,
+                            -32000,
+                            &format!("{name} is no longer published by tab {tab_id}"),
+                        ),
+                    },
+                    Some(facts) => {
+                        match self
+                            .answers
+                            .answer_call(&chat, &facts, arguments, a, world.now_ms)
+                        {
+                            Decision::Run { .. } => {
+                                let mut once = wanted.clone();
+                                if let Wanted::Call { allowed_once, .. } = &mut once {
+                                    *allowed_once = true;
+                                }
+                                self.pursue(&chat, &id, once, world)
+                            }
+                            refused => Step::Reply {
+                                reply: refusal(&id, refused),
+                            },
+                        }
+                    }
+                }
+            }
+            (Answer::Call(_), Wanted::List { .. }) => {
+                return Err("a listing has no per-call card".to_owned())
+            }
+        };
+        if let Step::Reply { reply } = &step {
+            self.keep_done(&chat, &id, reply.clone());
+        }
+        Ok((step, pending))
+    }
+
+    /// A finished call's outcome, from the page: `Ok(result)` or `Err(reason)`.
+    pub fn finish(
+        &mut self,
+        call_id: u64,
+        outcome: Result<Value, String>,
+        cap: usize,
+    ) -> Option<(String, Value, Value)> {
+        let (chat, id) = self.running.remove(&call_id)?;
+        let decision = Decision::Run {
+            why: "ran".to_owned(),
+        };
+        let reply = match outcome {
+            Err(reason) => tool_result(&id, reason, true, &decision),
+            Ok(value) => {
+                let size = serde_json::to_string(&value)
+                    .map(|s| s.len())
+                    .unwrap_or(usize::MAX);
+                if size > cap {
+                    tool_result(
+                        &id,
+                        format!(
+                            "the tool's result is {size} bytes, over Toolgate's cap of {cap} bytes"
+                        ),
+                        true,
+                        &decision,
+                    )
+                } else if value.get("content").is_some_and(Value::is_array) {
+                    // Already MCP-shaped: pass it through.
+                    reply(&id, value)
+                } else {
+                    let text = match value {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    tool_result(&id, text, false, &decision)
+                }
+            }
+        };
+        self.keep_done(&chat, &id, reply.clone());
+        Some((chat, id, reply))
+    }
+
+    /// Keeps a reply for an agent that may have lost its wait (the worker
+    /// stopped); the agent collects it by sending the same request again.
+    fn keep_done(&mut self, chat: &str, id: &Value, reply: Value) {
+        self.done.insert(request_key(chat, id), reply);
+        while self.done.len() > DONE_KEPT {
+            let Some(first) = self.done.keys().next().cloned() else {
+                break;
+            };
+            self.done.remove(&first);
+        }
+    }
+
+    /// The agent collected its reply directly: no need to keep it.
+    pub fn collected(&mut self, chat: &str, id: &Value) {
+        self.done.remove(&request_key(chat, id));
+    }
+}
+
+/// The facts of a tool as the registry holds it now, in the same document.
+fn current_facts(
+    registry: &Registry,
+    tab_id: TabId,
+    frame_id: FrameId,
+    document_id: &str,
+    source: Source,
+    name: &str,
+    site: &str,
+) -> Option<ToolFacts> {
+    registry
+        .frames(tab_id)
+        .find(|f| f.frame_id == frame_id && f.document_id == document_id)?
+        .tools
+        .iter()
+        .find(|t| t.source == source && t.decl.name == name && t.decl.kind == Kind::Tool)?
+        .facts(site)
+}

@@ -1,0 +1,395 @@
+//! Seed 001, "Answering a permission request": what each chat has allowed or
+//! refused on each site, and what a call needs before it runs (SPEC §4).
+//!
+//! Pure: time comes in as milliseconds, sites as origins, and every decision
+//! comes out as a value the shell acts on.
+
+use crate::classify::Class;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How long an approved idempotent call may be retried without asking.
+pub const RETRY_WINDOW_MS: u64 = 2 * 60 * 1000;
+
+/// How far a chat may use a site's tools without asking: one width per class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Width {
+    /// "Allow read-only tools on this website".
+    ReadOnly,
+    /// "Allow non-consequential read/write tools on this website".
+    NonConsequential,
+    /// "Allow all tools on this website".
+    All,
+}
+
+impl Width {
+    /// The width that lets a class run: the class and everything below it.
+    pub fn of(class: Class) -> Width {
+        match class {
+            Class::ReadOnly => Width::ReadOnly,
+            Class::Mutating => Width::NonConsequential,
+            Class::Consequential => Width::All,
+        }
+    }
+
+    /// Whether tools of this class run without asking (the widths table).
+    pub fn covers(self, class: Class) -> bool {
+        Width::of(class) <= self
+    }
+}
+
+/// The answers to the site-permission question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteAnswer {
+    AllowOnce,
+    AllowReadOnly,
+    AllowNonConsequential,
+    AllowAll,
+    DenyOnce,
+    DenyForChat,
+}
+
+/// The answers to the per-call confirmation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallAnswer {
+    AllowOnce,
+    AlwaysAllowTool,
+    /// "Allow all tools on {site}", or for a Mutating tool "Allow
+    /// non-consequential read/write tools on {site}": widens to the tool's class.
+    AllowClass,
+    DenyOnce,
+    NeverAllowTool,
+    DenyAllSite,
+}
+
+/// What a call, or a listing, needs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// It runs; `why` says what allowed it.
+    Run { why: String },
+    /// It is refused; `why` is a sentence an agent can relay.
+    Refuse { why: String },
+    /// The site-permission question must be asked first.
+    AskSite,
+    /// The per-call confirmation must be asked; `changed` when the tool was
+    /// always allowed but has since been re-registered with a new definition.
+    AskCall { changed: bool },
+}
+
+/// The facts about one tool that answers depend on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolFacts {
+    pub site: String,
+    pub name: String,
+    pub class: Class,
+    /// A fingerprint of the definition (description, schema, hints): grants
+    /// are bound to it.
+    pub definition: String,
+    pub idempotent: bool,
+}
+
+/// What a chat has answered for one site.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteGrant {
+    /// The width allowed, if any.
+    #[serde(default)]
+    pub width: Option<Width>,
+    /// "Deny for this chat" or "Deny all page tools": refused without asking.
+    #[serde(default)]
+    pub denied: bool,
+    /// "Always allow": tool name → the definition it was given for.
+    #[serde(default)]
+    pub always: BTreeMap<String, String>,
+}
+
+/// The last call a person approved once, for the immediate-retry rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    pub site: String,
+    pub tool: String,
+    pub definition: String,
+    pub arguments: String,
+    pub at_ms: u64,
+}
+
+/// One chat: one agent conversation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chat {
+    pub label: String,
+    /// Opened Read only: every tool that is not Read only is off.
+    #[serde(default)]
+    pub read_only: bool,
+    #[serde(default)]
+    pub sites: BTreeMap<String, SiteGrant>,
+    #[serde(default)]
+    pub last_approval: Option<Approval>,
+}
+
+/// Every chat's answers, and the refusals that hold for all chats.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answers {
+    #[serde(default)]
+    pub chats: BTreeMap<String, Chat>,
+    /// "Never allow": (site, tool), in every chat, until the browser restarts.
+    #[serde(default)]
+    pub never: BTreeSet<(String, String)>,
+}
+
+/// Pages on localhost are never asked the site question (SPEC §4).
+pub fn is_localhost(origin: &str) -> bool {
+    let host = site_host(origin);
+    let host = host
+        .rsplit_once(':')
+        .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()) && !host.ends_with(']'))
+        .map_or(host, |(h, _)| h);
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "[::1]"
+        || host.strip_prefix("127.").is_some_and(|rest| {
+            rest.split('.').count() == 3 && rest.split('.').all(|p| p.parse::<u8>().is_ok())
+        })
+}
+
+/// The site as cards name it: the origin without its scheme ("xataworks.ca").
+pub fn site_host(origin: &str) -> &str {
+    origin.split_once("://").map_or(origin, |(_, rest)| rest)
+}
+
+impl Answers {
+    /// Opens a chat, or changes how it was opened.
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
+        let entry = self.chats.entry(chat.to_owned()).or_default();
+        entry.label = label.to_owned();
+        entry.read_only = read_only;
+    }
+
+    fn chat(&mut self, chat: &str) -> &mut Chat {
+        self.chats.entry(chat.to_owned()).or_insert_with(|| Chat {
+            label: chat.to_owned(),
+            ..Chat::default()
+        })
+    }
+
+    /// The width a chat has on a site: what it answered, or on localhost
+    /// "read-only tools" without asking.
+    fn width(&self, chat: &str, site: &str) -> Option<Width> {
+        let answered = self
+            .chats
+            .get(chat)
+            .and_then(|c| c.sites.get(site))
+            .and_then(|g| g.width);
+        answered.or_else(|| is_localhost(site).then_some(Width::ReadOnly))
+    }
+
+    fn denied(&self, chat: &str, site: &str) -> bool {
+        self.chats
+            .get(chat)
+            .and_then(|c| c.sites.get(site))
+            .is_some_and(|g| g.denied)
+    }
+
+    /// Whether a chat may list a site's tools, or must be asked first.
+    pub fn decide_list(&self, chat: &str, site: &str) -> Decision {
+        if self.denied(chat, site) {
+            return Decision::Refuse {
+                why: format!("refused: {} is denied in this chat", site_host(site)),
+            };
+        }
+        match self.width(chat, site) {
+            Some(_) => Decision::Run {
+                why: format!("the chat may use {}'s tools", site_host(site)),
+            },
+            None => Decision::AskSite,
+        }
+    }
+
+    /// Whether a listing shows this tool to the chat.
+    pub fn visible(&self, chat: &str, tool: &ToolFacts) -> bool {
+        let never = self.never.contains(&(tool.site.clone(), tool.name.clone()));
+        let off_for_chat =
+            self.chats.get(chat).is_some_and(|c| c.read_only) && tool.class != Class::ReadOnly;
+        !(never || off_for_chat)
+    }
+
+    /// What a call needs. Every call ends the immediate-retry window of the
+    /// call before it, so this takes `&mut self`.
+    pub fn decide_call(
+        &mut self,
+        chat: &str,
+        tool: &ToolFacts,
+        arguments: &str,
+        now_ms: u64,
+    ) -> Decision {
+        let retry = self.chat(chat).last_approval.take();
+        let (site, name) = (tool.site.as_str(), tool.name.as_str());
+        let host = site_host(site);
+        if self.never.contains(&(site.to_owned(), name.to_owned())) {
+            return Decision::Refuse {
+                why: format!(
+                    "refused: {name} on {host} is never allowed, until the browser restarts"
+                ),
+            };
+        }
+        if self.chats.get(chat).is_some_and(|c| c.read_only) && tool.class != Class::ReadOnly {
+            return Decision::Refuse {
+                why: format!(
+                    "refused: {name} on {host} is {}, and this chat was opened Read only",
+                    tool.class.label()
+                ),
+            };
+        }
+        if self.denied(chat, site) {
+            return Decision::Refuse {
+                why: format!("refused: {name} on {host} is denied in this chat"),
+            };
+        }
+        let Some(width) = self.width(chat, site) else {
+            return Decision::AskSite;
+        };
+        if width.covers(tool.class) {
+            return Decision::Run {
+                why: format!(
+                    "{} tools on {host} are allowed in this chat",
+                    tool.class.label()
+                ),
+            };
+        }
+        let always = self
+            .chats
+            .get(chat)
+            .and_then(|c| c.sites.get(site))
+            .and_then(|g| g.always.get(name));
+        match always {
+            Some(definition) if *definition == tool.definition => {
+                return Decision::Run {
+                    why: format!("{name} is always allowed on {host} in this chat"),
+                }
+            }
+            Some(_) => return Decision::AskCall { changed: true },
+            None => {}
+        }
+        let is_retry = retry.is_some_and(|r| {
+            tool.idempotent
+                && tool.class == Class::Mutating
+                && r.site == site
+                && r.tool == name
+                && r.definition == tool.definition
+                && r.arguments == arguments
+                && now_ms.saturating_sub(r.at_ms) <= RETRY_WINDOW_MS
+        });
+        if is_retry {
+            return Decision::Run {
+                why: format!("an immediate identical retry of {name}, which you just approved"),
+            };
+        }
+        Decision::AskCall { changed: false }
+    }
+
+    /// Records an answer to the site-permission question. Returns `Some` with
+    /// the call's fate when the answer settles it, `None` when the call must
+    /// now be decided under the new width.
+    pub fn answer_site(&mut self, chat: &str, site: &str, answer: SiteAnswer) -> Option<Decision> {
+        let host = site_host(site).to_owned();
+        let width = match answer {
+            SiteAnswer::AllowOnce => {
+                return Some(Decision::Run {
+                    why: "you allowed this call only".to_owned(),
+                })
+            }
+            SiteAnswer::DenyOnce => {
+                return Some(Decision::Refuse {
+                    why: format!("refused: you denied this call to {host}"),
+                })
+            }
+            SiteAnswer::DenyForChat => {
+                let grant = self.chat(chat).sites.entry(site.to_owned()).or_default();
+                *grant = SiteGrant {
+                    denied: true,
+                    ..SiteGrant::default()
+                };
+                return Some(Decision::Refuse {
+                    why: format!("refused: {host} is denied in this chat"),
+                });
+            }
+            SiteAnswer::AllowReadOnly => Width::ReadOnly,
+            SiteAnswer::AllowNonConsequential => Width::NonConsequential,
+            SiteAnswer::AllowAll => Width::All,
+        };
+        let grant = self.chat(chat).sites.entry(site.to_owned()).or_default();
+        grant.width = Some(width);
+        grant.denied = false;
+        None
+    }
+
+    /// Records an answer to the per-call confirmation; returns the call's fate.
+    pub fn answer_call(
+        &mut self,
+        chat: &str,
+        tool: &ToolFacts,
+        arguments: &str,
+        answer: CallAnswer,
+        now_ms: u64,
+    ) -> Decision {
+        let (site, name) = (tool.site.clone(), tool.name.clone());
+        let host = site_host(&site).to_owned();
+        let chat_state = self.chat(chat);
+        match answer {
+            CallAnswer::AllowOnce => {
+                chat_state.last_approval = Some(Approval {
+                    site,
+                    tool: name,
+                    definition: tool.definition.clone(),
+                    arguments: arguments.to_owned(),
+                    at_ms: now_ms,
+                });
+                Decision::Run {
+                    why: "you allowed this call only".to_owned(),
+                }
+            }
+            CallAnswer::AlwaysAllowTool => {
+                let grant = chat_state.sites.entry(site).or_default();
+                grant.always.insert(name.clone(), tool.definition.clone());
+                Decision::Run {
+                    why: format!("you always allow {name} on {host} in this chat"),
+                }
+            }
+            CallAnswer::AllowClass => {
+                let localhost_default = is_localhost(&site).then_some(Width::ReadOnly);
+                let grant = chat_state.sites.entry(site).or_default();
+                let wider = Width::of(tool.class)
+                    .max(grant.width.or(localhost_default).unwrap_or(Width::ReadOnly));
+                grant.width = Some(wider);
+                Decision::Run {
+                    why: format!("you allowed {} tools on {host}", tool.class.label()),
+                }
+            }
+            CallAnswer::DenyOnce => Decision::Refuse {
+                why: format!("refused: you denied this call to {name} on {host}"),
+            },
+            CallAnswer::NeverAllowTool => {
+                self.never.insert((site, name.clone()));
+                Decision::Refuse {
+                    why: format!(
+                        "refused: {name} on {host} is never allowed, until the browser restarts"
+                    ),
+                }
+            }
+            CallAnswer::DenyAllSite => {
+                chat_state.sites.insert(
+                    site,
+                    SiteGrant {
+                        denied: true,
+                        ..SiteGrant::default()
+                    },
+                );
+                Decision::Refuse {
+                    why: format!("refused: {host} is denied in this chat"),
+                }
+            }
+        }
+    }
+}

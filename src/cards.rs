@@ -1,0 +1,223 @@
+//! The two cards of seed 001, "Answering a permission request": every text
+//! and every label word for word, with the narrowest answer on each button's
+//! face and the wider ones behind its arrow.
+
+use crate::agent::{Answer, CardKind, Session, Wanted, World};
+use crate::answers::{is_localhost, site_host, CallAnswer, SiteAnswer};
+use crate::classify::Class;
+use serde::Serialize;
+
+/// One answer as a button or menu item shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Choice {
+    pub label: String,
+    pub answer: Answer,
+}
+
+/// A tool or skill in "What this site publishes".
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Published {
+    pub name: String,
+    pub badge: &'static str,
+}
+
+/// Everything a card page shows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Card {
+    pub card_id: u64,
+    pub kind: CardKind,
+    /// Which chat asked.
+    pub chat: String,
+    pub site: String,
+    pub heading: String,
+    /// The site card's lines, in order.
+    pub lines: Vec<String>,
+    /// The call card's tool, class and arguments.
+    pub tool: Option<String>,
+    pub class: Option<&'static str>,
+    pub argument_count: Option<String>,
+    pub arguments: Vec<(String, String)>,
+    /// Set when an "Always allow" lapsed because the tool changed.
+    pub changed: Option<String>,
+    pub publishes: Vec<Published>,
+    pub approve: Choice,
+    pub approve_menu: Vec<Choice>,
+    pub deny: Choice,
+    pub deny_menu: Vec<Choice>,
+}
+
+fn choice(label: impl Into<String>, answer: Answer) -> Choice {
+    Choice {
+        label: label.into(),
+        answer,
+    }
+}
+
+/// The answers a card offers. Localhost offers no site-wide refusal (SPEC §4).
+pub fn offered(kind: CardKind, site: &str) -> Vec<Answer> {
+    let local = is_localhost(site);
+    match kind {
+        CardKind::Site => {
+            let mut answers = vec![
+                Answer::Site(SiteAnswer::AllowOnce),
+                Answer::Site(SiteAnswer::AllowReadOnly),
+                Answer::Site(SiteAnswer::AllowNonConsequential),
+                Answer::Site(SiteAnswer::AllowAll),
+                Answer::Site(SiteAnswer::DenyOnce),
+            ];
+            if !local {
+                answers.push(Answer::Site(SiteAnswer::DenyForChat));
+            }
+            answers
+        }
+        CardKind::Call => {
+            let mut answers = vec![
+                Answer::Call(CallAnswer::AllowOnce),
+                Answer::Call(CallAnswer::AlwaysAllowTool),
+                Answer::Call(CallAnswer::AllowClass),
+                Answer::Call(CallAnswer::DenyOnce),
+                Answer::Call(CallAnswer::NeverAllowTool),
+            ];
+            if !local {
+                answers.push(Answer::Call(CallAnswer::DenyAllSite));
+            }
+            answers
+        }
+    }
+}
+
+/// An argument's value as the card shows it: strings as they are, anything else as JSON.
+fn shown(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Builds the card for a pending request, or `None` if it is not waiting.
+pub fn card(session: &Session, card_id: u64, world: &World) -> Option<Card> {
+    let pending = session.pending.get(&card_id)?;
+    let site = site_host(&pending.site).to_owned();
+    let offers = offered(pending.card, &pending.site);
+    let chat = session
+        .answers
+        .chats
+        .get(&pending.chat)
+        .map_or_else(|| pending.chat.clone(), |c| c.label.clone());
+    let tab_id = match &pending.wanted {
+        Wanted::List { tab_id, .. } | Wanted::Call { tab_id, .. } => *tab_id,
+    };
+    let publishes: Vec<Published> = world
+        .registry
+        .frames(tab_id)
+        .filter(|f| f.origin == pending.site)
+        .flat_map(|f| f.tools.iter())
+        .map(|t| Published {
+            name: t.decl.name.clone(),
+            badge: t.verdict.class.map_or("Skill", Class::label),
+        })
+        .collect();
+
+    let mut card = match pending.card {
+        CardKind::Site => {
+            let tab = world.tab(tab_id);
+            Card {
+                card_id,
+                kind: CardKind::Site,
+                chat,
+                heading: format!(
+                    "An agent wants permission to use this site's page tools on {site}"
+                ),
+                lines: vec![
+                    "Let the agent see and call the tools this website publishes to it.".to_owned(),
+                    format!(
+                        "Requested by {}, in the tab \u{201c}{}\u{201d} at {}.",
+                        pending.asked_by,
+                        tab.map_or("", |t| t.title.as_str()),
+                        tab.map_or("", |t| t.url.as_str())
+                    ),
+                    format!("Allowing this applies to {site} only."),
+                ],
+                tool: None,
+                class: None,
+                argument_count: None,
+                arguments: Vec::new(),
+                changed: None,
+                publishes,
+                approve: choice("Allow this call only", Answer::Site(SiteAnswer::AllowOnce)),
+                approve_menu: vec![
+                    choice(
+                        "Allow read-only tools on this website",
+                        Answer::Site(SiteAnswer::AllowReadOnly),
+                    ),
+                    choice(
+                        "Allow non-consequential read/write tools on this website",
+                        Answer::Site(SiteAnswer::AllowNonConsequential),
+                    ),
+                    choice(
+                        "Allow all tools on this website",
+                        Answer::Site(SiteAnswer::AllowAll),
+                    ),
+                ],
+                deny: choice("Deny this call", Answer::Site(SiteAnswer::DenyOnce)),
+                deny_menu: vec![choice(
+                    "Deny for this chat",
+                    Answer::Site(SiteAnswer::DenyForChat),
+                )],
+                site: site.clone(),
+            }
+        }
+        CardKind::Call => {
+            let Wanted::Call {
+                name, arguments, ..
+            } = &pending.wanted
+            else {
+                return None;
+            };
+            let class = world
+                .registry
+                .frames(tab_id)
+                .filter(|f| f.origin == pending.site)
+                .flat_map(|f| f.tools.iter())
+                .find(|t| &t.decl.name == name)
+                .and_then(|t| t.verdict.class);
+            let args: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(arguments).unwrap_or_default();
+            let count = args.len();
+            let widen = if class == Some(Class::Mutating) {
+                format!("Allow non-consequential read/write tools on {site}")
+            } else {
+                format!("Allow all tools on {site}")
+            };
+            Card {
+                card_id,
+                kind: CardKind::Call,
+                chat,
+                heading: name.clone(),
+                lines: Vec::new(),
+                tool: Some(name.clone()),
+                class: class.map(Class::label),
+                argument_count: Some(format!("{count} argument{}", if count == 1 { "" } else { "s" })),
+                arguments: args.iter().map(|(k, v)| (k.clone(), shown(v))).collect(),
+                changed: pending.changed.then(|| {
+                    format!("{name} changed since you chose to always allow it: its description, schema or hints are different.")
+                }),
+                publishes,
+                approve: choice("Allow this call only", Answer::Call(CallAnswer::AllowOnce)),
+                approve_menu: vec![
+                    choice(format!("Always allow \u{201c}{name}\u{201d} on {site}"), Answer::Call(CallAnswer::AlwaysAllowTool)),
+                    choice(widen, Answer::Call(CallAnswer::AllowClass)),
+                ],
+                deny: choice("Deny this call", Answer::Call(CallAnswer::DenyOnce)),
+                deny_menu: vec![
+                    choice(format!("Never allow \u{201c}{name}\u{201d} on {site}"), Answer::Call(CallAnswer::NeverAllowTool)),
+                    choice(format!("Deny all page tools on {site}"), Answer::Call(CallAnswer::DenyAllSite)),
+                ],
+                site: site.clone(),
+            }
+        }
+    };
+    card.approve_menu.retain(|c| offers.contains(&c.answer));
+    card.deny_menu.retain(|c| offers.contains(&c.answer));
+    Some(card)
+}

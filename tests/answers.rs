@@ -1,0 +1,819 @@
+//! Seed 001 as tables: the widths table, every answer on both cards, and
+//! SPEC §4's decisions, driven through the agent entry as an agent would.
+
+use serde_json::{json, Value};
+use toolgate::agent::{Answer, Session, Step, TabInfo, World};
+use toolgate::answers::{CallAnswer, SiteAnswer};
+use toolgate::cards::card;
+use toolgate::registry::{Event, FrameRef, Registry};
+
+const REMOTE: &str = "https://notes.example";
+const LOCAL: &str = "http://notes.localhost:8000";
+
+/// A tab showing the Notes example on `site`.
+fn notes(registry: &mut Registry, tab_id: i64, site: &str, delete_description: &str) {
+    let ops = json!([
+        {"op": "register", "decl": {"path": "document_object", "name": "list_notes", "description": "List notes",
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}}},
+        {"op": "register", "decl": {"path": "document_object", "name": "add_note", "description": "Add a note",
+            "input_schema": "{\"type\":\"object\",\"properties\":{\"title\":{\"type\":\"string\"}},\"required\":[\"title\"]}",
+            "annotations": {"consequentialHint": false, "idempotentHint": true}}},
+        {"op": "register", "decl": {"path": "document_object", "name": "delete_note", "description": delete_description,
+            "annotations": {"destructiveHint": true}}},
+        {"op": "register", "decl": {"path": "document_object", "name": "send_note", "description": "Send a note",
+            "annotations": {"consequentialHint": true}}},
+        {"op": "register", "decl": {"kind": "skill", "path": "document_object", "name": "house_style",
+            "description": "How notes read", "instructions": "Short."}},
+    ]);
+    registry.apply(Event::Page {
+        from: FrameRef {
+            tab_id,
+            frame_id: 0,
+            document_id: format!("doc-{tab_id}"),
+            origin: site.into(),
+        },
+        ops: serde_json::from_value(ops).expect("ops"),
+    });
+}
+
+struct Harness {
+    registry: Registry,
+    session: Session,
+    tabs: Vec<TabInfo>,
+    now_ms: u64,
+    next_id: i64,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let mut registry = Registry::new();
+        notes(&mut registry, 1, REMOTE, "Delete a note");
+        notes(&mut registry, 2, LOCAL, "Delete a note");
+        Harness {
+            registry,
+            session: Session::default(),
+            tabs: vec![
+                TabInfo {
+                    id: 1,
+                    title: "Notes".into(),
+                    url: format!("{REMOTE}/notes"),
+                },
+                TabInfo {
+                    id: 2,
+                    title: "Notes (local)".into(),
+                    url: format!("{LOCAL}/"),
+                },
+            ],
+            now_ms: 1_000_000,
+            next_id: 0,
+        }
+    }
+
+    fn world(&self) -> World<'_> {
+        World {
+            registry: &self.registry,
+            tabs: &self.tabs,
+            now_ms: self.now_ms,
+        }
+    }
+
+    fn send(&mut self, chat: &str, params: Value) -> Step {
+        self.next_id += 1;
+        let request =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params});
+        let world = World {
+            registry: &self.registry,
+            tabs: &self.tabs,
+            now_ms: self.now_ms,
+        };
+        self.session.request(chat, &request, &world)
+    }
+
+    fn call(&mut self, chat: &str, tab: i64, tool: &str, args: Value) -> Step {
+        self.send(chat, json!({"name": "browser_call_webmcp_tool", "arguments": {"tabId": tab, "name": tool, "arguments": args}}))
+    }
+
+    fn answer(&mut self, card_id: u64, answer: Answer) -> Step {
+        let world = World {
+            registry: &self.registry,
+            tabs: &self.tabs,
+            now_ms: self.now_ms,
+        };
+        self.session
+            .answer(card_id, answer, &world)
+            .expect("the card takes the answer")
+            .0
+    }
+}
+
+/// What a step comes to, in a word: "run", "refused: ...", "site card", "call card", "error: ...".
+fn outcome(h: &Harness, step: &Step) -> String {
+    match step {
+        Step::Run { .. } => "run".into(),
+        Step::Ask { card_id } => match h.session.pending[card_id].card {
+            toolgate::agent::CardKind::Site => "site card".into(),
+            toolgate::agent::CardKind::Call => "call card".into(),
+        },
+        Step::Wait { .. } => "wait".into(),
+        Step::Reply { reply } => {
+            if let Some(error) = reply.get("error") {
+                format!("error: {}", error["message"].as_str().unwrap_or(""))
+            } else if reply["result"]["isError"] == json!(true) {
+                reply["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned()
+            } else {
+                "listed".into()
+            }
+        }
+    }
+}
+
+fn card_id(step: &Step) -> u64 {
+    match step {
+        Step::Ask { card_id } => *card_id,
+        other => panic!("expected a card, got {other:?}"),
+    }
+}
+
+/// The first call to the remote site, answered on the site card with `answer`.
+fn with_site_answer(h: &mut Harness, chat: &str, answer: SiteAnswer) {
+    let step = h.call(chat, 1, "list_notes", json!({}));
+    assert_eq!(outcome(h, &step), "site card");
+    let after = h.answer(card_id(&step), Answer::Site(answer));
+    // Finish the run so no call is left running.
+    if let Step::Run { run } = after {
+        h.session.finish(run.call_id, Ok(json!("ok")), 1024);
+    }
+}
+
+#[test]
+fn the_widths_table_of_seed_001() {
+    // After answering the site question with… → Read-only, Mutating, Consequential tools.
+    let table = [
+        (SiteAnswer::AllowReadOnly, ["run", "call card", "call card"]),
+        (
+            SiteAnswer::AllowNonConsequential,
+            ["run", "run", "call card"],
+        ),
+        (SiteAnswer::AllowAll, ["run", "run", "run"]),
+    ];
+    for (answer, expected) in table {
+        let mut h = Harness::new();
+        with_site_answer(&mut h, "chat", answer);
+        for (tool, want) in ["list_notes", "add_note", "delete_note"]
+            .iter()
+            .zip(expected)
+        {
+            let step = h.call(
+                "chat",
+                1,
+                tool,
+                json!({"title": "Old draft"})
+                    .as_object()
+                    .filter(|_| *tool == "add_note")
+                    .map_or(json!({}), |o| json!(o)),
+            );
+            assert_eq!(outcome(&h, &step), want, "{answer:?}: {tool}");
+            if let Step::Run { run } = step {
+                h.session.finish(run.call_id, Ok(json!("ok")), 1024);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_answer_on_the_site_card() {
+    // Allow this call only: this call runs, nothing is recorded, the next call asks again.
+    let mut h = Harness::new();
+    let step = h.call("c", 1, "delete_note", json!({}));
+    assert_eq!(outcome(&h, &step), "site card");
+    assert_eq!(
+        {
+            let step = h.answer(card_id(&step), Answer::Site(SiteAnswer::AllowOnce));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "list_notes", json!({}));
+            outcome(&h, &step)
+        },
+        "site card"
+    );
+
+    // Deny this call: refused, nothing recorded.
+    let mut h = Harness::new();
+    let step = h.call("c", 1, "list_notes", json!({}));
+    let refused = h.answer(card_id(&step), Answer::Site(SiteAnswer::DenyOnce));
+    assert_eq!(
+        outcome(&h, &refused),
+        "refused: you denied this call to notes.example"
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "list_notes", json!({}));
+            outcome(&h, &step)
+        },
+        "site card"
+    );
+
+    // Deny for this chat: later calls refused without asking.
+    let mut h = Harness::new();
+    let step = h.call("c", 1, "list_notes", json!({}));
+    h.answer(card_id(&step), Answer::Site(SiteAnswer::DenyForChat));
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "refused: delete_note on notes.example is denied in this chat"
+    );
+
+    // Closing the card counts as Deny for this chat.
+    let mut h = Harness::new();
+    let step = h.call("c", 1, "list_notes", json!({}));
+    let close = h
+        .session
+        .close_answer(card_id(&step))
+        .expect("a pending card");
+    assert_eq!(close, Answer::Site(SiteAnswer::DenyForChat));
+    h.answer(card_id(&step), close);
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "list_notes", json!({}));
+            outcome(&h, &step)
+        },
+        "refused: list_notes on notes.example is denied in this chat"
+    );
+}
+
+#[test]
+fn every_answer_on_the_call_card() {
+    let consequential_card = |h: &mut Harness| {
+        with_site_answer(h, "c", SiteAnswer::AllowNonConsequential);
+        let step = h.call("c", 1, "delete_note", json!({}));
+        assert_eq!(outcome(h, &step), "call card");
+        card_id(&step)
+    };
+
+    // Allow this call only: runs, nothing recorded.
+    let mut h = Harness::new();
+    let id = consequential_card(&mut h);
+    assert_eq!(
+        {
+            let step = h.answer(id, Answer::Call(CallAnswer::AllowOnce));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "call card"
+    );
+
+    // Always allow "delete_note": runs from now on in this chat; other consequential tools still asked.
+    let mut h = Harness::new();
+    let id = consequential_card(&mut h);
+    h.answer(id, Answer::Call(CallAnswer::AlwaysAllowTool));
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "send_note", json!({}));
+            outcome(&h, &step)
+        },
+        "call card"
+    );
+    assert_eq!(
+        {
+            let step = h.call("other chat", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "site card",
+        "only in this chat"
+    );
+
+    // Allow all tools on {site}: widens to the tool's class and below.
+    let mut h = Harness::new();
+    let id = consequential_card(&mut h);
+    h.answer(id, Answer::Call(CallAnswer::AllowClass));
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "send_note", json!({}));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+
+    // Deny this call: refused, nothing recorded.
+    let mut h = Harness::new();
+    let id = consequential_card(&mut h);
+    assert_eq!(
+        {
+            let step = h.answer(id, Answer::Call(CallAnswer::DenyOnce));
+            outcome(&h, &step)
+        },
+        "refused: you denied this call to delete_note on notes.example"
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "call card"
+    );
+
+    // Never allow "delete_note": refused without asking, in every chat.
+    let mut h = Harness::new();
+    let id = consequential_card(&mut h);
+    h.answer(id, Answer::Call(CallAnswer::NeverAllowTool));
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "refused: delete_note on notes.example is never allowed, until the browser restarts"
+    );
+    with_site_answer(&mut h, "second", SiteAnswer::AllowAll);
+    assert_eq!(
+        {
+            let step = h.call("second", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "refused: delete_note on notes.example is never allowed, until the browser restarts"
+    );
+    assert_eq!(
+        {
+            let step = h.call("second", 1, "send_note", json!({}));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+
+    // Deny all page tools: refuses the site and withdraws what the chat had allowed.
+    let mut h = Harness::new();
+    let id = consequential_card(&mut h);
+    h.answer(id, Answer::Call(CallAnswer::DenyAllSite));
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "list_notes", json!({}));
+            outcome(&h, &step)
+        },
+        "refused: list_notes on notes.example is denied in this chat"
+    );
+
+    // Closing the call card counts as Deny this call.
+    let mut h = Harness::new();
+    let id = consequential_card(&mut h);
+    assert_eq!(
+        h.session.close_answer(id),
+        Some(Answer::Call(CallAnswer::DenyOnce))
+    );
+}
+
+#[test]
+fn a_mutating_tool_widens_to_non_consequential() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowReadOnly);
+    let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+    let id = card_id(&step);
+    let shown = card(&h.session, id, &h.world()).expect("card");
+    let labels: Vec<&str> = shown
+        .approve_menu
+        .iter()
+        .map(|c| c.label.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "Always allow \u{201c}add_note\u{201d} on notes.example",
+            "Allow non-consequential read/write tools on notes.example"
+        ]
+    );
+    h.answer(id, Answer::Call(CallAnswer::AllowClass));
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "add_note", json!({"title": "y"}));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "call card"
+    );
+}
+
+#[test]
+fn the_cards_say_what_seed_001_says() {
+    let mut h = Harness::new();
+    let step = h.send(
+        "c",
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    let site = card(&h.session, card_id(&step), &h.world()).expect("card");
+    assert_eq!(
+        site.heading,
+        "An agent wants permission to use this site's page tools on notes.example"
+    );
+    assert_eq!(site.lines, [
+        "Let the agent see and call the tools this website publishes to it.",
+        "Requested by browser_list_webmcp_tools, in the tab \u{201c}Notes\u{201d} at https://notes.example/notes.",
+        "Allowing this applies to notes.example only.",
+    ]);
+    assert_eq!(site.approve.label, "Allow this call only");
+    let menu: Vec<&str> = site.approve_menu.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        menu,
+        [
+            "Allow read-only tools on this website",
+            "Allow non-consequential read/write tools on this website",
+            "Allow all tools on this website",
+        ]
+    );
+    assert_eq!(site.deny.label, "Deny this call");
+    assert_eq!(
+        site.deny_menu
+            .iter()
+            .map(|c| c.label.as_str())
+            .collect::<Vec<_>>(),
+        ["Deny for this chat"]
+    );
+    let published: Vec<String> = site
+        .publishes
+        .iter()
+        .map(|p| format!("{}: {}", p.name, p.badge))
+        .collect();
+    assert_eq!(
+        published,
+        [
+            "list_notes: Read only",
+            "add_note: Mutating",
+            "delete_note: Consequential",
+            "send_note: Consequential",
+            "house_style: Skill"
+        ]
+    );
+
+    h.answer(
+        card_id(&step),
+        Answer::Site(SiteAnswer::AllowNonConsequential),
+    );
+    let step = h.call("c", 1, "delete_note", json!({"title": "Old draft"}));
+    let call = card(&h.session, card_id(&step), &h.world()).expect("card");
+    assert_eq!(call.tool.as_deref(), Some("delete_note"));
+    assert_eq!(call.class, Some("Consequential"));
+    assert_eq!(call.argument_count.as_deref(), Some("1 argument"));
+    assert_eq!(
+        call.arguments,
+        [("title".to_owned(), "Old draft".to_owned())]
+    );
+    let approve: Vec<&str> = call.approve_menu.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        approve,
+        [
+            "Always allow \u{201c}delete_note\u{201d} on notes.example",
+            "Allow all tools on notes.example"
+        ]
+    );
+    let deny: Vec<&str> = call.deny_menu.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        deny,
+        [
+            "Never allow \u{201c}delete_note\u{201d} on notes.example",
+            "Deny all page tools on notes.example"
+        ]
+    );
+}
+
+#[test]
+fn localhost_is_never_asked_the_site_question_nor_offered_site_wide_refusals() {
+    let mut h = Harness::new();
+    assert_eq!(
+        {
+            let step = h.call("c", 2, "list_notes", json!({}));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+    let step = h.call("c", 2, "delete_note", json!({}));
+    assert_eq!(outcome(&h, &step), "call card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("card");
+    let deny: Vec<&str> = shown.deny_menu.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        deny,
+        ["Never allow \u{201c}delete_note\u{201d} on notes.localhost:8000"]
+    );
+    let world = World {
+        registry: &h.registry,
+        tabs: &h.tabs,
+        now_ms: h.now_ms,
+    };
+    assert!(
+        h.session
+            .answer(
+                card_id(&step),
+                Answer::Call(CallAnswer::DenyAllSite),
+                &world
+            )
+            .is_err(),
+        "not offered, not taken"
+    );
+    for host in [
+        "http://localhost:1",
+        "http://a.localhost",
+        "http://127.0.0.1:9",
+        "http://127.1.2.3",
+        "http://[::1]:80",
+    ] {
+        assert!(toolgate::answers::is_localhost(host), "{host}");
+    }
+    for host in [
+        "https://localhost.example",
+        "http://127.0.0.1.nip.io",
+        "http://10.0.0.1",
+    ] {
+        assert!(!toolgate::answers::is_localhost(host), "{host}");
+    }
+}
+
+#[test]
+fn an_immediate_identical_retry_of_an_approved_idempotent_call_runs() {
+    let approved = |h: &mut Harness| {
+        with_site_answer(h, "c", SiteAnswer::AllowReadOnly);
+        let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+        if let Step::Run { run } = h.answer(card_id(&step), Answer::Call(CallAnswer::AllowOnce)) {
+            h.session.finish(run.call_id, Ok(json!("ok")), 1024);
+        }
+    };
+    let mut h = Harness::new();
+    approved(&mut h);
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+
+    let mut h = Harness::new();
+    approved(&mut h);
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "add_note", json!({"title": "other"}));
+            outcome(&h, &step)
+        },
+        "call card",
+        "other arguments"
+    );
+
+    let mut h = Harness::new();
+    approved(&mut h);
+    h.now_ms += 2 * 60 * 1000 + 1;
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+            outcome(&h, &step)
+        },
+        "call card",
+        "after two minutes"
+    );
+
+    let mut h = Harness::new();
+    approved(&mut h);
+    h.call("c", 1, "list_notes", json!({}));
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+            outcome(&h, &step)
+        },
+        "call card",
+        "not the very next call"
+    );
+}
+
+#[test]
+fn a_changed_definition_lapses_always_allow_and_the_card_says_so() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowNonConsequential);
+    let step = h.call("c", 1, "delete_note", json!({}));
+    h.answer(card_id(&step), Answer::Call(CallAnswer::AlwaysAllowTool));
+    notes(
+        &mut h.registry,
+        1,
+        REMOTE,
+        "Delete a note, and its history too",
+    );
+    let step = h.call("c", 1, "delete_note", json!({}));
+    assert_eq!(outcome(&h, &step), "call card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("card");
+    assert!(shown
+        .changed
+        .expect("says it changed")
+        .contains("delete_note changed"));
+}
+
+#[test]
+fn arguments_are_checked_before_any_card() {
+    let mut h = Harness::new();
+    let step = h.call("c", 1, "add_note", json!({"title": 5}));
+    assert_eq!(
+        outcome(&h, &step),
+        "error: invalid arguments for add_note: arguments.title: expected a string, got an integer"
+    );
+    assert!(h.session.pending.is_empty());
+    let step = h.call("c", 1, "add_note", json!({}));
+    assert_eq!(
+        outcome(&h, &step),
+        "error: invalid arguments for add_note: arguments.title: is required"
+    );
+}
+
+#[test]
+fn unknown_tabs_tools_and_skills_get_clear_errors() {
+    let mut h = Harness::new();
+    assert_eq!(
+        {
+            let step = h.call("c", 9, "list_notes", json!({}));
+            outcome(&h, &step)
+        },
+        "error: there is no tab 9"
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "nope", json!({}));
+            outcome(&h, &step)
+        },
+        "error: tab 1 publishes no tool named \"nope\""
+    );
+    assert_eq!(
+        {
+            let step = h.call("c", 1, "house_style", json!({}));
+            outcome(&h, &step)
+        },
+        "error: house_style is a skill: skills are read, never called"
+    );
+}
+
+#[test]
+fn a_read_only_chat_sees_and_calls_only_read_only_tools() {
+    let mut h = Harness::new();
+    h.session.open_chat("ro", "Read-only chat", true);
+    let step = h.send(
+        "ro",
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 2}}),
+    );
+    let Step::Reply { reply } = step else {
+        panic!("listed")
+    };
+    let names: Vec<&str> = reply["result"]["structuredContent"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["list_notes"]);
+    assert_eq!(
+        {
+            let step = h.call("ro", 2, "add_note", json!({"title": "x"}));
+            outcome(&h, &step)
+        },
+        "refused: add_note on notes.localhost:8000 is Mutating, and this chat was opened Read only"
+    );
+}
+
+#[test]
+fn two_chats_keep_their_own_answers() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "a", SiteAnswer::AllowAll);
+    with_site_answer(&mut h, "b", SiteAnswer::DenyForChat);
+    assert_eq!(
+        {
+            let step = h.call("a", 1, "delete_note", json!({}));
+            outcome(&h, &step)
+        },
+        "run"
+    );
+    assert_eq!(
+        {
+            let step = h.call("b", 1, "list_notes", json!({}));
+            outcome(&h, &step)
+        },
+        "refused: list_notes on notes.example is denied in this chat"
+    );
+}
+
+#[test]
+fn a_listing_asks_the_site_question_and_allow_once_lists_once() {
+    let mut h = Harness::new();
+    let step = h.send(
+        "c",
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    assert_eq!(outcome(&h, &step), "site card");
+    assert_eq!(
+        {
+            let step = h.answer(card_id(&step), Answer::Site(SiteAnswer::AllowOnce));
+            outcome(&h, &step)
+        },
+        "listed"
+    );
+    let again = h.send(
+        "c",
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    assert_eq!(outcome(&h, &again), "site card");
+}
+
+#[test]
+fn a_session_restored_mid_card_still_runs_the_call() {
+    let mut h = Harness::new();
+    let step = h.call("c", 1, "list_notes", json!({}));
+    let id = card_id(&step);
+    let stored = serde_json::to_string(&h.session).expect("serialises");
+    h.session = serde_json::from_str(&stored).expect("parses");
+    // The agent lost its wait and sends the same request again: it waits on the same card.
+    let world = World {
+        registry: &h.registry,
+        tabs: &h.tabs,
+        now_ms: h.now_ms,
+    };
+    let same = json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call",
+        "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 1, "name": "list_notes", "arguments": {}}}});
+    assert_eq!(
+        h.session.request("c", &same, &world),
+        Step::Wait { card_id: id }
+    );
+    let Step::Run { run } = h.answer(id, Answer::Site(SiteAnswer::AllowReadOnly)) else {
+        panic!("runs")
+    };
+    let (_, _, reply) = h
+        .session
+        .finish(run.call_id, Ok(json!("3 notes")), 1024)
+        .expect("finished");
+    assert_eq!(reply["result"]["content"][0]["text"], "3 notes");
+    let world = World {
+        registry: &h.registry,
+        tabs: &h.tabs,
+        now_ms: h.now_ms,
+    };
+    assert_eq!(
+        h.session.request("c", &same, &world),
+        Step::Reply { reply },
+        "the reply waits for the agent"
+    );
+}
+
+#[test]
+fn results_are_capped_and_mcp_shaped() {
+    let mut h = Harness::new();
+    let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+        panic!("runs")
+    };
+    let (_, _, reply) = h
+        .session
+        .finish(run.call_id, Ok(json!("x".repeat(2000))), 1000)
+        .expect("finished");
+    assert_eq!(reply["result"]["isError"], true);
+    assert!(reply["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text")
+        .contains("over Toolgate's cap of 1000 bytes"));
+
+    let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+        panic!("runs")
+    };
+    let shaped = json!({"content": [{"type": "text", "text": "hi"}]});
+    let (_, _, reply) = h
+        .session
+        .finish(run.call_id, Ok(shaped.clone()), 1000)
+        .expect("finished");
+    assert_eq!(reply["result"], shaped);
+
+    let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+        panic!("runs")
+    };
+    let (_, _, reply) = h
+        .session
+        .finish(run.call_id, Err("the tool threw Error: boom".into()), 1000)
+        .expect("finished");
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(
+        reply["result"]["content"][0]["text"],
+        "the tool threw Error: boom"
+    );
+}
