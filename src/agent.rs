@@ -131,9 +131,9 @@ pub struct Session {
     /// Open cards, by card id.
     #[serde(default)]
     pub pending: BTreeMap<u64, Pending>,
-    /// Calls running in a page, by call id: (chat, request id).
+    /// Calls running in a page, by call id: (chat, request id, what let it run).
     #[serde(default)]
-    pub running: BTreeMap<u64, (String, Value)>,
+    pub running: BTreeMap<u64, (String, Value, String)>,
     /// Replies not yet collected by an agent that lost its wait, by request key.
     #[serde(default)]
     pub done: BTreeMap<String, Value>,
@@ -229,9 +229,10 @@ struct ListParams {
     tab_id: TabId,
 }
 
-/// An answer as the card page sends it.
+/// An answer as the card page sends it: `{"site": "allow_all"}`,
+/// `{"call": "deny_once"}` (the two cards share some answers' names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(untagged)]
+#[serde(rename_all = "snake_case")]
 pub enum Answer {
     Site(SiteAnswer),
     Call(CallAnswer),
@@ -542,9 +543,10 @@ impl Session {
                         .decide_call(chat, &facts, arguments, world.now_ms)
                 };
                 match decision {
-                    Decision::Run { .. } => {
+                    Decision::Run { why } => {
                         let call_id = self.next();
-                        self.running.insert(call_id, (chat.to_owned(), id.clone()));
+                        self.running
+                            .insert(call_id, (chat.to_owned(), id.clone(), why));
                         Step::Run {
                             run: Run {
                                 call_id,

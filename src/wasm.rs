@@ -1,5 +1,6 @@
 //! The binding between the core and the service worker: conversions only.
 
+use crate::agent::{Answer, Session, Step, TabInfo, World};
 use crate::messages::{FromPage, FromUi};
 use crate::registry::{Event, FrameRef, Registry, TabRecord};
 use serde::Serialize;
@@ -36,22 +37,171 @@ pub fn parse_ui_message(message: JsValue) -> Result<JsValue, JsError> {
     to_js(&parsed)
 }
 
-/// The core as the service worker holds it: a cache of the registry it
-/// persisted in `chrome.storage.session`.
+/// What became of a card's answer: the next step, and whose request it was.
+#[derive(Serialize)]
+struct Answered {
+    step: Step,
+    chat: String,
+    request_id: serde_json::Value,
+}
+
+/// The core as the service worker holds it: a cache of the registry and the
+/// agent session it persisted in `chrome.storage.session`.
 #[wasm_bindgen]
 pub struct Core {
     registry: Registry,
+    session: Session,
 }
 
 #[wasm_bindgen]
 impl Core {
     /// Rebuilds the core from stored tab records.
     #[wasm_bindgen(constructor)]
-    pub fn new(records: JsValue) -> Result<Core, JsError> {
+    pub fn new(records: JsValue, session: JsValue) -> Result<Core, JsError> {
         let records: Vec<TabRecord> = from_js(records, "stored tab records")?;
+        let session: Option<String> = from_js(session, "stored session")?;
+        let session = match session {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| JsError::new(&format!("bad stored session: {e}")))?,
+            None => Session::default(),
+        };
         Ok(Core {
             registry: Registry::load(records),
+            session,
         })
+    }
+
+    /// The agent session as it must be stored after any change: JSON text,
+    /// since its maps are keyed by numbers, which JS objects cannot be.
+    #[wasm_bindgen(js_name = "sessionRecord")]
+    pub fn session_record(&self) -> Result<String, JsError> {
+        serde_json::to_string(&self.session).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// An agent's JSON-RPC request, as chat `chat`.
+    pub fn agent(
+        &mut self,
+        chat: &str,
+        request: JsValue,
+        tabs: JsValue,
+        now_ms: f64,
+    ) -> Result<JsValue, JsError> {
+        let request: serde_json::Value = from_js(request, "agent request")?;
+        let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
+        let world = World {
+            registry: &self.registry,
+            tabs: &tabs,
+            now_ms: now_ms as u64,
+        };
+        to_js(&self.session.request(chat, &request, &world))
+    }
+
+    /// A person's answer to a card.
+    pub fn answer(
+        &mut self,
+        card_id: f64,
+        answer: JsValue,
+        tabs: JsValue,
+        now_ms: f64,
+    ) -> Result<JsValue, JsError> {
+        let answer: Answer = from_js(answer, "answer")?;
+        self.settle(card_id as u64, answer, tabs, now_ms)
+    }
+
+    /// A card's window was closed: it counts as the card's closing answer.
+    /// Returns `null` when the window showed no waiting card.
+    #[wasm_bindgen(js_name = "windowClosed")]
+    pub fn window_closed(
+        &mut self,
+        window_id: f64,
+        tabs: JsValue,
+        now_ms: f64,
+    ) -> Result<JsValue, JsError> {
+        let Some(card_id) = self.session.card_of_window(window_id as i64) else {
+            return Ok(JsValue::NULL);
+        };
+        let Some(answer) = self.session.close_answer(card_id) else {
+            return Ok(JsValue::NULL);
+        };
+        self.settle(card_id, answer, tabs, now_ms)
+    }
+
+    fn settle(
+        &mut self,
+        card_id: u64,
+        answer: Answer,
+        tabs: JsValue,
+        now_ms: f64,
+    ) -> Result<JsValue, JsError> {
+        let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
+        let world = World {
+            registry: &self.registry,
+            tabs: &tabs,
+            now_ms: now_ms as u64,
+        };
+        let (step, pending) = self
+            .session
+            .answer(card_id, answer, &world)
+            .map_err(|e| JsError::new(&e))?;
+        to_js(&Answered {
+            step,
+            chat: pending.chat,
+            request_id: pending.request_id,
+        })
+    }
+
+    /// Records the window a card is shown in.
+    #[wasm_bindgen(js_name = "cardOpened")]
+    pub fn card_opened(&mut self, card_id: f64, window_id: f64) {
+        self.session.card_opened(card_id as u64, window_id as i64);
+    }
+
+    /// A card's contents, or `null` if it no longer waits.
+    pub fn card(&self, card_id: f64, tabs: JsValue, now_ms: f64) -> Result<JsValue, JsError> {
+        let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
+        let world = World {
+            registry: &self.registry,
+            tabs: &tabs,
+            now_ms: now_ms as u64,
+        };
+        match crate::cards::card(&self.session, card_id as u64, &world) {
+            Some(card) => to_js(&card),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// A tool's outcome from the page: `{ok: value}` or `{error: text}`.
+    /// Returns `{chat, request_id, reply}`, or `null` for an unknown call.
+    pub fn finish(&mut self, call_id: f64, outcome: JsValue, cap: f64) -> Result<JsValue, JsError> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        enum Outcome {
+            Ok(serde_json::Value),
+            Error(String),
+        }
+        let outcome: Outcome = from_js(outcome, "call outcome")?;
+        let outcome = match outcome {
+            Outcome::Ok(value) => Ok(value),
+            Outcome::Error(reason) => Err(reason),
+        };
+        match self.session.finish(call_id as u64, outcome, cap as usize) {
+            Some((chat, request_id, reply)) => {
+                to_js(&serde_json::json!({"chat": chat, "request_id": request_id, "reply": reply}))
+            }
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// An agent took its reply directly: it need not be kept.
+    pub fn collected(&mut self, chat: &str, request_id: JsValue) -> Result<(), JsError> {
+        let id: serde_json::Value = from_js(request_id, "request id")?;
+        self.session.collected(chat, &id);
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = "openChat")]
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
+        self.session.open_chat(chat, label, read_only);
     }
 
     /// A content script's message; `from` is what the browser said of its sender.

@@ -8,6 +8,10 @@
 import init, { Core, parseUiMessage } from '../../pkg/toolgate.js';
 
 const TAB_KEY = 'tab:';
+const SESSION_KEY = 'session';
+const SETTINGS_KEY = 'settings';
+// How long a tool may take, and how large its result may be (SPEC §6).
+const DEFAULT_SETTINGS = { callTimeoutMs: 60_000, resultCapBytes: 1024 * 1024 };
 
 // Uncaught errors, kept so tests (and `self.toolgate.errors`) can fail on them.
 const errors = [];
@@ -22,7 +26,7 @@ const ready = (async () => {
   const records = Object.entries(stored)
     .filter(([key]) => key.startsWith(TAB_KEY))
     .map(([, record]) => record);
-  return new Core(records);
+  return new Core(records, stored[SESSION_KEY] ?? null);
 })();
 
 // Events change the registry one at a time, in arrival order, each persisted
@@ -78,6 +82,16 @@ chrome.runtime.onMessage.addListener((message, sender, respond) => {
   return true;
 });
 
+// Runs `change(core)` in turn, then persists the agent session it changed.
+function changeSession(change) {
+  return serially(async () => {
+    const core = await ready;
+    const result = change(core);
+    await chrome.storage.session.set({ [SESSION_KEY]: core.sessionRecord() });
+    return result;
+  });
+}
+
 function fromPage(message, sender) {
   const from = {
     tab_id: sender.tab.id,
@@ -98,9 +112,137 @@ async function fromUi(message) {
   const request = parseUiMessage(message);
   switch (request.type) {
     case 'palette': return palette(request.tab_id);
+    case 'card': return card(request.card_id);
+    case 'answer': return answer(request.card_id, request.answer);
+    case 'open_chat': return openChat(request.chat_id, { label: request.label, readOnly: request.read_only });
+    case 'agent': return agent(request.chat_id, request.request);
     default: throw new Error(`no handler for ${request.type}`);
   }
 }
+
+// ---- Agents, cards and calls ------------------------------------------------
+// Every agent transport feeds `agent(chatId, request)`. A request that needs a
+// person waits on a card; the wait lives in this worker's memory, but the
+// pending call lives in the stored session: if the worker stops, the agent
+// sends the same request (same id) again and waits on the same card, and a
+// card answered meanwhile still runs its call, its reply kept for the agent.
+
+// "chat\0id" -> functions waiting for that request's reply.
+const waiters = new Map();
+const keyOf = (chat, id) => `${chat}\u0000${JSON.stringify(id)}`;
+
+async function settings() {
+  const { [SETTINGS_KEY]: stored } = await chrome.storage.local.get(SETTINGS_KEY);
+  return { ...DEFAULT_SETTINGS, ...stored };
+}
+
+// The open tabs as the core needs them (cards name the tab's title and URL).
+async function tabsInfo() {
+  const tabs = await chrome.tabs.query({});
+  return tabs.map((t) => ({ id: t.id, title: t.title ?? '', url: t.url ?? '' }));
+}
+
+async function agent(chatId, request) {
+  if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
+  const tabs = await tabsInfo();
+  const step = await changeSession((core) => core.agent(chatId, request, tabs, Date.now()));
+  const id = request?.id ?? null;
+  const waiting = new Promise((resolve) => {
+    const key = keyOf(chatId, id);
+    waiters.set(key, [...(waiters.get(key) ?? []), resolve]);
+  });
+  await proceed(chatId, id, step);
+  return waiting;
+}
+
+async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
+  await changeSession((core) => core.openChat(chatId, label, readOnly));
+  return { chat_id: chatId, read_only: readOnly };
+}
+
+// Carries out one step of a request: reply, run the tool, or open a card.
+async function proceed(chat, id, step) {
+  switch (step.step) {
+    case 'reply': return deliver(chat, id, step.reply);
+    case 'run': return run(step.run);
+    case 'ask': return openCard(step.card_id);
+    case 'wait': return undefined; // Its card is open; the answer will come.
+    default: throw new Error(`unknown step ${step.step}`);
+  }
+}
+
+function deliver(chat, id, reply) {
+  const key = keyOf(chat, id);
+  const waiting = waiters.get(key);
+  if (!waiting) return undefined; // Kept in the session until the agent asks again.
+  waiters.delete(key);
+  for (const resolve of waiting) resolve(reply);
+  return changeSession((core) => core.collected(chat, id));
+}
+
+async function openCard(cardId) {
+  const url = chrome.runtime.getURL(`extension/ui/card.html?card=${cardId}`);
+  const window = await chrome.windows.create({ url, type: 'popup', width: 460, height: 620, focused: true });
+  await changeSession((core) => core.cardOpened(cardId, window.id));
+}
+
+async function card(cardId) {
+  const core = await ready;
+  return core.card(cardId, await tabsInfo(), Date.now());
+}
+
+async function answer(cardId, given) {
+  const tabs = await tabsInfo();
+  const answered = await changeSession((core) => core.answer(cardId, given, tabs, Date.now()));
+  await proceed(answered.chat, answered.request_id, answered.step);
+  return { answered: true };
+}
+
+// Runs a tool in the frame and document that registered it.
+async function run(spec) {
+  const { callTimeoutMs, resultCapBytes } = await settings();
+  let outcome;
+  try {
+    const answer = await withTimeout(
+      chrome.tabs.sendMessage(
+        spec.tab_id,
+        { type: 'call', call_id: spec.call_id, source: spec.source, name: spec.name, arguments: spec.arguments },
+        { frameId: spec.frame_id, documentId: spec.document_id },
+      ),
+      callTimeoutMs,
+      `${spec.name} did not answer within ${Math.round(callTimeoutMs / 1000)} s`,
+    );
+    outcome = answer?.ok ? { ok: answer.value ?? null } : { error: String(answer?.error ?? 'the page gave no answer') };
+  } catch (error) {
+    outcome = { error: callFailure(spec, error) };
+  }
+  const finished = await changeSession((core) => core.finish(spec.call_id, outcome, resultCapBytes));
+  if (finished) await deliver(finished.chat, finished.request_id, finished.reply);
+}
+
+function callFailure(spec, error) {
+  const text = String(error?.message ?? error);
+  if (error?.timedOut) return text;
+  if (/Receiving end does not exist|message port closed|No tab with id|Frame with ID|document/i.test(text)) {
+    return `the page that published ${spec.name} went away (its tab closed or navigated) before the tool answered`;
+  }
+  return `${spec.name} could not be run: ${text}`;
+}
+
+function withTimeout(promise, ms, message) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(message), { timedOut: true })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// Closing a card's window counts as its closing answer (seed 001).
+chrome.windows.onRemoved.addListener(async (windowId) => {
+  const tabs = await tabsInfo();
+  const answered = await changeSession((core) => core.windowClosed(windowId, tabs, Date.now()));
+  if (answered) await proceed(answered.chat, answered.request_id, answered.step);
+});
 
 // The palette of one tab, as the popup and `self.toolgate.palette` show it.
 async function palette(tabId) {
@@ -152,9 +294,14 @@ chrome.webNavigation.onCommitted.addListener((details) => {
   });
 });
 
-// For tests and for web developers' own CI: the same data the popup shows.
+// For tests, web developers' own CI, and agent transports: the palette, and
+// the one agent entry.
 self.toolgate = {
   palette,
+  agent,
+  openChat,
   errors,
   ready: () => ready.then(() => true),
+  // Settings: {callTimeoutMs, resultCapBytes}.
+  configure: (changes) => settings().then((now) => chrome.storage.local.set({ [SETTINGS_KEY]: { ...now, ...changes } })),
 };

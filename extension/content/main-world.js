@@ -132,6 +132,10 @@
     } catch {
       return;
     }
+    if (message?.type === 'call') {
+      runForAgent(message);
+      return;
+    }
     if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;
     const callbacks = mapGet(waiting, message.batch);
     mapDelete(waiting, message.batch);
@@ -507,6 +511,28 @@
       if (typeof value === 'function') return 'undefined';
       return toString(value);
     }, (error) => { reportErrorFn(error); throw unknownError(INVOCATION_FAILED); });
+  }
+
+  // Runs a tool an agent called through Toolgate, and answers the relay with
+  // the result as plain JSON, or the reason it failed.
+  function runForAgent({ call_id: callId, source, name, arguments: input }) {
+    const answer = (result) => dispatch(win, new CustomEventCtor(TO_RELAY, {
+      detail: stringify({ type: 'call_result', call_id: callId, ...result }),
+    }));
+    const entry = mapGet(entries, keyOf(toString(source), 'tool', toString(name)));
+    if (!entry) {
+      answer({ ok: false, error: `${name} is no longer registered on this page` });
+      return;
+    }
+    promiseThen(entry.gated(input ?? {}), (value) => {
+      try {
+        answer({ ok: true, value: value === undefined ? null : value });
+      } catch {
+        answer({ ok: false, error: `${name} returned a result that cannot be serialised` });
+      }
+    }, (error) => {
+      answer({ ok: false, error: `${name} threw ${errorText(error)}` });
+    });
   }
 
   // `toolactivated`: a WebMCPEvent where the browser has one, else an Event with `toolName`.

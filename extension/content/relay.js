@@ -16,12 +16,21 @@
     window.dispatchEvent(new CustomEvent(TO_PAGE, { detail: JSON.stringify(message) }));
   }
 
+  // Calls the worker asked this frame to run: call id -> respond.
+  const calls = new Map();
+
   window.addEventListener(TO_RELAY, (event) => {
     if (typeof event.detail !== 'string') return;
     let report;
     try {
       report = JSON.parse(event.detail);
     } catch {
+      return;
+    }
+    if (report?.type === 'call_result' && calls.has(report.call_id)) {
+      const respond = calls.get(report.call_id);
+      calls.delete(report.call_id);
+      respond(report.ok === true ? { ok: true, value: report.value } : { ok: false, error: String(report.error) });
       return;
     }
     if (report === null || typeof report !== 'object' || report.type !== 'updates'
@@ -37,9 +46,18 @@
     );
   });
 
+  // Only Toolgate's service worker talks to this script this way.
   chrome.runtime.onMessage.addListener((message, sender, respond) => {
-    if (sender.id !== chrome.runtime.id || message?.type !== 'ping') return false;
-    respond({ type: 'pong' });
+    if (sender.id !== chrome.runtime.id || sender.tab) return false;
+    if (message?.type === 'ping') {
+      respond({ type: 'pong' });
+      return false;
+    }
+    if (message?.type === 'call' && Number.isSafeInteger(message.call_id)) {
+      calls.set(message.call_id, respond);
+      toPage({ type: 'call', call_id: message.call_id, source: message.source, name: message.name, arguments: message.arguments });
+      return true; // The answer comes when the page's tool settles.
+    }
     return false;
   });
 })();
