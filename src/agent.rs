@@ -314,7 +314,7 @@ impl Session {
         if let Some((&call_id, _)) = self
             .running
             .iter()
-            .find(|(_, (c, r))| c == chat && *r == id)
+            .find(|(_, (c, r, _))| c == chat && *r == id)
         {
             // The worker stopped while the tool ran: its result is lost.
             self.running.remove(&call_id);
@@ -792,10 +792,8 @@ impl Session {
         outcome: Result<Value, String>,
         cap: usize,
     ) -> Option<(String, Value, Value)> {
-        let (chat, id) = self.running.remove(&call_id)?;
-        let decision = Decision::Run {
-            why: "ran".to_owned(),
-        };
+        let (chat, id, why) = self.running.remove(&call_id)?;
+        let decision = Decision::Run { why };
         let reply = match outcome {
             Err(reason) => tool_result(&id, reason, true, &decision),
             Ok(value) => {
