@@ -21,12 +21,14 @@ const QUIET = [
 // Launches Chromium. Options:
 //   extension: load Toolgate (default true);
 //   native: turn on Chromium's own WebMCP (--enable-features=WebMCP,WebMCPTesting);
-//   headless: default true.
+//   headless: default true;
+//   args: more Chromium switches, e.g. '--host-resolver-rules=MAP *.test 127.0.0.1'
+//     to reach the test server under a real (non-localhost) host name.
 // With `extension: false`, `loadExtension()` installs Toolgate later, as a
 // person installing it into a browser with tabs already open would.
-export async function launch({ extension = true, native = false, headless = true } = {}) {
+export async function launch({ extension = true, native = false, headless = true, args: more = [] } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
-  const args = [...QUIET, '--enable-unsafe-extension-debugging'];
+  const args = [...QUIET, '--enable-unsafe-extension-debugging', ...more];
   if (extension) args.push(`--disable-extensions-except=${EXTENSION}`, `--load-extension=${EXTENSION}`);
   if (native) args.push('--enable-features=WebMCP,WebMCPTesting');
   const context = await chromium.launchPersistentContext(profile, {
