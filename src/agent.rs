@@ -68,6 +68,8 @@ pub enum Step {
     Ask { card_id: u64 },
     /// The request is already waiting on this card.
     Wait { card_id: u64 },
+    /// The request's call is already running; its reply will come when it ends.
+    Attach { call_id: u64 },
 }
 
 /// What a pending request is: a listing or a call.
@@ -292,6 +294,22 @@ impl Session {
         self.next_id
     }
 
+    /// The service worker started again, with this session from storage: the
+    /// calls it was running died with the old worker, so their results are
+    /// lost. Each gets its reply now, kept for the agent to collect by sending
+    /// the same request again. Calls running in the current worker are not
+    /// touched anywhere else: an agent re-sending one attaches to it.
+    pub fn restarted(&mut self) {
+        for (_, (chat, id, _)) in std::mem::take(&mut self.running) {
+            let reply = error_reply(
+                &id,
+                -32000,
+                "the call was interrupted when Toolgate's service worker stopped; it may have run",
+            );
+            self.keep_done(&chat, &id, reply);
+        }
+    }
+
     /// Opens a chat (the agent console's "New chat", an MCP session...).
     pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
         self.answers.open_chat(chat, label, read_only);
@@ -316,11 +334,9 @@ impl Session {
             .iter()
             .find(|(_, (c, r, _))| c == chat && *r == id)
         {
-            // The worker stopped while the tool ran: its result is lost.
-            self.running.remove(&call_id);
-            return Step::Reply {
-                reply: error_reply(&id, -32000, "the call was interrupted when Toolgate's service worker stopped; it may have run"),
-            };
+            // Still running in this worker (calls lost to a restart were
+            // settled by `restarted`): the agent waits for the same reply.
+            return Step::Attach { call_id };
         }
         match request.get("method").and_then(Value::as_str) {
             Some("initialize") => Step::Reply {
@@ -809,9 +825,19 @@ impl Session {
                         true,
                         &decision,
                     )
-                } else if value.get("content").is_some_and(Value::is_array) {
-                    // Already MCP-shaped: pass it through.
-                    reply(&id, value)
+                } else if let Some(mut shaped) = value
+                    .as_object()
+                    .filter(|o| o.get("content").is_some_and(Value::is_array))
+                    .cloned()
+                {
+                    // Already MCP-shaped: pass it through, but what Toolgate
+                    // decided is Toolgate's to say, never the page's.
+                    let meta = shaped.entry("_meta").or_insert_with(|| json!({}));
+                    if !meta.is_object() {
+                        *meta = json!({});
+                    }
+                    meta["toolgate"] = json!(decision);
+                    reply(&id, Value::Object(shaped))
                 } else {
                     let text = match value {
                         Value::String(s) => s,

@@ -60,11 +60,13 @@ impl Core {
     pub fn new(records: JsValue, session: JsValue) -> Result<Core, JsError> {
         let records: Vec<TabRecord> = from_js(records, "stored tab records")?;
         let session: Option<String> = from_js(session, "stored session")?;
-        let session = match session {
+        let mut session: Session = match session {
             Some(text) => serde_json::from_str(&text)
                 .map_err(|e| JsError::new(&format!("bad stored session: {e}")))?,
             None => Session::default(),
         };
+        // A new core is a new worker: calls the old one was running are lost.
+        session.restarted();
         Ok(Core {
             registry: Registry::load(records),
             session,

@@ -167,6 +167,7 @@ async function proceed(chat, id, step) {
     case 'run': return run(step.run);
     case 'ask': return openCard(step.card_id);
     case 'wait': return undefined; // Its card is open; the answer will come.
+    case 'attach': return undefined; // Its call is running; the reply will come.
     default: throw new Error(`unknown step ${step.step}`);
   }
 }
@@ -194,7 +195,10 @@ async function card(cardId) {
 async function answer(cardId, given) {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => core.answer(cardId, given, tabs, Date.now()));
-  await proceed(answered.chat, answered.request_id, answered.step);
+  // The answer is recorded: the card closes now, and the call it let run (up
+  // to the call timeout) or the card it leads to goes on without it.
+  proceed(answered.chat, answered.request_id, answered.step)
+    .catch((error) => errors.push(`after answering card ${cardId}: ${error?.stack ?? error}`));
   return { answered: true };
 }
 
@@ -210,7 +214,7 @@ async function run(spec) {
         { frameId: spec.frame_id, documentId: spec.document_id },
       ),
       callTimeoutMs,
-      `${spec.name} did not answer within ${Math.round(callTimeoutMs / 1000)} s`,
+      `${spec.name} did not answer within ${seconds(callTimeoutMs)} s`,
     );
     outcome = answer?.ok ? { ok: answer.value ?? null } : { error: String(answer?.error ?? 'the page gave no answer') };
   } catch (error) {
@@ -220,10 +224,15 @@ async function run(spec) {
   if (finished) await deliver(finished.chat, finished.request_id, finished.reply);
 }
 
+// "60", "1.5": a timeout as a person reads it.
+const seconds = (ms) => String(Math.round(ms / 100) / 10);
+
 function callFailure(spec, error) {
   const text = String(error?.message ?? error);
   if (error?.timedOut) return text;
-  if (/Receiving end does not exist|message port closed|No tab with id|Frame with ID|document/i.test(text)) {
+  // Chromium's words when the frame's document went away: the tab closed, the
+  // page navigated, or it went into the back/forward cache mid-call.
+  if (/Receiving end does not exist|message (port|channel) (is )?closed|No tab with id|Frame with ID|document/i.test(text)) {
     return `the page that published ${spec.name} went away (its tab closed or navigated) before the tool answered`;
   }
   return `${spec.name} could not be run: ${text}`;
