@@ -412,3 +412,80 @@ describe('the agent console', () => {
     await browser.assertNoErrors();
   });
 });
+
+// The issue's "done": an agent console session on the bundled Notes example
+// walks through both cards exactly as seed 001 describes. The site is served
+// under a real host name (notes.test, mapped to this machine), since
+// localhost is never asked the site question.
+describe('the Notes example on a real host name, from the console', () => {
+  test('the site question, then the per-call confirmation, as seed 001 describes them', async () => {
+    const server = await serve('examples/notes');
+    const browser = await launch({ args: ['--host-resolver-rules=MAP *.test 127.0.0.1'] });
+    try {
+      const notes = await browser.newPage(server.url('notes.test'));
+      await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
+      const site = new URL(notes.url()).host;
+      const sw = await browser.worker();
+      const page = await browser.newPage(await sw.evaluate(() => chrome.runtime.getURL('extension/ui/console.html')));
+      await page.locator('#chat-label', { hasText: 'Agent console, chat 1' }).waitFor();
+      const tabId = String(await browser.tabId(notes));
+      while (!(await page.locator(`#tab option[value="${tabId}"]`).count())) {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+      }
+      await page.getByLabel('Tab to use').selectOption(tabId);
+
+      // Listing the tools asks the site question first.
+      let card = browser.context.waitForEvent('page');
+      await page.getByRole('button', { name: 'List tools' }).click();
+      let shown = await card;
+      await shown.getByRole('button', { name: 'Allow this call only' }).waitFor();
+      assert.equal(await shown.locator('#heading').innerText(), `An agent wants permission to use this site's page tools on ${site}`);
+      assert.deepEqual(await shown.locator('#lines p').allInnerTexts(), [
+        'Let the agent see and call the tools this website publishes to it.',
+        `Requested by browser_list_webmcp_tools, in the tab \u201cNotes\u201d at ${notes.url()}.`,
+        `Allowing this applies to ${site} only.`,
+      ]);
+      assert.ok((await shown.locator('#publishes').innerText()).includes('delete_note, Consequential'));
+      await shown.getByRole('button', { name: 'More ways to allow' }).click();
+      assert.deepEqual(await shown.getByRole('menuitem').allInnerTexts(), [
+        'Allow read-only tools on this website',
+        'Allow non-consequential read/write tools on this website',
+        'Allow all tools on this website',
+      ]);
+      await shown.getByRole('menuitem', { name: 'Allow non-consequential read/write tools on this website' }).click();
+      await page.locator('#tools button').first().waitFor();
+
+      // delete_note is Consequential: above what the chat allowed, so it is confirmed per call.
+      await page.locator('#tools button', { hasText: 'delete_note' }).click();
+      await page.getByRole('textbox', { name: 'title (required)' }).fill('Old draft');
+      card = browser.context.waitForEvent('page');
+      await page.getByRole('button', { name: 'Call delete_note' }).click();
+      shown = await card;
+      await shown.getByRole('button', { name: 'Allow this call only' }).waitFor();
+      assert.equal(await shown.locator('#heading').innerText(), 'delete_note');
+      assert.equal(await shown.locator('#class').innerText(), 'Consequential');
+      assert.equal(await shown.locator('#argument-count').innerText(), '1 argument');
+      assert.equal((await shown.locator('#arguments').innerText()).replace(/\s+/g, ' ').trim(), 'title Old draft');
+      await shown.getByRole('button', { name: 'More ways to allow' }).click();
+      assert.deepEqual(await shown.getByRole('menuitem').allInnerTexts(), [
+        `Always allow \u201cdelete_note\u201d on ${site}`,
+        `Allow all tools on ${site}`,
+      ]);
+      await shown.getByRole('button', { name: 'More ways to deny' }).click();
+      assert.deepEqual(await shown.getByRole('menuitem').allInnerTexts(), [
+        `Never allow \u201cdelete_note\u201d on ${site}`,
+        `Deny all page tools on ${site}`,
+      ]);
+      await shown.keyboard.press('Escape');
+      await shown.getByRole('button', { name: 'Allow this call only' }).click();
+      const item = page.locator('#results > li').first();
+      await item.locator('.decision').waitFor();
+      assert.equal(await item.locator('.decision').innerText(), 'Ran: you allowed this call only');
+      assert.equal(await item.locator('pre.output').innerText(), 'Deleted "Old draft".');
+      await browser.assertNoErrors();
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+});
