@@ -103,6 +103,18 @@ impl Harness {
         self.session.request(chat, request, &world)
     }
 
+    /// What a call comes to, in a word (see `outcome`).
+    fn call_said(&mut self, chat: &str, tab: i64, tool: &str, args: Value) -> String {
+        let step = self.call(chat, tab, tool, args);
+        outcome(self, &step)
+    }
+
+    /// What an answer comes to, in a word (see `outcome`).
+    fn answer_said(&mut self, card_id: u64, answer: Answer) -> String {
+        let step = self.answer(card_id, answer);
+        outcome(self, &step)
+    }
+
     fn answer(&mut self, card_id: u64, answer: Answer) -> Step {
         let world = World {
             registry: &self.registry,
@@ -201,19 +213,10 @@ fn every_answer_on_the_site_card() {
     let step = h.call("c", 1, "delete_note", json!({}));
     assert_eq!(outcome(&h, &step), "site card");
     assert_eq!(
-        {
-            let step = h.answer(card_id(&step), Answer::Site(SiteAnswer::AllowOnce));
-            outcome(&h, &step)
-        },
+        h.answer_said(card_id(&step), Answer::Site(SiteAnswer::AllowOnce)),
         "run"
     );
-    assert_eq!(
-        {
-            let step = h.call("c", 1, "list_notes", json!({}));
-            outcome(&h, &step)
-        },
-        "site card"
-    );
+    assert_eq!(h.call_said("c", 1, "list_notes", json!({})), "site card");
 
     // Deny this call: refused, nothing recorded.
     let mut h = Harness::new();
@@ -223,23 +226,14 @@ fn every_answer_on_the_site_card() {
         outcome(&h, &refused),
         "refused: you denied this call to notes.example"
     );
-    assert_eq!(
-        {
-            let step = h.call("c", 1, "list_notes", json!({}));
-            outcome(&h, &step)
-        },
-        "site card"
-    );
+    assert_eq!(h.call_said("c", 1, "list_notes", json!({})), "site card");
 
     // Deny for this chat: later calls refused without asking.
     let mut h = Harness::new();
     let step = h.call("c", 1, "list_notes", json!({}));
     h.answer(card_id(&step), Answer::Site(SiteAnswer::DenyForChat));
     assert_eq!(
-        {
-            let step = h.call("c", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "delete_note", json!({})),
         "refused: delete_note on notes.example is denied in this chat"
     );
 
@@ -253,10 +247,7 @@ fn every_answer_on_the_site_card() {
     assert_eq!(close, Answer::Site(SiteAnswer::DenyForChat));
     h.answer(card_id(&step), close);
     assert_eq!(
-        {
-            let step = h.call("c", 1, "list_notes", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "list_notes", json!({})),
         "refused: list_notes on notes.example is denied in this chat"
     );
 }
@@ -274,43 +265,19 @@ fn every_answer_on_the_call_card() {
     let mut h = Harness::new();
     let id = consequential_card(&mut h);
     assert_eq!(
-        {
-            let step = h.answer(id, Answer::Call(CallAnswer::AllowOnce));
-            outcome(&h, &step)
-        },
+        h.answer_said(id, Answer::Call(CallAnswer::AllowOnce)),
         "run"
     );
-    assert_eq!(
-        {
-            let step = h.call("c", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
-        "call card"
-    );
+    assert_eq!(h.call_said("c", 1, "delete_note", json!({})), "call card");
 
     // Always allow "delete_note": runs from now on in this chat; other consequential tools still asked.
     let mut h = Harness::new();
     let id = consequential_card(&mut h);
     h.answer(id, Answer::Call(CallAnswer::AlwaysAllowTool));
+    assert_eq!(h.call_said("c", 1, "delete_note", json!({})), "run");
+    assert_eq!(h.call_said("c", 1, "send_note", json!({})), "call card");
     assert_eq!(
-        {
-            let step = h.call("c", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
-        "run"
-    );
-    assert_eq!(
-        {
-            let step = h.call("c", 1, "send_note", json!({}));
-            outcome(&h, &step)
-        },
-        "call card"
-    );
-    assert_eq!(
-        {
-            let step = h.call("other chat", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("other chat", 1, "delete_note", json!({})),
         "site card",
         "only in this chat"
     );
@@ -319,68 +286,38 @@ fn every_answer_on_the_call_card() {
     let mut h = Harness::new();
     let id = consequential_card(&mut h);
     h.answer(id, Answer::Call(CallAnswer::AllowClass));
-    assert_eq!(
-        {
-            let step = h.call("c", 1, "send_note", json!({}));
-            outcome(&h, &step)
-        },
-        "run"
-    );
+    assert_eq!(h.call_said("c", 1, "send_note", json!({})), "run");
 
     // Deny this call: refused, nothing recorded.
     let mut h = Harness::new();
     let id = consequential_card(&mut h);
     assert_eq!(
-        {
-            let step = h.answer(id, Answer::Call(CallAnswer::DenyOnce));
-            outcome(&h, &step)
-        },
+        h.answer_said(id, Answer::Call(CallAnswer::DenyOnce)),
         "refused: you denied this call to delete_note on notes.example"
     );
-    assert_eq!(
-        {
-            let step = h.call("c", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
-        "call card"
-    );
+    assert_eq!(h.call_said("c", 1, "delete_note", json!({})), "call card");
 
     // Never allow "delete_note": refused without asking, in every chat.
     let mut h = Harness::new();
     let id = consequential_card(&mut h);
     h.answer(id, Answer::Call(CallAnswer::NeverAllowTool));
     assert_eq!(
-        {
-            let step = h.call("c", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "delete_note", json!({})),
         "refused: delete_note on notes.example is never allowed, until the browser restarts"
     );
     with_site_answer(&mut h, "second", SiteAnswer::AllowAll);
     assert_eq!(
-        {
-            let step = h.call("second", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("second", 1, "delete_note", json!({})),
         "refused: delete_note on notes.example is never allowed, until the browser restarts"
     );
-    assert_eq!(
-        {
-            let step = h.call("second", 1, "send_note", json!({}));
-            outcome(&h, &step)
-        },
-        "run"
-    );
+    assert_eq!(h.call_said("second", 1, "send_note", json!({})), "run");
 
     // Deny all page tools: refuses the site and withdraws what the chat had allowed.
     let mut h = Harness::new();
     let id = consequential_card(&mut h);
     h.answer(id, Answer::Call(CallAnswer::DenyAllSite));
     assert_eq!(
-        {
-            let step = h.call("c", 1, "list_notes", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "list_notes", json!({})),
         "refused: list_notes on notes.example is denied in this chat"
     );
 
@@ -414,19 +351,10 @@ fn a_mutating_tool_widens_to_non_consequential() {
     );
     h.answer(id, Answer::Call(CallAnswer::AllowClass));
     assert_eq!(
-        {
-            let step = h.call("c", 1, "add_note", json!({"title": "y"}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "add_note", json!({"title": "y"})),
         "run"
     );
-    assert_eq!(
-        {
-            let step = h.call("c", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
-        "call card"
-    );
+    assert_eq!(h.call_said("c", 1, "delete_note", json!({})), "call card");
 }
 
 #[test]
@@ -514,13 +442,7 @@ fn the_cards_say_what_seed_001_says() {
 #[test]
 fn localhost_is_never_asked_the_site_question_nor_offered_site_wide_refusals() {
     let mut h = Harness::new();
-    assert_eq!(
-        {
-            let step = h.call("c", 2, "list_notes", json!({}));
-            outcome(&h, &step)
-        },
-        "run"
-    );
+    assert_eq!(h.call_said("c", 2, "list_notes", json!({})), "run");
     let step = h.call("c", 2, "delete_note", json!({}));
     assert_eq!(outcome(&h, &step), "call card");
     let shown = card(&h.session, card_id(&step), &h.world()).expect("card");
@@ -574,20 +496,14 @@ fn an_immediate_identical_retry_of_an_approved_idempotent_call_runs() {
     let mut h = Harness::new();
     approved(&mut h);
     assert_eq!(
-        {
-            let step = h.call("c", 1, "add_note", json!({"title": "x"}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "add_note", json!({"title": "x"})),
         "run"
     );
 
     let mut h = Harness::new();
     approved(&mut h);
     assert_eq!(
-        {
-            let step = h.call("c", 1, "add_note", json!({"title": "other"}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "add_note", json!({"title": "other"})),
         "call card",
         "other arguments"
     );
@@ -596,10 +512,7 @@ fn an_immediate_identical_retry_of_an_approved_idempotent_call_runs() {
     approved(&mut h);
     h.now_ms += 2 * 60 * 1000 + 1;
     assert_eq!(
-        {
-            let step = h.call("c", 1, "add_note", json!({"title": "x"}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "add_note", json!({"title": "x"})),
         "call card",
         "after two minutes"
     );
@@ -608,10 +521,7 @@ fn an_immediate_identical_retry_of_an_approved_idempotent_call_runs() {
     approved(&mut h);
     h.call("c", 1, "list_notes", json!({}));
     assert_eq!(
-        {
-            let step = h.call("c", 1, "add_note", json!({"title": "x"}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "add_note", json!({"title": "x"})),
         "call card",
         "not the very next call"
     );
@@ -658,24 +568,15 @@ fn arguments_are_checked_before_any_card() {
 fn unknown_tabs_tools_and_skills_get_clear_errors() {
     let mut h = Harness::new();
     assert_eq!(
-        {
-            let step = h.call("c", 9, "list_notes", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 9, "list_notes", json!({})),
         "error: there is no tab 9"
     );
     assert_eq!(
-        {
-            let step = h.call("c", 1, "nope", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "nope", json!({})),
         "error: tab 1 publishes no tool named \"nope\""
     );
     assert_eq!(
-        {
-            let step = h.call("c", 1, "house_style", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("c", 1, "house_style", json!({})),
         "error: house_style is a skill: skills are read, never called"
     );
 }
@@ -699,10 +600,7 @@ fn a_read_only_chat_sees_and_calls_only_read_only_tools() {
         .collect();
     assert_eq!(names, ["list_notes"]);
     assert_eq!(
-        {
-            let step = h.call("ro", 2, "add_note", json!({"title": "x"}));
-            outcome(&h, &step)
-        },
+        h.call_said("ro", 2, "add_note", json!({"title": "x"})),
         "refused: add_note on notes.localhost:8000 is Mutating, and this chat was opened Read only"
     );
 }
@@ -712,18 +610,9 @@ fn two_chats_keep_their_own_answers() {
     let mut h = Harness::new();
     with_site_answer(&mut h, "a", SiteAnswer::AllowAll);
     with_site_answer(&mut h, "b", SiteAnswer::DenyForChat);
+    assert_eq!(h.call_said("a", 1, "delete_note", json!({})), "run");
     assert_eq!(
-        {
-            let step = h.call("a", 1, "delete_note", json!({}));
-            outcome(&h, &step)
-        },
-        "run"
-    );
-    assert_eq!(
-        {
-            let step = h.call("b", 1, "list_notes", json!({}));
-            outcome(&h, &step)
-        },
+        h.call_said("b", 1, "list_notes", json!({})),
         "refused: list_notes on notes.example is denied in this chat"
     );
 }
@@ -737,10 +626,7 @@ fn a_listing_asks_the_site_question_and_allow_once_lists_once() {
     );
     assert_eq!(outcome(&h, &step), "site card");
     assert_eq!(
-        {
-            let step = h.answer(card_id(&step), Answer::Site(SiteAnswer::AllowOnce));
-            outcome(&h, &step)
-        },
+        h.answer_said(card_id(&step), Answer::Site(SiteAnswer::AllowOnce)),
         "listed"
     );
     let again = h.send(

@@ -7,18 +7,9 @@
 // arrows open their menus (Up/Down move in a menu), Esc closes an open menu,
 // and with no menu open Esc closes the card, which counts as closing it.
 
-const $ = (id) => document.getElementById(id);
-const cardId = Number(new URLSearchParams(location.search).get('card'));
+import { $, el } from './dom.js';
 
-function el(tag, props = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === 'text') node.textContent = value;
-    else node.setAttribute(key, value);
-  }
-  node.append(...children);
-  return node;
-}
+const cardId = Number(new URLSearchParams(location.search).get('card'));
 
 let answering = false;
 async function send(answer, label) {

@@ -12,7 +12,7 @@
 // Everything a page declared (names, titles, descriptions, schemas, results)
 // is rendered with textContent, never as HTML.
 
-const $ = (id) => document.getElementById(id);
+import { $, badge, el, siteLabel as host } from './dom.js';
 
 const WAITING = 'Waiting for your answer on the Toolgate card…';
 // Consecutive sends that may find no worker before the console gives up.
@@ -25,33 +25,7 @@ const WORKER_GONE = /message port closed|message channel closed|Receiving end do
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
-function el(tag, props = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === 'text') node.textContent = value;
-    else if (key === 'class') node.className = value;
-    else node.setAttribute(key, value === true ? '' : value);
-  }
-  node.append(...children);
-  return node;
-}
 
-function badge(text) {
-  const kind = ['Read only', 'Mutating', 'Consequential', 'Skill'].includes(text)
-    ? text.toLowerCase().replace(' ', '-')
-    : 'extra';
-  return el('span', { class: `badge ${kind}`, text });
-}
-
-// The site as people read it ("notes.localhost:8000").
-function host(site) {
-  try {
-    return new URL(site).host || site;
-  } catch {
-    return String(site ?? '');
-  }
-}
 
 function say(text) {
   $('status').textContent = text;

@@ -1,34 +1,7 @@
 // The tools palette: every tool and skill of the current tab, grouped by site.
 // Everything a page declared is rendered with textContent, never as HTML.
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, props = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === 'text') node.textContent = value;
-    else if (key === 'class') node.className = value;
-    else node.setAttribute(key, value);
-  }
-  node.append(...children);
-  return node;
-}
-
-function badge(text) {
-  const kind = ['Read only', 'Mutating', 'Consequential', 'Skill'].includes(text)
-    ? text.toLowerCase().replace(' ', '-')
-    : 'extra';
-  return el('span', { class: `badge ${kind}`, text });
-}
-
-// The site's host as people read it ("notes.localhost:8000"); opaque origins as they are.
-function siteLabel(site) {
-  try {
-    return new URL(site).host || site;
-  } catch {
-    return site;
-  }
-}
+import { $, badge, el, siteLabel } from './dom.js';
 
 function prettySchema(text) {
   try {

@@ -1,0 +1,35 @@
+// What Toolgate's pages share for building the DOM. Page-provided text only
+// ever goes in through `text` (textContent), never as HTML.
+
+export const $ = (id) => document.getElementById(id);
+
+// An element with attributes (`text` sets its text, `class` its class names;
+// null, undefined and false leave an attribute out) and children.
+export function el(tag, props = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'text') node.textContent = value;
+    else if (key === 'class') node.className = value;
+    else node.setAttribute(key, value === true ? '' : value);
+  }
+  node.append(...children);
+  return node;
+}
+
+// A class badge ("Read only", "Mutating", "Consequential", "Skill") or another badge.
+export function badge(text) {
+  const kind = ['Read only', 'Mutating', 'Consequential', 'Skill'].includes(text)
+    ? text.toLowerCase().replace(' ', '-')
+    : 'extra';
+  return el('span', { class: `badge ${kind}`, text });
+}
+
+// The site as people read it ("notes.localhost:8000"); opaque origins as they are.
+export function siteLabel(site) {
+  try {
+    return new URL(site).host || site;
+  } catch {
+    return String(site ?? '');
+  }
+}
