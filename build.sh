@@ -4,7 +4,9 @@
 #
 #   ./build.sh            build the extension (the repository root loads unpacked)
 #   ./build.sh example    build, then run Toolgate on the bundled Notes example
-#   ./build.sh test       build, then run every test (core and end-to-end)
+#   ./build.sh test       build, then run every test (core and end-to-end), and the
+#                         benchmarks once each in smoke mode (timing nothing)
+#   ./build.sh bench      build, then run the benchmarks (add --json for machine-readable output)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -107,9 +109,21 @@ case "${1:-build}" in
     cargo test
     log "end-to-end tests in headless Chromium"
     node --test --test-concurrency=1 tests/e2e/
+    if [ -f benches/browser.mjs ]; then
+      log "benchmarks, smoke mode (each figure once; no timing is judged)"
+      node benches/browser.mjs --smoke
+    fi
+    ;;
+  bench)
+    build
+    ensure_chromium
+    log "core microbenchmarks"
+    cargo bench --bench core
+    log "browser benchmarks in headless Chromium"
+    node benches/browser.mjs "${@:2}"
     ;;
   *)
-    echo "usage: $0 [build|example|test]" >&2
+    echo "usage: $0 [build|example|test|bench]" >&2
     exit 2
     ;;
 esac
