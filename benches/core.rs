@@ -1,0 +1,363 @@
+//! Native microbenchmarks of the core (issue 4), with criterion:
+//!
+//! - `classify/10000 declarations`: `Declaration::from_raw` + `classify` over
+//!   a realistic mix of paths, hint combinations, schemas, skills, unreadable
+//!   and refused snapshots;
+//! - `registry/register 1000 tools`: one page event registering 1,000 tools,
+//!   applied to an empty `Registry` (the effects, with the tab's stored
+//!   record, included);
+//! - `registry/load 100 tabs x 50 tools`: `Registry::load` of stored records,
+//!   as the service worker does on every start;
+//! - `decide/call among 500 always-allowed tools`: `Session::request` for
+//!   `browser_call_webmcp_tool` on a tab publishing 500 tools, in a chat that
+//!   answered "Always allow" for each of them.
+//!
+//! The issue also asks for "a decision with 500 tools set apart": that figure
+//! is about site rules (seed 002), which are not built yet. The closest
+//! decision the core makes today is the one benched here — a call decided
+//! against 500 per-tool grants in the chat — and it is where site rules will
+//! be decided too, so it is the baseline they will be compared with.
+//!
+//! Run with `cargo bench --bench core` (or `./build.sh bench`). Under
+//! `cargo test` each benchmark runs once, untimed, so they keep working.
+//! Inputs are built outside the timed routine (`iter_batched`), and what a
+//! routine returns is dropped outside it too.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use serde_json::{json, Value};
+
+use std::hint::black_box;
+use std::time::Duration;
+use toolgate::agent::{Session, Step, TabInfo, World, CALL_TOOL};
+use toolgate::answers::{CallAnswer, SiteAnswer};
+use toolgate::classify::classify;
+use toolgate::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
+use toolgate::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
+use std::collections::BTreeMap;
+
+/// A small deterministic generator (xorshift64*): the same inputs every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// True with probability `percent` / 100.
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// Registration paths, weighted roughly as pages use them: mostly the draft's
+/// object form, then the legacy API, forms and the rest.
+const PATHS: [Path; 12] = [
+    Path::DocumentObject,
+    Path::DocumentObject,
+    Path::DocumentObject,
+    Path::DocumentObject,
+    Path::DocumentObject,
+    Path::NavigatorObject,
+    Path::NavigatorObject,
+    Path::Declarative,
+    Path::DocumentPositional,
+    Path::NavigatorPositional,
+    Path::ProvideContext,
+    Path::Unknown,
+];
+
+const CLASS_HINTS: [&str; 5] = [
+    "readOnlyHint",
+    "consequentialHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+
+const SCHEMAS: [&str; 4] = [
+    r#"{"type":"object","properties":{}}"#,
+    r#"{"type":"object","properties":{"id":{"type":"integer","minimum":1}},"required":["id"],"additionalProperties":false}"#,
+    r#"{"type":"object","properties":{"query":{"type":"string","description":"What to look for","maxLength":200},"limit":{"type":"integer","minimum":1,"maximum":100},"tags":{"type":"array","items":{"type":"string"}}},"required":["query"]}"#,
+    r#"{"type":"object","properties":{"title":{"type":"string"},"body":{"type":"string"},"priority":{"enum":["low","normal","high"]},"due":{"type":"string","format":"date-time"}},"required":["title","body"],"additionalProperties":false}"#,
+];
+
+/// One snapshot as a page's registration produces it. Besides the usual
+/// tools: ~5% skills, ~10% without `annotations`, ~2% with a hint that is not
+/// a boolean, ~2% with hints beside `annotations`, ~1% the shim could not
+/// read, ~1% with a schema that is not JSON, ~1% refused (a bad name).
+fn raw_declaration(rng: &mut Rng, i: usize) -> RawDeclaration {
+    let name = if rng.chance(1) {
+        format!("tool {i}") // not a valid name: refused
+    } else {
+        format!("tool_{i}")
+    };
+    if rng.chance(5) {
+        return RawDeclaration {
+            kind: Some(Kind::Skill),
+            path: Some(Path::DocumentObject),
+            name: Some(name),
+            description: Some("How this site's tools are best used".into()),
+            instructions: Some("Search before you add; never delete without asking.".into()),
+            ..RawDeclaration::default()
+        };
+    }
+    let annotations = (!rng.chance(10)).then(|| {
+        let mut hints = BTreeMap::new();
+        for key in CLASS_HINTS {
+            match rng.next() % 3 {
+                0 => {}
+                1 => {
+                    hints.insert(key.to_owned(), RawHint::Bool(true));
+                }
+                _ => {
+                    hints.insert(key.to_owned(), RawHint::Bool(false));
+                }
+            }
+        }
+        if rng.chance(2) {
+            hints.insert(
+                rng.pick(&CLASS_HINTS).to_owned(),
+                RawHint::Other("the string \"false\"".into()),
+            );
+        }
+        if rng.chance(10) {
+            hints.insert("untrustedContentHint".into(), RawHint::Bool(true));
+        }
+        if rng.chance(5) {
+            hints.insert("title".into(), RawHint::Other("a string".into()));
+        }
+        hints
+    });
+    let stray_hints = if rng.chance(2) {
+        vec![rng.pick(&CLASS_HINTS).to_owned()]
+    } else {
+        Vec::new()
+    };
+    let input_schema = if rng.chance(1) {
+        Some("{not json".to_owned())
+    } else if rng.chance(75) {
+        Some(rng.pick(&SCHEMAS).to_owned())
+    } else {
+        None
+    };
+    RawDeclaration {
+        kind: Some(Kind::Tool),
+        path: Some(rng.pick(&PATHS)),
+        title: rng.chance(50).then(|| format!("Tool number {i}")),
+        description: Some(format!(
+            "Does thing {i} on this site; returns what changed, as JSON."
+        )),
+        input_schema,
+        annotations,
+        stray_hints,
+        unreadable: rng.chance(1).then(|| "annotations is a Proxy".to_owned()),
+        name: Some(name),
+        ..RawDeclaration::default()
+    }
+}
+
+fn raw_declarations(seed: u64, count: usize) -> Vec<RawDeclaration> {
+    let mut rng = Rng(seed);
+    (0..count).map(|i| raw_declaration(&mut rng, i)).collect()
+}
+
+fn bench_classify(c: &mut Criterion) {
+    const COUNT: usize = 10_000;
+    let raws = raw_declarations(0x5eed_0001, COUNT);
+    let mut group = c.benchmark_group("classify");
+    group.throughput(Throughput::Elements(COUNT as u64));
+    group.sample_size(30);
+    group.measurement_time(Duration::from_secs(8));
+    group.bench_function("10000 declarations", |b| {
+        b.iter_batched(
+            || raws.clone(),
+            |raws| {
+                let mut verdicts = Vec::with_capacity(raws.len());
+                for raw in raws {
+                    if let Ok(decl) = Declaration::from_raw(raw) {
+                        let verdict = classify(&decl);
+                        verdicts.push((decl, verdict));
+                    }
+                }
+                verdicts
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+fn frame_ref(tab_id: i64, frame_id: i64, origin: &str) -> FrameRef {
+    FrameRef {
+        tab_id,
+        frame_id,
+        document_id: format!("doc-{tab_id}-{frame_id}"),
+        origin: origin.to_owned(),
+    }
+}
+
+fn bench_registry(c: &mut Criterion) {
+    let mut group = c.benchmark_group("registry");
+    group.sample_size(30);
+    group.measurement_time(Duration::from_secs(8));
+
+    const TOOLS: usize = 1_000;
+    let event = Event::Page {
+        from: frame_ref(1, 0, "https://shop.example"),
+        ops: raw_declarations(0x5eed_0002, TOOLS)
+            .into_iter()
+            .map(|decl| Op::Register {
+                decl: Box::new(decl),
+            })
+            .collect(),
+    };
+    group.throughput(Throughput::Elements(TOOLS as u64));
+    group.bench_function("register 1000 tools", |b| {
+        b.iter_batched(
+            || (Registry::new(), event.clone()),
+            |(mut registry, event)| {
+                let applied = registry.apply(event);
+                (registry, applied)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+
+    // 100 tabs of 50 tools each: 40 in the top frame, 10 in an iframe of
+    // another site.
+    const TABS: usize = 100;
+    const PER_TAB: usize = 50;
+    let mut raws = raw_declarations(0x5eed_0003, TABS * PER_TAB).into_iter();
+    let records: Vec<TabRecord> = (0..TABS as i64)
+        .map(|tab_id| {
+            let mut frame = |frame_id: i64, origin: String, count: usize| StoredFrame {
+                frame_id,
+                document_id: format!("doc-{tab_id}-{frame_id}"),
+                origin,
+                tools: raws
+                    .by_ref()
+                    .take(count)
+                    .map(|decl| StoredTool {
+                        decl,
+                        provided: false,
+                    })
+                    .collect(),
+            };
+            TabRecord {
+                tab_id,
+                frames: vec![
+                    frame(0, format!("https://site{tab_id}.example"), 40),
+                    frame(7, "https://widgets.example".to_owned(), 10),
+                ],
+            }
+        })
+        .collect();
+    group.throughput(Throughput::Elements((TABS * PER_TAB) as u64));
+    group.bench_function("load 100 tabs x 50 tools", |b| {
+        b.iter_batched(|| records.clone(), Registry::load, BatchSize::PerIteration)
+    });
+    group.finish();
+}
+
+fn bench_decide(c: &mut Criterion) {
+    const SITE: &str = "https://shop.example";
+    const CHAT: &str = "chat-1";
+    const TOOLS: usize = 500;
+
+    // One tab publishing 500 tools: Mutating and Consequential ones, each
+    // with a schema, so every one is above the chat's read-only width.
+    let ops: Vec<Value> = (0..TOOLS)
+        .map(|i| {
+            let hints = match i % 3 {
+                0 => json!({"consequentialHint": false, "readOnlyHint": false, "openWorldHint": false}),
+                1 => json!({"consequentialHint": true}),
+                _ => json!({"destructiveHint": true, "idempotentHint": true}),
+            };
+            json!({"op": "register", "decl": {
+                "path": "document_object", "name": format!("tool_{i}"),
+                "title": format!("Tool {i}"), "description": format!("Does thing {i}"),
+                "input_schema": SCHEMAS[1 + i % 3], "annotations": hints}})
+        })
+        .collect();
+    let mut registry = Registry::new();
+    registry.apply(Event::Page {
+        from: frame_ref(1, 0, SITE),
+        ops: serde_json::from_value(Value::Array(ops)).expect("ops parse"),
+    });
+    let tabs = vec![TabInfo {
+        id: 1,
+        title: "Shop".into(),
+        url: format!("{SITE}/"),
+    }];
+    let world = World {
+        registry: &registry,
+        tabs: &tabs,
+        now_ms: 1_000_000,
+    };
+
+    // The chat allowed read-only tools on the site, then "Always allow" on
+    // each of the 500 tools.
+    let mut session = Session::default();
+    session.open_chat(CHAT, "Chat 1", false);
+    session
+        .answers
+        .answer_site(CHAT, SITE, SiteAnswer::AllowReadOnly);
+    let frame = registry.frames(1).next().expect("the tab's frame");
+    for tool in &frame.tools {
+        let facts = tool.facts(SITE).expect("a tool, not a skill");
+        session.answers.answer_call(
+            CHAT,
+            &facts,
+            "{}",
+            CallAnswer::AlwaysAllowTool,
+            world.now_ms,
+        );
+    }
+    assert_eq!(session.answers.chats[CHAT].sites[SITE].always.len(), TOOLS);
+
+    // The last tool registered (Consequential), with arguments its schema
+    // checks: decided by its "Always allow" grant.
+    let request = json!({"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {
+        "name": CALL_TOOL,
+        "arguments": {"tabId": 1, "name": "tool_499",
+                      "arguments": {"query": "blue shoes", "limit": 10, "tags": ["sale"]}}}});
+    match session.clone().request(CHAT, &request, &world) {
+        Step::Run { run } => assert_eq!(run.name, "tool_499"),
+        other => panic!("the call should run by its grant, not {other:?}"),
+    }
+
+    let mut group = c.benchmark_group("decide");
+    group.bench_function("call among 500 always-allowed tools", |b| {
+        b.iter_batched(
+            || session.clone(),
+            |mut session| {
+                let step = session.request(CHAT, black_box(&request), &world);
+                (session, step)
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+fn config() -> Criterion {
+    // No plots: nothing to render, and no gnuplot needed.
+    Criterion::default()
+        .without_plots()
+        .warm_up_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_secs(5))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bench_classify, bench_registry, bench_decide
+}
+criterion_main!(benches);
