@@ -26,6 +26,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::{json, Value};
 
+use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Duration;
 use toolgate::agent::{Session, Step, TabInfo, World, CALL_TOOL};
@@ -33,7 +34,6 @@ use toolgate::answers::{CallAnswer, SiteAnswer};
 use toolgate::classify::classify;
 use toolgate::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
 use toolgate::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
-use std::collections::BTreeMap;
 
 /// A small deterministic generator (xorshift64*): the same inputs every run.
 struct Rng(u64);
