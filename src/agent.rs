@@ -864,8 +864,9 @@ impl Session {
     }
 
     /// The agent collected its reply directly: no need to keep it.
-    pub fn collected(&mut self, chat: &str, id: &Value) {
-        self.done.remove(&request_key(chat, id));
+    /// Returns whether a kept reply was dropped (the session changed).
+    pub fn collected(&mut self, chat: &str, id: &Value) -> bool {
+        self.done.remove(&request_key(chat, id)).is_some()
     }
 }
 

@@ -194,11 +194,11 @@ impl Core {
         }
     }
 
-    /// An agent took its reply directly: it need not be kept.
-    pub fn collected(&mut self, chat: &str, request_id: JsValue) -> Result<(), JsError> {
+    /// An agent took its reply directly: it need not be kept. Returns
+    /// whether the session changed (and must be stored again).
+    pub fn collected(&mut self, chat: &str, request_id: JsValue) -> Result<bool, JsError> {
         let id: serde_json::Value = from_js(request_id, "request id")?;
-        self.session.collected(chat, &id);
-        Ok(())
+        Ok(self.session.collected(chat, &id))
     }
 
     #[wasm_bindgen(js_name = "openChat")]

@@ -82,12 +82,16 @@ chrome.runtime.onMessage.addListener((message, sender, respond) => {
   return true;
 });
 
+function storeSession(core) {
+  return chrome.storage.session.set({ [SESSION_KEY]: core.sessionRecord() });
+}
+
 // Runs `change(core)` in turn, then persists the agent session it changed.
 function changeSession(change) {
   return serially(async () => {
     const core = await ready;
     const result = change(core);
-    await chrome.storage.session.set({ [SESSION_KEY]: core.sessionRecord() });
+    await storeSession(core);
     return result;
   });
 }
@@ -131,10 +135,16 @@ async function fromUi(message) {
 const waiters = new Map();
 const keyOf = (chat, id) => `${chat}\u0000${JSON.stringify(id)}`;
 
-async function settings() {
-  const { [SETTINGS_KEY]: stored } = await chrome.storage.local.get(SETTINGS_KEY);
-  return { ...DEFAULT_SETTINGS, ...stored };
+// The settings, read once per worker start and again when they change.
+let settingsRead = null;
+function settings() {
+  settingsRead ??= chrome.storage.local.get(SETTINGS_KEY)
+    .then(({ [SETTINGS_KEY]: stored }) => ({ ...DEFAULT_SETTINGS, ...stored }));
+  return settingsRead;
 }
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && SETTINGS_KEY in changes) settingsRead = null;
+});
 
 // The open tabs as the core needs them (cards name the tab's title and URL).
 async function tabsInfo() {
@@ -178,7 +188,11 @@ function deliver(chat, id, reply) {
   if (!waiting) return undefined; // Kept in the session until the agent asks again.
   waiters.delete(key);
   for (const resolve of waiting) resolve(reply);
-  return changeSession((core) => core.collected(chat, id));
+  // Most replies were never kept (no card, no stop): then nothing to store.
+  return serially(async () => {
+    const core = await ready;
+    if (core.collected(chat, id)) await storeSession(core);
+  });
 }
 
 async function openCard(cardId) {
@@ -312,5 +326,9 @@ self.toolgate = {
   errors,
   ready: () => ready.then(() => true),
   // Settings: {callTimeoutMs, resultCapBytes}.
-  configure: (changes) => settings().then((now) => chrome.storage.local.set({ [SETTINGS_KEY]: { ...now, ...changes } })),
+  configure: async (changes) => {
+    const now = await settings();
+    await chrome.storage.local.set({ [SETTINGS_KEY]: { ...now, ...changes } });
+    settingsRead = null;
+  },
 };
