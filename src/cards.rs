@@ -53,37 +53,41 @@ fn choice(label: impl Into<String>, answer: Answer) -> Choice {
     }
 }
 
-/// The answers a card offers. Localhost offers no site-wide refusal (SPEC §4).
+/// The answers a card offers: all of its kind's, except that localhost is
+/// offered no site-wide refusal (SPEC §4).
 pub fn offered(kind: CardKind, site: &str) -> Vec<Answer> {
+    let (all, site_wide) = match kind {
+        CardKind::Site => (
+            [
+                SiteAnswer::AllowOnce,
+                SiteAnswer::AllowReadOnly,
+                SiteAnswer::AllowNonConsequential,
+                SiteAnswer::AllowAll,
+                SiteAnswer::DenyOnce,
+                SiteAnswer::DenyForChat,
+            ]
+            .map(Answer::Site)
+            .to_vec(),
+            Answer::Site(SiteAnswer::DenyForChat),
+        ),
+        CardKind::Call => (
+            [
+                CallAnswer::AllowOnce,
+                CallAnswer::AlwaysAllowTool,
+                CallAnswer::AllowClass,
+                CallAnswer::DenyOnce,
+                CallAnswer::NeverAllowTool,
+                CallAnswer::DenyAllSite,
+            ]
+            .map(Answer::Call)
+            .to_vec(),
+            Answer::Call(CallAnswer::DenyAllSite),
+        ),
+    };
     let local = is_localhost(site);
-    match kind {
-        CardKind::Site => {
-            let mut answers = vec![
-                Answer::Site(SiteAnswer::AllowOnce),
-                Answer::Site(SiteAnswer::AllowReadOnly),
-                Answer::Site(SiteAnswer::AllowNonConsequential),
-                Answer::Site(SiteAnswer::AllowAll),
-                Answer::Site(SiteAnswer::DenyOnce),
-            ];
-            if !local {
-                answers.push(Answer::Site(SiteAnswer::DenyForChat));
-            }
-            answers
-        }
-        CardKind::Call => {
-            let mut answers = vec![
-                Answer::Call(CallAnswer::AllowOnce),
-                Answer::Call(CallAnswer::AlwaysAllowTool),
-                Answer::Call(CallAnswer::AllowClass),
-                Answer::Call(CallAnswer::DenyOnce),
-                Answer::Call(CallAnswer::NeverAllowTool),
-            ];
-            if !local {
-                answers.push(Answer::Call(CallAnswer::DenyAllSite));
-            }
-            answers
-        }
-    }
+    all.into_iter()
+        .filter(|a| !(local && *a == site_wide))
+        .collect()
 }
 
 /// An argument's value as the card shows it: strings as they are, anything else as JSON.

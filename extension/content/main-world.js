@@ -63,7 +63,6 @@
   const regexTest = uncurry(RegExp.prototype.test);
   const querySelectorAll = uncurry(Document.prototype.querySelectorAll);
   const getAttribute = uncurry(Element.prototype.getAttribute);
-  const hasAttribute = uncurry(Element.prototype.hasAttribute);
   const win = window;
   const doc = document;
   const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
