@@ -7,6 +7,7 @@
 //   node benches/browser.mjs --smoke   every figure once or a handful of times (CI: times
 //                                      nothing; fails only if something errors, or calls
 //                                      are lost or duplicated)
+//   node benches/browser.mjs --only 1,4   only these figures (with any of the above)
 //
 // Headless Chromium with the real unpacked extension (tests/support/browser.mjs);
 // pages from benches/pages/ on *.localhost. Progress goes to stderr; the table
@@ -27,6 +28,9 @@ import { serve } from '../tests/support/server.mjs';
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
 const JSON_OUT = argv.includes('--json');
+// `--only 1,4`: the figures to measure (all when absent).
+const ONLY = argv.includes('--only') ? new Set(String(argv[argv.indexOf('--only') + 1] ?? '').split(',')) : null;
+const wanted = (id) => ONLY === null || ONLY.has(id);
 
 // How many runs each figure takes.
 const RUNS = SMOKE
@@ -751,15 +755,17 @@ async function main() {
   let browser = null;
   let chromium = '';
   try {
-    wasmSize();
+    if (wanted('6')) wasmSize();
     log('launching Chromium with Toolgate');
     browser = await launch();
     chromium = browser.context.browser().version();
     const sw = await browser.worker();
-    try {
-      await pageLoad(server, browser);
-    } catch (error) {
-      failures.push(`1 page load failed: ${error?.stack ?? error}`);
+    if (wanted('1')) {
+      try {
+        await pageLoad(server, browser);
+      } catch (error) {
+        failures.push(`1 page load failed: ${error?.stack ?? error}`);
+      }
     }
 
     // One tab with the agent tools, for the clock check and figures 4, 5 and 8.
@@ -770,6 +776,7 @@ async function main() {
 
     // A figure that fails is reported, and the others still run.
     const step = async (what, body) => {
+      if (!wanted(what.split(' ')[0])) return;
       log(what);
       try {
         await body();

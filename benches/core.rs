@@ -298,7 +298,7 @@ fn bench_decide(c: &mut Criterion) {
     }];
     let world = World {
         registry: &registry,
-        tabs: &tabs,
+        tabs: Some(&tabs),
         now_ms: 1_000_000,
     };
 

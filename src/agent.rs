@@ -8,6 +8,7 @@
 //! answered after the service worker restarted still lets its call run.
 
 use crate::answers::{site_host, Answers, CallAnswer, Decision, SiteAnswer, ToolFacts};
+use crate::classify::Class;
 use crate::declaration::Kind;
 use crate::registry::{FrameId, Registry, Source, TabId, Tool};
 use serde::{Deserialize, Serialize};
@@ -34,13 +35,16 @@ pub struct TabInfo {
 /// What the shell knows of the browser when a request or answer comes.
 pub struct World<'a> {
     pub registry: &'a Registry,
-    pub tabs: &'a [TabInfo],
+    /// The open tabs, or `None` when the shell did not look them up: most
+    /// requests never need them (asking the browser costs a round trip on
+    /// every call), and those that do return `Step::NeedTabs`.
+    pub tabs: Option<&'a [TabInfo]>,
     pub now_ms: u64,
 }
 
 impl World<'_> {
     pub fn tab(&self, id: TabId) -> Option<&TabInfo> {
-        self.tabs.iter().find(|t| t.id == id)
+        self.tabs.unwrap_or_default().iter().find(|t| t.id == id)
     }
 }
 
@@ -54,6 +58,11 @@ pub struct Run {
     pub source: Source,
     pub name: String,
     pub arguments: Value,
+    /// Running it twice is harmless: it is a Read-only tool. The shell stores
+    /// the session, which records the call as running, before it starts a
+    /// call that is not, so that a worker stopped mid-call never runs it
+    /// again for a re-sent request; a repeatable call need not wait for that.
+    pub repeatable: bool,
 }
 
 /// What the shell must do next.
@@ -70,6 +79,9 @@ pub enum Step {
     Wait { card_id: u64 },
     /// The request's call is already running; its reply will come when it ends.
     Attach { call_id: u64 },
+    /// The request needs the open tabs (a tab's title, or whether a tab
+    /// exists): send it again with them. Nothing changed.
+    NeedTabs,
 }
 
 /// What a pending request is: a listing or a call.
@@ -136,12 +148,28 @@ pub struct Session {
     /// Calls running in a page, by call id: (chat, request id, what let it run).
     #[serde(default)]
     pub running: BTreeMap<u64, (String, Value, String)>,
+    /// Calls to Read-only tools running in this worker, the same way. They
+    /// are never stored: running one again after a stop is harmless, and a
+    /// call its agent took the reply of directly then costs no write at all.
+    #[serde(skip)]
+    pub repeatable: BTreeMap<u64, (String, Value, String)>,
     /// Replies not yet collected by an agent that lost its wait, by request key.
     #[serde(default)]
     pub done: BTreeMap<String, Value>,
     #[serde(default)]
     pub next_id: u64,
+    /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that
+    /// they leave the stored record unchanged.
+    #[serde(skip)]
+    pub next_repeatable: u64,
+    /// The last record `record` returned.
+    #[serde(skip)]
+    recorded: Option<String>,
 }
+
+/// Where ids of repeatable calls start: above every stored id, and exact as a
+/// JS number.
+const REPEATABLE_IDS: u64 = 1 << 52;
 
 fn request_key(chat: &str, id: &Value) -> String {
     format!("{chat}\u{0}{id}")
@@ -294,6 +322,21 @@ impl Session {
         self.next_id
     }
 
+    /// The session as it must be stored, as JSON text; `None` when nothing
+    /// that must outlive the worker changed since the last record returned.
+    ///
+    /// # Errors
+    /// When the session cannot be written as JSON (it always can: its maps
+    /// are keyed by strings and integers).
+    pub fn record(&mut self) -> Result<Option<String>, String> {
+        let text = serde_json::to_string(&*self).map_err(|e| e.to_string())?;
+        if self.recorded.as_deref() == Some(text.as_str()) {
+            return Ok(None);
+        }
+        self.recorded = Some(text.clone());
+        Ok(Some(text))
+    }
+
     /// The service worker started again, with this session from storage: the
     /// calls it was running died with the old worker, so their results are
     /// lost. Each gets its reply now, kept for the agent to collect by sending
@@ -332,6 +375,7 @@ impl Session {
         if let Some((&call_id, _)) = self
             .running
             .iter()
+            .chain(&self.repeatable)
             .find(|(_, (c, r, _))| c == chat && *r == id)
         {
             // Still running in this worker (calls lost to a restart were
@@ -374,6 +418,7 @@ impl Session {
             reply: error_reply(id, -32602, &message),
         };
         match name {
+            LIST_TABS if world.tabs.is_none() => Step::NeedTabs,
             LIST_TABS => Step::Reply {
                 reply: self.list_tabs(id, world),
             },
@@ -416,6 +461,9 @@ impl Session {
 
     fn start_call(&mut self, chat: &str, id: &Value, p: CallParams, world: &World) -> Step {
         if world.registry.count(p.tab_id) == 0 {
+            if world.tabs.is_none() {
+                return Step::NeedTabs;
+            }
             let message = if world.tab(p.tab_id).is_some() {
                 format!("tab {} publishes no tools", p.tab_id)
             } else {
@@ -482,6 +530,9 @@ impl Session {
                     if !sites.contains(&frame.origin) {
                         sites.push(frame.origin.clone());
                     }
+                }
+                if sites.is_empty() && world.tabs.is_none() {
+                    return Step::NeedTabs;
                 }
                 if sites.is_empty() && world.tab(*tab_id).is_none() {
                     return Step::Reply {
@@ -560,9 +611,18 @@ impl Session {
                 };
                 match decision {
                     Decision::Run { why } => {
-                        let call_id = self.next();
-                        self.running
-                            .insert(call_id, (chat.to_owned(), id.clone(), why));
+                        let repeatable = facts.class == Class::ReadOnly;
+                        let running = (chat.to_owned(), id.clone(), why);
+                        let call_id = if repeatable {
+                            self.next_repeatable += 1;
+                            let call_id = REPEATABLE_IDS + self.next_repeatable;
+                            self.repeatable.insert(call_id, running);
+                            call_id
+                        } else {
+                            let call_id = self.next();
+                            self.running.insert(call_id, running);
+                            call_id
+                        };
                         Step::Run {
                             run: Run {
                                 call_id,
@@ -572,6 +632,7 @@ impl Session {
                                 source: *source,
                                 name: name.clone(),
                                 arguments: serde_json::from_str(arguments).unwrap_or(Value::Null),
+                                repeatable,
                             },
                         }
                     }
@@ -808,7 +869,10 @@ impl Session {
         outcome: Result<Value, String>,
         cap: usize,
     ) -> Option<(String, Value, Value)> {
-        let (chat, id, why) = self.running.remove(&call_id)?;
+        let (chat, id, why) = self
+            .running
+            .remove(&call_id)
+            .or_else(|| self.repeatable.remove(&call_id))?;
         let decision = Decision::Run { why };
         let reply = match outcome {
             Err(reason) => tool_result(&id, reason, true, &decision),

@@ -73,14 +73,16 @@ impl Core {
         })
     }
 
-    /// The agent session as it must be stored after any change: JSON text,
-    /// since its maps are keyed by numbers, which JS objects cannot be.
+    /// The agent session as it must be stored, or `undefined` when what
+    /// must be stored did not change: JSON text, since its maps are keyed by
+    /// numbers, which JS objects cannot be.
     #[wasm_bindgen(js_name = "sessionRecord")]
-    pub fn session_record(&self) -> Result<String, JsError> {
-        serde_json::to_string(&self.session).map_err(|e| JsError::new(&e.to_string()))
+    pub fn session_record(&mut self) -> Result<Option<String>, JsError> {
+        self.session.record().map_err(|e| JsError::new(&e))
     }
 
-    /// An agent's JSON-RPC request, as chat `chat`.
+    /// An agent's JSON-RPC request, as chat `chat`. `tabs` may be `null`:
+    /// the step is then `need_tabs` if the request needs them.
     pub fn agent(
         &mut self,
         chat: &str,
@@ -89,10 +91,10 @@ impl Core {
         now_ms: f64,
     ) -> Result<JsValue, JsError> {
         let request: serde_json::Value = from_js(request, "agent request")?;
-        let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
+        let tabs: Option<Vec<TabInfo>> = from_js(tabs, "tabs")?;
         let world = World {
             registry: &self.registry,
-            tabs: &tabs,
+            tabs: tabs.as_deref(),
             now_ms: now_ms as u64,
         };
         to_js(&self.session.request(chat, &request, &world))
@@ -138,7 +140,7 @@ impl Core {
         let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
         let world = World {
             registry: &self.registry,
-            tabs: &tabs,
+            tabs: Some(&tabs),
             now_ms: now_ms as u64,
         };
         let (step, pending) = self
@@ -163,7 +165,7 @@ impl Core {
         let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
         let world = World {
             registry: &self.registry,
-            tabs: &tabs,
+            tabs: Some(&tabs),
             now_ms: now_ms as u64,
         };
         match crate::cards::card(&self.session, card_id as u64, &world) {

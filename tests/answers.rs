@@ -72,7 +72,7 @@ impl Harness {
     fn world(&self) -> World<'_> {
         World {
             registry: &self.registry,
-            tabs: &self.tabs,
+            tabs: Some(&self.tabs),
             now_ms: self.now_ms,
         }
     }
@@ -83,7 +83,7 @@ impl Harness {
             json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params});
         let world = World {
             registry: &self.registry,
-            tabs: &self.tabs,
+            tabs: Some(&self.tabs),
             now_ms: self.now_ms,
         };
         self.session.request(chat, &request, &world)
@@ -97,7 +97,7 @@ impl Harness {
     fn resend(&mut self, chat: &str, request: &Value) -> Step {
         let world = World {
             registry: &self.registry,
-            tabs: &self.tabs,
+            tabs: Some(&self.tabs),
             now_ms: self.now_ms,
         };
         self.session.request(chat, request, &world)
@@ -118,7 +118,7 @@ impl Harness {
     fn answer(&mut self, card_id: u64, answer: Answer) -> Step {
         let world = World {
             registry: &self.registry,
-            tabs: &self.tabs,
+            tabs: Some(&self.tabs),
             now_ms: self.now_ms,
         };
         self.session
@@ -138,6 +138,7 @@ fn outcome(h: &Harness, step: &Step) -> String {
         },
         Step::Wait { .. } => "wait".into(),
         Step::Attach { .. } => "attach".into(),
+        Step::NeedTabs => "need tabs".into(),
         Step::Reply { reply } => {
             if let Some(error) = reply.get("error") {
                 format!("error: {}", error["message"].as_str().unwrap_or(""))
@@ -453,7 +454,7 @@ fn localhost_is_never_asked_the_site_question_nor_offered_site_wide_refusals() {
     );
     let world = World {
         registry: &h.registry,
-        tabs: &h.tabs,
+        tabs: Some(&h.tabs),
         now_ms: h.now_ms,
     };
     assert!(
@@ -565,6 +566,60 @@ fn arguments_are_checked_before_any_card() {
 }
 
 #[test]
+fn only_requests_that_name_tabs_need_the_open_tabs_and_asking_changes_nothing() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowReadOnly);
+    let without_tabs = |h: &mut Harness, params: Value| {
+        h.next_id += 1;
+        let request =
+            json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call", "params": params});
+        let world = World {
+            registry: &h.registry,
+            tabs: None,
+            now_ms: h.now_ms,
+        };
+        let before = serde_json::to_string(&h.session).expect("session");
+        let step = h.session.request("c", &request, &world);
+        let changed = serde_json::to_string(&h.session).expect("session") != before;
+        (outcome(h, &step), changed)
+    };
+    let call = |tab: i64| json!({"name": "browser_call_webmcp_tool", "arguments": {"tabId": tab, "name": "list_notes", "arguments": {}}});
+    // A call to a tool the tab publishes is decided without the tabs.
+    assert_eq!(without_tabs(&mut h, call(1)).0, "run");
+    // Naming a tab that publishes nothing, listing the tabs, or listing the
+    // tools of a tab with none needs them; nothing is recorded meanwhile.
+    assert_eq!(without_tabs(&mut h, call(9)), ("need tabs".into(), false));
+    assert_eq!(
+        without_tabs(
+            &mut h,
+            json!({"name": "browser_list_tabs", "arguments": {}})
+        ),
+        ("need tabs".into(), false)
+    );
+    assert_eq!(
+        without_tabs(
+            &mut h,
+            json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 9}})
+        ),
+        ("need tabs".into(), false)
+    );
+}
+
+#[test]
+fn only_read_only_calls_are_repeatable() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    let repeatable = |step: &Step| match step {
+        Step::Run { run } => run.repeatable,
+        other => panic!("expected a run, got {other:?}"),
+    };
+    let read = h.call("c", 1, "list_notes", json!({}));
+    assert!(repeatable(&read), "Read only");
+    let write = h.call("c", 1, "add_note", json!({"title": "x"}));
+    assert!(!repeatable(&write), "Mutating");
+}
+
+#[test]
 fn unknown_tabs_tools_and_skills_get_clear_errors() {
     let mut h = Harness::new();
     assert_eq!(
@@ -646,7 +701,7 @@ fn a_session_restored_mid_card_still_runs_the_call() {
     // The agent lost its wait and sends the same request again: it waits on the same card.
     let world = World {
         registry: &h.registry,
-        tabs: &h.tabs,
+        tabs: Some(&h.tabs),
         now_ms: h.now_ms,
     };
     let same = json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call",
@@ -665,7 +720,7 @@ fn a_session_restored_mid_card_still_runs_the_call() {
     assert_eq!(reply["result"]["content"][0]["text"], "3 notes");
     let world = World {
         registry: &h.registry,
-        tabs: &h.tabs,
+        tabs: Some(&h.tabs),
         now_ms: h.now_ms,
     };
     assert_eq!(
@@ -758,12 +813,14 @@ fn a_request_sent_again_while_its_call_runs_attaches_and_a_restart_settles_it() 
 
     // A worker that stopped mid-call: the restored session settles the lost
     // call, and the agent collects that reply once.
-    let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    let Step::Run { run } = h.call("c", 1, "add_note", json!({"title": "x"})) else {
         panic!("runs")
     };
+    assert!(!run.repeatable);
     let again = json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call",
-        "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 2, "name": "list_notes", "arguments": {}}}});
-    let stored = serde_json::to_string(&h.session).expect("serialises");
+        "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 1, "name": "add_note", "arguments": {"title": "x"}}}});
+    let stored = h.session.record().expect("serialises").expect("changed");
     h.session = serde_json::from_str(&stored).expect("parses");
     h.session.restarted();
     assert!(h.session.running.is_empty());
@@ -777,4 +834,51 @@ fn a_request_sent_again_while_its_call_runs_attaches_and_a_restart_settles_it() 
     assert_eq!(h.session.finish(run.call_id, Ok(json!("late")), 1024), None);
     // Collected: the same id again is a new request.
     assert!(matches!(h.resend("c", &again), Step::Run { .. }));
+}
+
+#[test]
+fn a_read_only_call_is_never_stored_and_runs_again_after_a_stop() {
+    let mut h = Harness::new();
+    assert!(
+        h.session.record().expect("serialises").is_some(),
+        "the first record is stored"
+    );
+    let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+        panic!("runs")
+    };
+    assert!(run.repeatable);
+    // The chat is new: that much is stored.
+    assert!(h.session.record().expect("serialises").is_some());
+    h.session.finish(run.call_id, Ok(json!("3 notes")), 1024);
+    assert!(h.session.record().expect("serialises").is_some(), "kept");
+    let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+        panic!("runs")
+    };
+    // Running, but nothing to store: a stop now loses nothing that matters.
+    assert_eq!(h.session.record(), Ok(None));
+    let (chat, id, _) = h
+        .session
+        .finish(run.call_id, Ok(json!("3 notes")), 1024)
+        .expect("running");
+    assert!(h.session.collected(&chat, &id), "kept until collected");
+    assert_eq!(h.session.record(), Ok(None), "taken directly: no write");
+
+    // Lost to a stop mid-call: the same request runs again.
+    assert!(matches!(
+        h.call("c", 2, "list_notes", json!({})),
+        Step::Run { .. }
+    ));
+    let again = json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call",
+        "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 2, "name": "list_notes", "arguments": {}}}});
+    let stored = serde_json::to_string(&h.session).expect("serialises");
+    h.session = serde_json::from_str(&stored).expect("parses");
+    h.session.restarted();
+    assert!(h.session.running.is_empty() && h.session.done.len() == 1);
+    let Step::Run { run: rerun } = h.resend("c", &again) else {
+        panic!("runs again")
+    };
+    assert!(h
+        .session
+        .finish(rerun.call_id, Ok(json!("3 notes")), 1024)
+        .is_some());
 }

@@ -82,16 +82,37 @@ chrome.runtime.onMessage.addListener((message, sender, respond) => {
   return true;
 });
 
-function storeSession(core) {
-  return chrome.storage.session.set({ [SESSION_KEY]: core.sessionRecord() });
+// The agent session is stored after every change, but its writes are
+// coalesced: a change marks it unsaved and one write follows in a moment
+// (after the reply that change produced went out), except before a tool runs:
+// `run` stores it first, so a call is recorded before it starts and a worker
+// stopped mid-call never runs it twice (a Read-only tool's call, which is
+// harmless to repeat, does not wait for that). Writes reach the browser in the order
+// they are issued, and a worker stopped after issuing one does not take it back.
+let sessionUnsaved = false;
+function storeSession() {
+  if (sessionUnsaved) return;
+  sessionUnsaved = true;
+  setTimeout(() => ready.then(saveSession), 0);
+}
+function saveSession(core) {
+  if (!sessionUnsaved) return;
+  sessionUnsaved = false;
+  // Undefined when nothing that must outlive the worker changed: a Read-only
+  // call whose agent took its reply leaves nothing to store. A write costs
+  // the browser's UI thread, which every message to a page goes through.
+  const record = core.sessionRecord();
+  if (record === undefined) return;
+  chrome.storage.session.set({ [SESSION_KEY]: record })
+    .catch((error) => errors.push(`storing the agent session: ${error?.stack ?? error}`));
 }
 
-// Runs `change(core)` in turn, then persists the agent session it changed.
+// Runs `change(core)` in turn, then stores the agent session it changed.
 function changeSession(change) {
   return serially(async () => {
     const core = await ready;
     const result = change(core);
-    await storeSession(core);
+    storeSession();
     return result;
   });
 }
@@ -154,8 +175,16 @@ async function tabsInfo() {
 
 async function agent(chatId, request) {
   if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
-  const tabs = await tabsInfo();
-  const step = await changeSession((core) => core.agent(chatId, request, tabs, Date.now()));
+  // Most requests are decided without the open tabs; looking them up costs
+  // a round trip, so only a request that needs them is asked again with them.
+  const decide = (tabs) => serially(async () => {
+    const core = await ready;
+    const next = core.agent(chatId, request, tabs, Date.now());
+    if (next.step !== 'need_tabs') storeSession();
+    return next;
+  });
+  let step = await decide(null);
+  if (step.step === 'need_tabs') step = await decide(await tabsInfo());
   const id = request?.id ?? null;
   const waiting = new Promise((resolve) => {
     const key = keyOf(chatId, id);
@@ -178,6 +207,7 @@ async function proceed(chat, id, step) {
     case 'ask': return openCard(step.card_id);
     case 'wait': return undefined; // Its card is open; the answer will come.
     case 'attach': return undefined; // Its call is running; the reply will come.
+    case 'need_tabs': throw new Error('the core asked for the open tabs twice');
     default: throw new Error(`unknown step ${step.step}`);
   }
 }
@@ -191,7 +221,7 @@ function deliver(chat, id, reply) {
   // Most replies were never kept (no card, no stop): then nothing to store.
   return serially(async () => {
     const core = await ready;
-    if (core.collected(chat, id)) await storeSession(core);
+    if (core.collected(chat, id)) storeSession();
   });
 }
 
@@ -219,12 +249,14 @@ async function answer(cardId, given) {
 // Runs a tool in the frame and document that registered it.
 async function run(spec) {
   const { callTimeoutMs, resultCapBytes } = await settings();
+  // A call is recorded before it starts, unless running it twice is harmless.
+  if (!spec.repeatable) saveSession(await ready);
   let outcome;
   try {
     const answer = await withTimeout(
       chrome.tabs.sendMessage(
         spec.tab_id,
-        { type: 'call', call_id: spec.call_id, source: spec.source, name: spec.name, arguments: spec.arguments },
+        { type: 'call', source: spec.source, name: spec.name, arguments: spec.arguments },
         { frameId: spec.frame_id, documentId: spec.document_id },
       ),
       callTimeoutMs,
@@ -234,7 +266,12 @@ async function run(spec) {
   } catch (error) {
     outcome = { error: callFailure(spec, error) };
   }
-  const finished = await changeSession((core) => core.finish(spec.call_id, outcome, resultCapBytes));
+  const finished = await changeSession((core) => {
+    const done = core.finish(spec.call_id, outcome, resultCapBytes);
+    // An agent waiting here takes the reply now: it need not be kept.
+    if (done && waiters.has(keyOf(done.chat, done.request_id))) core.collected(done.chat, done.request_id);
+    return done;
+  });
   if (finished) await deliver(finished.chat, finished.request_id, finished.reply);
 }
 

@@ -16,8 +16,12 @@
     window.dispatchEvent(new CustomEvent(TO_PAGE, { detail: JSON.stringify(message) }));
   }
 
-  // Calls the worker asked this frame to run: call id -> respond.
+  // Calls the worker asked this frame to run: this relay's own call id ->
+  // respond. Not the worker's id: a worker that stopped and started again
+  // counts some ids anew, and a late answer to the old worker's call must
+  // never answer the new worker's.
   const calls = new Map();
+  let lastCall = 0;
 
   window.addEventListener(TO_RELAY, (event) => {
     if (typeof event.detail !== 'string') return;
@@ -53,9 +57,10 @@
       respond({ type: 'pong' });
       return false;
     }
-    if (message?.type === 'call' && Number.isSafeInteger(message.call_id)) {
-      calls.set(message.call_id, respond);
-      toPage({ type: 'call', call_id: message.call_id, source: message.source, name: message.name, arguments: message.arguments });
+    if (message?.type === 'call') {
+      const callId = ++lastCall;
+      calls.set(callId, respond);
+      toPage({ type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments });
       return true; // The answer comes when the page's tool settles.
     }
     return false;

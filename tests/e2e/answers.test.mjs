@@ -58,7 +58,7 @@ function harness({ configure = null } = {}) {
   // tool is registered, with the page and its tab id.
   h.open = async (host = 'notes.test', path = '/') => {
     const page = await h.browser.newPage(h.server.url(host, `${path}?${++nextPage}`));
-    await h.browser.waitForPalette(page, (p) => entries(p).length === 10, 'the ten tools and skills of the page');
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 11, 'the eleven tools and skills of the page');
     return { page, tabId: await h.browser.tabId(page) };
   };
 
@@ -246,7 +246,7 @@ function readCard(card) {
 const PUBLISHES = [
   'list_notes, Read only', 'add_note, Mutating', 'delete_note, Consequential', 'send_note, Consequential',
   'explode, Read only', 'hang, Read only', 'huge, Read only', 'leave, Read only', 'slow, Read only',
-  'house_style, Skill',
+  'slow_save, Mutating', 'house_style, Skill',
 ];
 
 // How many times the page's own tool ran.
@@ -743,7 +743,7 @@ describe('on localhost', () => {
     await h.runs(chat, tabId, 'list_notes');
     const listing = await h.start(chat, h.listRequest(tabId));
     assert.ok(!listing.card, 'a listing is not asked either');
-    assert.equal(listing.reply.result.structuredContent.tools.length, 9);
+    assert.equal(listing.reply.result.structuredContent.tools.length, 10);
     const asked = await h.asks(chat, tabId, 'add_note', { title: 'Local' });
     const shownCard = await readCard(asked.card);
     assert.equal(shownCard.heading, 'add_note');
@@ -818,7 +818,26 @@ describe('service worker restarts', () => {
     await h.browser.assertNoErrors();
   });
 
-  test('a call cut off by the worker stopping is reported as interrupted, once', async () => {
+  test('a Mutating call cut off by the worker stopping is reported as interrupted, once', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    const chat = await h.chat();
+    const request = h.request(tabId, 'slow_save', { ms: 800 });
+    const first = await h.start(chat, request);
+    assert.equal(await cardKind(first.card), 'call');
+    first.reply.catch(() => {});
+    await choose(first.card, 'Allow this call only');
+    await page.waitForFunction(() => window.calls.slow_save === 1);
+    await h.restartWorker();
+    const reply = await h.send(chat, request);
+    assert.equal(reply.error?.message, "the call was interrupted when Toolgate's service worker stopped; it may have run");
+    await sleep(900); // The page's late answer goes nowhere and breaks nothing.
+    assert.equal(await callsOf(page, 'slow_save'), 1, 'never run twice');
+    await h.runs(chat, tabId, 'list_notes');
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
+  test('a Read-only call cut off by the worker stopping runs again when the agent asks again', async () => {
     const { page, tabId } = await h.open('notes.localhost');
     const chat = await h.chat();
     const request = h.request(tabId, 'slow', { ms: 800 });
@@ -826,9 +845,12 @@ describe('service worker restarts', () => {
     lost.catch(() => {});
     await page.waitForFunction(() => window.calls.slow === 1);
     await h.restartWorker();
-    const reply = await h.send(chat, request);
-    assert.equal(reply.error?.message, "the call was interrupted when Toolgate's service worker stopped; it may have run");
-    await sleep(900); // The page's late answer goes nowhere and breaks nothing.
+    // Running it again is harmless, so it was never recorded as running.
+    const reply = await h.send(chat, { ...request });
+    assertRan(reply, 'slow');
+    assert.equal(reply.result.content[0].text, 'slept');
+    assert.equal(await callsOf(page, 'slow'), 2);
+    await sleep(900); // The first run's late answer answers nothing.
     await h.runs(chat, tabId, 'list_notes');
     await page.close();
     await h.browser.assertNoErrors();
@@ -968,7 +990,7 @@ describe('when a call fails', () => {
     assert.equal(gone.reply.error?.message, `tab ${leaving.tabId} publishes no tools`);
     // Back on the page: it works again.
     await leaving.page.goBack({ waitUntil: 'commit' });
-    await h.browser.waitForPalette(leaving.page, (p) => entries(p).length === 10, 'the tools again');
+    await h.browser.waitForPalette(leaving.page, (p) => entries(p).length === 11, 'the tools again');
     await stillWorks(chat, leaving.tabId, leaving.page);
     await leaving.page.close();
     await h.browser.assertNoErrors();

@@ -9,6 +9,7 @@
 //   huge         Read only, returns a string over 1 MB
 //   leave        Read only, navigates the page away mid-call
 //   slow         Read only, answers after `ms` milliseconds (the test closes the tab meanwhile)
+//   slow_save    Mutating, answers after `ms` milliseconds
 // `window.redefine(name, description)` re-registers a tool with a changed
 // definition; `window.calls` counts the calls each tool received.
 const notes = [{ title: 'Shopping' }, { title: 'Old draft' }];
@@ -103,6 +104,15 @@ const tools = {
     execute: ({ ms = 1000 }) => {
       count('slow');
       return new Promise((done) => setTimeout(() => done('slept'), ms));
+    },
+  },
+  slow_save: {
+    description: 'Saves the notes, after a while.',
+    inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } },
+    annotations: { readOnlyHint: false, consequentialHint: false },
+    execute: ({ ms = 1000 }) => {
+      count('slow_save');
+      return new Promise((done) => setTimeout(() => done('saved'), ms));
     },
   },
 };
