@@ -84,9 +84,11 @@ pub enum Step {
     NeedTabs,
 }
 
-/// What a pending request is: a listing or a call.
+/// What a pending request is: a listing or a call. Stored only (in the
+/// session record), so tagged the way serde reads without buffering:
+/// `{"list": {…}}`, `{"call": {…}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Wanted {
     List {
         tab_id: TabId,

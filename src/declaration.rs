@@ -126,11 +126,32 @@ impl Hint {
 
 /// One annotation value as the shim copied it: a boolean, or the shim's
 /// description of whatever else the page put there ("the string \"false\"").
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum RawHint {
     Bool(bool),
     Other(String),
+}
+
+// Read by hand: serde's untagged enums buffer the value first, like its
+// tagged ones (see `crate::wire`).
+impl<'de> Deserialize<'de> for RawHint {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RawHint, D::Error> {
+        struct Hint;
+        impl serde::de::Visitor<'_> for Hint {
+            type Value = RawHint;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a boolean, or the description of another value")
+            }
+            fn visit_bool<E>(self, value: bool) -> Result<RawHint, E> {
+                Ok(RawHint::Bool(value))
+            }
+            fn visit_str<E>(self, value: &str) -> Result<RawHint, E> {
+                Ok(RawHint::Other(value.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(Hint)
+    }
 }
 
 /// A declaration exactly as the content script snapshotted it. Page input:

@@ -8,7 +8,8 @@
 //! - [`agent`]: the agent entry (MCP-shaped requests), pending calls and their cards;
 //! - [`cards`]: the two cards' texts and menus, word for word from seed 001;
 //! - [`schema`]: arguments checked against a tool's inputSchema;
-//! - [`messages`]: every message the service worker accepts, typed once, by trust tier.
+//! - [`messages`]: every message the service worker accepts, typed once, by trust tier;
+//! - [`wire`]: how tagged messages are read (one reader per type).
 //!
 //! The `wasm` module is the only binding to JavaScript and holds no logic.
 #![deny(clippy::unwrap_used)]
@@ -22,6 +23,7 @@ pub mod messages;
 pub mod palette;
 pub mod registry;
 pub mod schema;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -6,20 +6,32 @@
 //! parsed as `FromPage`.
 
 use crate::registry::{Op, TabId};
+use crate::wire::needed;
 use serde::{Deserialize, Serialize};
 
-/// What a content script may send: reports about its own frame's tools.
+/// What a content script may send: reports about its own frame's tools,
+/// `{"type": "updates", "ops": […]}`: changes to the tools the frame
+/// publishes, in order.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum FromPage {
-    /// Changes to the tools the frame publishes, in order.
-    Updates { ops: Vec<Op> },
+#[serde(deny_unknown_fields)]
+pub struct FromPage {
+    #[serde(rename = "type")]
+    pub message: PageMessage,
+    pub ops: Vec<Op>,
+}
+
+/// The one type of message a page may send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageMessage {
+    Updates,
 }
 
 /// What Toolgate's own pages (the palette popup, cards, the agent console)
 /// may send. Answers to cards come only this way: no agent channel carries them.
+/// Read through `UiWire` (see `crate::wire`).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "UiWire")]
 pub enum FromUi {
     /// The palette of one tab.
     Palette { tab_id: TabId },
@@ -34,7 +46,6 @@ pub enum FromUi {
     OpenChat {
         chat_id: String,
         label: String,
-        #[serde(default)]
         read_only: bool,
     },
     /// An agent request from the agent console, as its chat.
@@ -42,4 +53,57 @@ pub enum FromUi {
         chat_id: String,
         request: serde_json::Value,
     },
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum UiName {
+    Palette,
+    Card,
+    Answer,
+    OpenChat,
+    Agent,
+}
+
+/// Every field any `FromUi` has, flat.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UiWire {
+    #[serde(rename = "type")]
+    message: UiName,
+    tab_id: Option<TabId>,
+    card_id: Option<u64>,
+    answer: Option<crate::agent::Answer>,
+    chat_id: Option<String>,
+    label: Option<String>,
+    read_only: Option<bool>,
+    request: Option<serde_json::Value>,
+}
+
+impl TryFrom<UiWire> for FromUi {
+    type Error = String;
+
+    fn try_from(w: UiWire) -> Result<FromUi, String> {
+        Ok(match w.message {
+            UiName::Palette => FromUi::Palette {
+                tab_id: needed(w.tab_id, "tab_id")?,
+            },
+            UiName::Card => FromUi::Card {
+                card_id: needed(w.card_id, "card_id")?,
+            },
+            UiName::Answer => FromUi::Answer {
+                card_id: needed(w.card_id, "card_id")?,
+                answer: needed(w.answer, "answer")?,
+            },
+            UiName::OpenChat => FromUi::OpenChat {
+                chat_id: needed(w.chat_id, "chat_id")?,
+                label: needed(w.label, "label")?,
+                read_only: w.read_only.unwrap_or(false),
+            },
+            UiName::Agent => FromUi::Agent {
+                chat_id: needed(w.chat_id, "chat_id")?,
+                request: needed(w.request, "request")?,
+            },
+        })
+    }
 }

@@ -9,6 +9,7 @@
 
 use crate::classify::{classify, Verdict};
 use crate::declaration::{Declaration, Invalid, Kind, Path, RawDeclaration};
+use crate::wire::needed;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -55,9 +56,10 @@ impl Source {
     }
 }
 
-/// One change a page reports, in the order it happened.
+/// One change a page reports, in the order it happened: `{"op": "register",
+/// "decl": …}`. Read through `OpWire` (see `crate::wire`).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "op", rename_all = "snake_case", try_from = "OpWire")]
 pub enum Op {
     /// A tool or skill was registered. A name already registered on the same
     /// object is replaced (a re-registration is a new definition).
@@ -96,9 +98,10 @@ pub struct Registered {
     pub error: Option<String>,
 }
 
-/// An event the shell feeds the registry.
+/// An event the shell feeds the registry: `{"type": "navigated", …}`. Read
+/// through `EventWire` (see `crate::wire`).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "EventWire")]
 pub enum Event {
     /// A content script reported changes.
     Page { from: FrameRef, ops: Vec<Op> },
@@ -116,6 +119,100 @@ pub enum Event {
     },
     /// `tabs.onRemoved`.
     TabClosed { tab_id: TabId },
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OpName {
+    Register,
+    Unregister,
+    Clear,
+    Provide,
+    Reset,
+}
+
+/// Every field any `Op` has, flat, as the page writes them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpWire {
+    op: OpName,
+    decl: Option<Box<RawDeclaration>>,
+    source: Option<Source>,
+    kind: Option<Kind>,
+    name: Option<String>,
+    decls: Option<Vec<RawDeclaration>>,
+}
+
+impl TryFrom<OpWire> for Op {
+    type Error = String;
+
+    fn try_from(w: OpWire) -> Result<Op, String> {
+        Ok(match w.op {
+            OpName::Register => Op::Register {
+                decl: needed(w.decl, "decl")?,
+            },
+            OpName::Unregister => Op::Unregister {
+                source: needed(w.source, "source")?,
+                kind: needed(w.kind, "kind")?,
+                name: needed(w.name, "name")?,
+            },
+            OpName::Clear => Op::Clear {
+                source: needed(w.source, "source")?,
+            },
+            OpName::Provide => Op::Provide {
+                decls: needed(w.decls, "decls")?,
+            },
+            OpName::Reset => Op::Reset,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum EventName {
+    Page,
+    Navigated,
+    LiveDocuments,
+    TabClosed,
+}
+
+/// Every field any `Event` has, flat.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventWire {
+    #[serde(rename = "type")]
+    event: EventName,
+    from: Option<FrameRef>,
+    ops: Option<Vec<Op>>,
+    tab_id: Option<TabId>,
+    frame_id: Option<FrameId>,
+    document_id: Option<String>,
+    documents: Option<Vec<(FrameId, String)>>,
+}
+
+impl TryFrom<EventWire> for Event {
+    type Error = String;
+
+    fn try_from(w: EventWire) -> Result<Event, String> {
+        Ok(match w.event {
+            EventName::Page => Event::Page {
+                from: needed(w.from, "from")?,
+                ops: needed(w.ops, "ops")?,
+            },
+            EventName::Navigated => Event::Navigated {
+                tab_id: needed(w.tab_id, "tab_id")?,
+                frame_id: needed(w.frame_id, "frame_id")?,
+                document_id: needed(w.document_id, "document_id")?,
+            },
+            EventName::LiveDocuments => Event::LiveDocuments {
+                tab_id: needed(w.tab_id, "tab_id")?,
+                documents: needed(w.documents, "documents")?,
+            },
+            EventName::TabClosed => Event::TabClosed {
+                tab_id: needed(w.tab_id, "tab_id")?,
+            },
+        })
+    }
 }
 
 /// What the shell must do after an event.

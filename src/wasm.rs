@@ -15,7 +15,7 @@ fn start() {
 // engine's own JSON and by serde_json. Measured in the worker (README,
 // "Benchmarks"), this is faster than walking JS objects field by field
 // (serde-wasm-bindgen), and it keeps one serde instantiation per type in the
-// Wasm: with both, the core was 18 KB (gzipped) larger.
+// Wasm: with both, the core was 10 KB (gzipped) larger.
 
 /// Converts a Rust value to plain JS (objects, arrays, strings, numbers).
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
@@ -31,7 +31,11 @@ fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result
         js_sys::JSON::stringify(&value)
             .ok()
             .and_then(|text| text.as_string())
-            .ok_or_else(|| JsError::new(&format!("bad {what}: not JSON (a cycle, a BigInt, or a function)")))?
+            .ok_or_else(|| {
+                JsError::new(&format!(
+                    "bad {what}: not JSON (a cycle, a BigInt, or a function)"
+                ))
+            })?
     };
     serde_json::from_str(&text).map_err(|e| JsError::new(&format!("bad {what}: {e}")))
 }
@@ -225,7 +229,7 @@ impl Core {
     #[wasm_bindgen(js_name = "fromPage")]
     pub fn page_message(&mut self, from: JsValue, message: JsValue) -> Result<JsValue, JsError> {
         let from: FrameRef = from_js(from, "sender")?;
-        let FromPage::Updates { ops } = from_js(message, "page message")?;
+        let FromPage { ops, .. } = from_js(message, "page message")?;
         self.apply_event(Event::Page { from, ops })
     }
 

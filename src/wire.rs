@@ -1,0 +1,18 @@
+//! How tagged messages are read.
+//!
+//! Messages are serde enums tagged by a field (`{"type": "navigated", …}`,
+//! `{"op": "register", …}`). serde reads such an enum by first buffering the
+//! whole object in a generic form and then reading the variant from that,
+//! which compiles every variant's reader a second time: for the core's five
+//! tagged input enums that was 22 KB of the gzipped Wasm (README,
+//! "Benchmarks"). So each is read through a flat struct holding every field
+//! any of its variants has (`#[serde(try_from = "…Wire")]`), then checked:
+//! the same messages, the same unknown-field errors, one reader per type.
+
+/// A field the message's variant needs.
+///
+/// # Errors
+/// When the message lacks it, in serde's own words.
+pub fn needed<T>(value: Option<T>, field: &str) -> Result<T, String> {
+    value.ok_or_else(|| format!("missing field `{field}`"))
+}

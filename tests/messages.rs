@@ -1,0 +1,105 @@
+//! The tagged messages the core reads: each variant from its JSON, and a
+//! clear error for what is malformed.
+
+use serde_json::json;
+use toolgate::messages::{FromPage, FromUi};
+use toolgate::registry::{Event, Op};
+
+fn read<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_op_reads_from_its_tagged_json() {
+    let ops: Vec<Op> = read(json!([
+        {"op": "register", "decl": {"name": "a", "path": "document_object"}},
+        {"op": "unregister", "source": "document", "kind": "tool", "name": "a"},
+        {"op": "clear", "source": "navigator"},
+        {"op": "provide", "decls": [{"name": "b"}]},
+        {"op": "reset"},
+    ]))
+    .expect("ops");
+    let names: Vec<&str> = ops
+        .iter()
+        .map(|op| match op {
+            Op::Register { .. } => "register",
+            Op::Unregister { .. } => "unregister",
+            Op::Clear { .. } => "clear",
+            Op::Provide { decls } if decls.len() == 1 => "provide",
+            Op::Provide { .. } => "provide, wrong",
+            Op::Reset => "reset",
+        })
+        .collect();
+    assert_eq!(
+        names,
+        ["register", "unregister", "clear", "provide", "reset"]
+    );
+    // Written back the same way.
+    assert_eq!(
+        serde_json::to_value(&ops[2]).expect("writes"),
+        json!({"op": "clear", "source": "navigator"})
+    );
+}
+
+#[test]
+fn malformed_messages_get_serdes_own_words() {
+    let cases: [(serde_json::Value, &str); 6] = [
+        (json!({"op": "register"}), "missing field `decl`"),
+        (
+            json!({"op": "unregister", "source": "document", "kind": "tool"}),
+            "missing field `name`",
+        ),
+        (
+            json!({"op": "clear", "source": "document", "origin": "x"}),
+            "unknown field `origin`",
+        ),
+        (json!({"op": "explode"}), "unknown variant `explode`"),
+        (json!({"source": "document"}), "missing field `op`"),
+        (
+            json!({"op": "reset", "decl": "not a declaration"}),
+            "invalid type",
+        ),
+    ];
+    for (message, expected) in cases {
+        let error = read::<Op>(message.clone()).expect_err("malformed");
+        assert!(error.contains(expected), "{message}: {error}");
+    }
+}
+
+#[test]
+fn events_page_messages_and_ui_messages_read_by_their_type() {
+    let event: Event =
+        read(json!({"type": "navigated", "tab_id": 1, "frame_id": 0, "document_id": "D"}))
+            .expect("event");
+    assert_eq!(
+        event,
+        Event::Navigated {
+            tab_id: 1,
+            frame_id: 0,
+            document_id: "D".into()
+        }
+    );
+    assert!(read::<Event>(json!({"type": "tab_closed"}))
+        .expect_err("no tab")
+        .contains("missing field `tab_id`"));
+
+    let page: FromPage = read(json!({"type": "updates", "ops": [{"op": "reset"}]})).expect("page");
+    assert_eq!(page.ops, [Op::Reset]);
+    assert!(read::<FromPage>(json!({"type": "palette", "ops": []}))
+        .expect_err("a page cannot send a palette request")
+        .contains("unknown variant `palette`"));
+
+    let ui: FromUi =
+        read(json!({"type": "open_chat", "chat_id": "c", "label": "Chat"})).expect("ui");
+    assert_eq!(
+        ui,
+        FromUi::OpenChat {
+            chat_id: "c".into(),
+            label: "Chat".into(),
+            read_only: false
+        }
+    );
+    assert!(read::<FromUi>(json!({"type": "answer", "card_id": 3}))
+        .expect_err("no answer")
+        .contains("missing field `answer`"));
+}
