@@ -264,6 +264,52 @@ for (const native of [false, true]) {
       await browser.assertNoErrors();
     });
 
+    // The draft queues, per registration, a task that fires `toolchange` and
+    // then one that resolves its promise. Toolgate runs the steps queued by
+    // one task together in one later task: still one event per registration,
+    // none in the registering task, each promise after its own event, and a
+    // registration made by a listener gets its event in a later task.
+    test('a burst of registrations: one toolchange each, after the registering task, each promise after its event', async () => {
+      const page = await blank();
+      const out = await page.evaluate(async () => {
+        const mc = document.modelContext;
+        const log = [];
+        mc.addEventListener('toolchange', () => log.push('change'));
+        const tool = (name) => ({ name, description: 'd', execute: () => 1 });
+        const burst = [0, 1, 2].map((i) => mc.registerTool(tool(`burst_${i}`)).then(() => log.push(`resolved ${i}`)));
+        const sync = log.length;
+        await Promise.resolve();
+        await Promise.resolve();
+        const microtasks = log.length;
+        await Promise.all(burst);
+        const afterBurst = [...log];
+        // A listener that registers: its own event comes in a later task.
+        let nested = null;
+        mc.addEventListener('toolchange', function once() {
+          mc.removeEventListener('toolchange', once);
+          const before = log.length;
+          nested = { before, done: mc.registerTool(tool('from_listener')) };
+          nested.sameTask = log.length - before;
+        });
+        await mc.registerTool(tool('trigger'));
+        await nested.done;
+        await new Promise((done) => setTimeout(done, 50));
+        return { sync, microtasks, afterBurst, sameTask: nested.sameTask, changes: log.filter((e) => e === 'change').length };
+      });
+      assert.equal(out.sync, 0, 'no event or resolution in the registering task');
+      assert.equal(out.microtasks, 0, 'nor in its microtasks');
+      const resolved = out.afterBurst.filter((e) => e.startsWith('resolved'));
+      assert.deepStrictEqual(resolved, ['resolved 0', 'resolved 1', 'resolved 2'], 'promises resolve in order');
+      for (const [i, entry] of resolved.entries()) {
+        const changesBefore = out.afterBurst.slice(0, out.afterBurst.indexOf(entry)).filter((e) => e === 'change').length;
+        assert.ok(changesBefore >= i + 1, `burst_${i} resolved after ${changesBefore} toolchange events: ${out.afterBurst.join(', ')}`);
+      }
+      assert.equal(out.sameTask, 0, "a listener's registration fires nothing in the listener's task");
+      assert.equal(out.changes, 5, 'one toolchange per registration: 3 in the burst, the trigger, the one from the listener');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
     test('a page with a strict CSP is intercepted', async () => {
       const page = await browser.newPage(server.url('csp.localhost', `/csp/index.html?${++n}`));
       const palette = await browser.waitForPalette(page, (p) => entries(p).length === 2, 'two tools');
