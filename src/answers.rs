@@ -5,8 +5,8 @@
 //! comes out as a value the shell acts on.
 
 use crate::classify::Class;
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// How long an approved idempotent call may be retried without asking.
 pub const RETRY_WINDOW_MS: u64 = 2 * 60 * 1000;
@@ -103,7 +103,7 @@ pub struct SiteGrant {
     pub denied: bool,
     /// "Always allow": tool name → the definition it was given for.
     #[serde(default)]
-    pub always: BTreeMap<String, String>,
+    pub always: LiteMap<String, String>,
 }
 
 /// The last call a person approved once, for the immediate-retry rule.
@@ -124,7 +124,7 @@ pub struct Chat {
     #[serde(default)]
     pub read_only: bool,
     #[serde(default)]
-    pub sites: BTreeMap<String, SiteGrant>,
+    pub sites: LiteMap<String, SiteGrant>,
     #[serde(default)]
     pub last_approval: Option<Approval>,
 }
@@ -133,10 +133,10 @@ pub struct Chat {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answers {
     #[serde(default)]
-    pub chats: BTreeMap<String, Chat>,
+    pub chats: LiteMap<String, Chat>,
     /// "Never allow": (site, tool), in every chat, until the browser restarts.
     #[serde(default)]
-    pub never: BTreeSet<(String, String)>,
+    pub never: Vec<(String, String)>,
 }
 
 /// Pages on localhost are never asked the site question (SPEC §4).
@@ -371,7 +371,10 @@ impl Answers {
                 why: format!("refused: you denied this call to {name} on {host}"),
             },
             CallAnswer::NeverAllowTool => {
-                self.never.insert((site, name.clone()));
+                let never = (site, name.clone());
+                if !self.never.contains(&never) {
+                    self.never.push(never);
+                }
                 Decision::Refuse {
                     why: format!(
                         "refused: {name} on {host} is never allowed, until the browser restarts"

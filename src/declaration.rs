@@ -6,8 +6,8 @@
 //! can send the same messages itself. `Declaration::from_raw` is the one place
 //! that decides what of it is usable.
 
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The longest tool name WebMCP accepts.
 pub const MAX_NAME_LEN: usize = 128;
@@ -167,7 +167,7 @@ pub struct RawDeclaration {
     /// The schema as JSON text; the shim serialises it once at registration.
     pub input_schema: Option<String>,
     /// `None` when the declaration has no `annotations` at all.
-    pub annotations: Option<BTreeMap<String, RawHint>>,
+    pub annotations: Option<LiteMap<String, RawHint>>,
     /// Hint names the page put beside `annotations` instead of inside it.
     pub stray_hints: Vec<String>,
     pub tags: Vec<String>,
@@ -200,7 +200,7 @@ pub struct Declaration {
     pub tags: Vec<String>,
     pub instructions: Option<String>,
     /// Each hint's checked value. Unreadable declarations keep what could be read.
-    pub hints: BTreeMap<Hint, HintState>,
+    pub hints: LiteMap<Hint, HintState>,
     /// Whether the page gave an `annotations` object at all.
     pub has_annotations: bool,
     pub stray_hints: Vec<Hint>,
@@ -262,7 +262,7 @@ impl Declaration {
         }
 
         let mut problems: Vec<String> = raw.unreadable.into_iter().collect();
-        let mut hints = BTreeMap::new();
+        let mut hints = LiteMap::new();
         let has_annotations = raw.annotations.is_some();
         for (key, value) in raw.annotations.unwrap_or_default() {
             // Unknown annotation keys are the page's business; only hints are read.

@@ -10,8 +10,8 @@
 use crate::classify::{classify, Verdict};
 use crate::declaration::{Declaration, Invalid, Kind, Path, RawDeclaration};
 use crate::wire::needed;
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 pub type TabId = i64;
 pub type FrameId = i64;
@@ -378,7 +378,7 @@ impl Frame {
 /// The registry of every tab's tools.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Registry {
-    tabs: BTreeMap<TabId, BTreeMap<FrameId, Frame>>,
+    tabs: LiteMap<TabId, LiteMap<FrameId, Frame>>,
 }
 
 impl Registry {
