@@ -26,7 +26,6 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::{json, Value};
 
-use litemap::LiteMap;
 use std::hint::black_box;
 use std::time::Duration;
 use toolgate::agent::{Session, Step, TabInfo, World, CALL_TOOL};
@@ -34,6 +33,7 @@ use toolgate::answers::{CallAnswer, SiteAnswer};
 use toolgate::classify::classify;
 use toolgate::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
 use toolgate::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
+use toolgate::vecmap::VecMap;
 
 /// A small deterministic generator (xorshift64*): the same inputs every run.
 struct Rng(u64);
@@ -109,7 +109,7 @@ fn raw_declaration(rng: &mut Rng, i: usize) -> RawDeclaration {
         };
     }
     let annotations = (!rng.chance(10)).then(|| {
-        let mut hints = LiteMap::new();
+        let mut hints = VecMap::new();
         for key in CLASS_HINTS {
             match rng.next() % 3 {
                 0 => {}

@@ -11,7 +11,7 @@ use crate::answers::{site_host, Answers, CallAnswer, Decision, SiteAnswer, ToolF
 use crate::classify::Class;
 use crate::declaration::Kind;
 use crate::registry::{FrameId, Registry, Source, TabId, Tool};
-use litemap::LiteMap;
+use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -146,18 +146,18 @@ pub struct Session {
     pub answers: Answers,
     /// Open cards, by card id.
     #[serde(default)]
-    pub pending: LiteMap<u64, Pending>,
+    pub pending: VecMap<u64, Pending>,
     /// Calls running in a page, by call id: (chat, request id, what let it run).
     #[serde(default)]
-    pub running: LiteMap<u64, (String, Value, String)>,
+    pub running: VecMap<u64, (String, Value, String)>,
     /// Calls to Read-only tools running in this worker, the same way. They
     /// are never stored: running one again after a stop is harmless, and a
     /// call its agent took the reply of directly then costs no write at all.
     #[serde(skip)]
-    pub repeatable: LiteMap<u64, (String, Value, String)>,
+    pub repeatable: VecMap<u64, (String, Value, String)>,
     /// Replies not yet collected by an agent that lost its wait, by request key.
     #[serde(default)]
-    pub done: LiteMap<String, Value>,
+    pub done: VecMap<String, Value>,
     #[serde(default)]
     pub next_id: u64,
     /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that

@@ -5,7 +5,7 @@
 //! comes out as a value the shell acts on.
 
 use crate::classify::Class;
-use litemap::LiteMap;
+use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 
 /// How long an approved idempotent call may be retried without asking.
@@ -103,7 +103,7 @@ pub struct SiteGrant {
     pub denied: bool,
     /// "Always allow": tool name → the definition it was given for.
     #[serde(default)]
-    pub always: LiteMap<String, String>,
+    pub always: VecMap<String, String>,
 }
 
 /// The last call a person approved once, for the immediate-retry rule.
@@ -124,7 +124,7 @@ pub struct Chat {
     #[serde(default)]
     pub read_only: bool,
     #[serde(default)]
-    pub sites: LiteMap<String, SiteGrant>,
+    pub sites: VecMap<String, SiteGrant>,
     #[serde(default)]
     pub last_approval: Option<Approval>,
 }
@@ -133,7 +133,7 @@ pub struct Chat {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answers {
     #[serde(default)]
-    pub chats: LiteMap<String, Chat>,
+    pub chats: VecMap<String, Chat>,
     /// "Never allow": (site, tool), in every chat, until the browser restarts.
     #[serde(default)]
     pub never: Vec<(String, String)>,
@@ -162,13 +162,15 @@ pub fn site_host(origin: &str) -> &str {
 impl Answers {
     /// Opens a chat, or changes how it was opened.
     pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
-        let entry = self.chats.entry(chat.to_owned()).or_default();
+        let entry = self
+            .chats
+            .get_or_insert_with(chat.to_owned(), Default::default);
         entry.label = label.to_owned();
         entry.read_only = read_only;
     }
 
     fn chat(&mut self, chat: &str) -> &mut Chat {
-        self.chats.entry(chat.to_owned()).or_insert_with(|| Chat {
+        self.chats.get_or_insert_with(chat.to_owned(), || Chat {
             label: chat.to_owned(),
             ..Chat::default()
         })
@@ -306,7 +308,10 @@ impl Answers {
                 })
             }
             SiteAnswer::DenyForChat => {
-                let grant = self.chat(chat).sites.entry(site.to_owned()).or_default();
+                let grant = self
+                    .chat(chat)
+                    .sites
+                    .get_or_insert_with(site.to_owned(), Default::default);
                 *grant = SiteGrant {
                     denied: true,
                     ..SiteGrant::default()
@@ -319,7 +324,10 @@ impl Answers {
             SiteAnswer::AllowNonConsequential => Width::NonConsequential,
             SiteAnswer::AllowAll => Width::All,
         };
-        let grant = self.chat(chat).sites.entry(site.to_owned()).or_default();
+        let grant = self
+            .chat(chat)
+            .sites
+            .get_or_insert_with(site.to_owned(), Default::default);
         grant.width = Some(width);
         grant.denied = false;
         None
@@ -351,7 +359,7 @@ impl Answers {
                 }
             }
             CallAnswer::AlwaysAllowTool => {
-                let grant = chat_state.sites.entry(site).or_default();
+                let grant = chat_state.sites.get_or_insert_with(site, Default::default);
                 grant.always.insert(name.clone(), tool.definition.clone());
                 Decision::Run {
                     why: format!("you always allow {name} on {host} in this chat"),
@@ -359,7 +367,7 @@ impl Answers {
             }
             CallAnswer::AllowClass => {
                 let localhost_default = is_localhost(&site).then_some(Width::ReadOnly);
-                let grant = chat_state.sites.entry(site).or_default();
+                let grant = chat_state.sites.get_or_insert_with(site, Default::default);
                 let wider = Width::of(tool.class)
                     .max(grant.width.or(localhost_default).unwrap_or(Width::ReadOnly));
                 grant.width = Some(wider);

@@ -6,7 +6,7 @@
 //! can send the same messages itself. `Declaration::from_raw` is the one place
 //! that decides what of it is usable.
 
-use litemap::LiteMap;
+use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 
 /// The longest tool name WebMCP accepts.
@@ -167,7 +167,7 @@ pub struct RawDeclaration {
     /// The schema as JSON text; the shim serialises it once at registration.
     pub input_schema: Option<String>,
     /// `None` when the declaration has no `annotations` at all.
-    pub annotations: Option<LiteMap<String, RawHint>>,
+    pub annotations: Option<VecMap<String, RawHint>>,
     /// Hint names the page put beside `annotations` instead of inside it.
     pub stray_hints: Vec<String>,
     pub tags: Vec<String>,
@@ -200,7 +200,7 @@ pub struct Declaration {
     pub tags: Vec<String>,
     pub instructions: Option<String>,
     /// Each hint's checked value. Unreadable declarations keep what could be read.
-    pub hints: LiteMap<Hint, HintState>,
+    pub hints: VecMap<Hint, HintState>,
     /// Whether the page gave an `annotations` object at all.
     pub has_annotations: bool,
     pub stray_hints: Vec<Hint>,
@@ -262,7 +262,7 @@ impl Declaration {
         }
 
         let mut problems: Vec<String> = raw.unreadable.into_iter().collect();
-        let mut hints = LiteMap::new();
+        let mut hints = VecMap::new();
         let has_annotations = raw.annotations.is_some();
         for (key, value) in raw.annotations.unwrap_or_default() {
             // Unknown annotation keys are the page's business; only hints are read.
@@ -280,7 +280,7 @@ impl Declaration {
             hints.insert(hint, state);
         }
         for hint in Hint::ALL {
-            hints.entry(hint).or_insert(HintState::Absent);
+            hints.get_or_insert_with(hint, || HintState::Absent);
         }
         let stray_hints = raw
             .stray_hints

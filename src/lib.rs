@@ -9,7 +9,8 @@
 //! - [`cards`]: the two cards' texts and menus, word for word from seed 001;
 //! - [`schema`]: arguments checked against a tool's inputSchema;
 //! - [`messages`]: every message the service worker accepts, typed once, by trust tier;
-//! - [`wire`]: how tagged messages are read (one reader per type).
+//! - [`wire`]: how tagged messages are read (one reader per type);
+//! - [`vecmap`]: the small sorted map every map in the core is.
 //!
 //! The `wasm` module is the only binding to JavaScript and holds no logic.
 #![deny(clippy::unwrap_used)]
@@ -23,6 +24,7 @@ pub mod messages;
 pub mod palette;
 pub mod registry;
 pub mod schema;
+pub mod vecmap;
 pub mod wire;
 
 #[cfg(target_arch = "wasm32")]

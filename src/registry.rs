@@ -9,8 +9,8 @@
 
 use crate::classify::{classify, Verdict};
 use crate::declaration::{Declaration, Invalid, Kind, Path, RawDeclaration};
+use crate::vecmap::VecMap;
 use crate::wire::needed;
-use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
 
 pub type TabId = i64;
@@ -378,7 +378,7 @@ impl Frame {
 /// The registry of every tab's tools.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Registry {
-    tabs: LiteMap<TabId, LiteMap<FrameId, Frame>>,
+    tabs: VecMap<TabId, VecMap<FrameId, Frame>>,
 }
 
 impl Registry {
@@ -444,7 +444,7 @@ impl Registry {
         let mut results = Vec::new();
         let (tab_id, changed) = match event {
             Event::Page { from, ops } => {
-                let frames = self.tabs.entry(from.tab_id).or_default();
+                let frames = self.tabs.get_or_insert_with(from.tab_id, Default::default);
                 let current = frames.get(&from.frame_id).map(|f| f.document_id.as_str());
                 if current.is_some_and(|doc| doc != from.document_id)
                     && !ops.iter().any(Op::registers)
@@ -453,9 +453,7 @@ impl Registry {
                     // (it went away as the next one arrived): nothing to change.
                     return (Vec::new(), Vec::new());
                 }
-                let frame = frames
-                    .entry(from.frame_id)
-                    .or_insert_with(|| Frame::new(&from));
+                let frame = frames.get_or_insert_with(from.frame_id, || Frame::new(&from));
                 if frame.document_id != from.document_id || frame.origin != from.origin {
                     // A new document registers: the old one is gone.
                     *frame = Frame::new(&from);
@@ -470,7 +468,7 @@ impl Registry {
                 frame_id,
                 document_id,
             } => {
-                let frames = self.tabs.entry(tab_id).or_default();
+                let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
                 let stale = frames
                     .get(&frame_id)
                     .is_some_and(|f| f.document_id != document_id);
@@ -480,7 +478,7 @@ impl Registry {
                 (tab_id, stale)
             }
             Event::LiveDocuments { tab_id, documents } => {
-                let frames = self.tabs.entry(tab_id).or_default();
+                let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
                 let before = frames.len();
                 frames.retain(|id, f| {
                     documents

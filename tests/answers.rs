@@ -132,7 +132,7 @@ impl Harness {
 fn outcome(h: &Harness, step: &Step) -> String {
     match step {
         Step::Run { .. } => "run".into(),
-        Step::Ask { card_id } => match h.session.pending[card_id].card {
+        Step::Ask { card_id } => match h.session.pending.get(card_id).expect("pending").card {
             toolgate::agent::CardKind::Site => "site card".into(),
             toolgate::agent::CardKind::Call => "call card".into(),
         },
