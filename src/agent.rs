@@ -207,38 +207,9 @@ fn refusal(id: &Value, decision: Decision) -> Value {
 
 /// The browser tools agents see, with their input schemas.
 pub fn browser_tools() -> Value {
-    json!([
-        {
-            "name": LIST_TABS,
-            "description": "List the browser tabs whose pages publish WebMCP tools: tab id, site, title.",
-            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false}
-        },
-        {
-            "name": LIST_TOOLS,
-            "description": "List the tools and skills a tab's pages publish, with each tool's class (Read only, Mutating, Consequential). The person may be asked first.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"tabId": {"type": "integer", "description": "The tab, from browser_list_tabs"}},
-                "required": ["tabId"],
-                "additionalProperties": false
-            }
-        },
-        {
-            "name": CALL_TOOL,
-            "description": "Call one of a tab's WebMCP tools. Depending on its class and what the person allowed, the person may be asked first.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "tabId": {"type": "integer", "description": "The tab, from browser_list_tabs"},
-                    "name": {"type": "string", "description": "The tool's name, from browser_list_webmcp_tools"},
-                    "arguments": {"type": "object", "description": "The tool's arguments, as its inputSchema asks"},
-                    "site": {"type": "string", "description": "The tool's site, when frames of several sites publish the same name"}
-                },
-                "required": ["tabId", "name"],
-                "additionalProperties": false
-            }
-        }
-    ])
+    // JSON text rather than a `json!` literal: the macro compiles to code
+    // that builds the value piece by piece, several KB of the Wasm.
+    serde_json::from_str(include_str!("browser-tools.json")).unwrap_or(Value::Null)
 }
 
 /// A parsed `tools/call` of a browser tool.

@@ -882,3 +882,27 @@ fn a_read_only_call_is_never_stored_and_runs_again_after_a_stop() {
         .finish(rerun.call_id, Ok(json!("3 notes")), 1024)
         .is_some());
 }
+
+#[test]
+fn agents_see_the_three_browser_tools_by_their_names() {
+    let tools = toolgate::agent::browser_tools();
+    let names: Vec<&str> = tools
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            toolgate::agent::LIST_TABS,
+            toolgate::agent::LIST_TOOLS,
+            toolgate::agent::CALL_TOOL
+        ]
+    );
+    assert!(tools
+        .as_array()
+        .expect("a list")
+        .iter()
+        .all(|t| t["inputSchema"]["type"] == "object"));
+}
