@@ -114,9 +114,11 @@ function profileSummary(profile, top = 6) {
   const place = ({ functionName, url, lineNumber }) =>
     `${functionName || '(anonymous)'}${url ? ` ${basename(url.split('?')[0]) || url}:${lineNumber + 1}` : ''}`;
   let hits = 0;
+  let wasmHits = 0;
   for (const node of profile.nodes) {
     const { functionName, url } = node.callFrame;
     if (functionName === '(idle)' || !node.hitCount) continue;
+    if (url.endsWith('.wasm') || functionName.startsWith('wasm-function') || functionName.startsWith('js-to-wasm')) wasmHits += node.hitCount;
     // Functions without a script are native, mostly chrome.* bindings, which
     // V8's profiler names after unrelated methods of the same API (a
     // chrome.storage call shows as "setAccessLevel"): named here by their caller.
@@ -130,7 +132,7 @@ function profileSummary(profile, top = 6) {
   const busy = hits * interval;
   const list = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)
     .map(([name, n]) => `${name} ${((100 * n) / Math.max(1, hits)).toFixed(0)}%`);
-  return { busyMs: busy, top: list };
+  return { busyMs: busy, wasmMs: wasmHits * interval, top: list };
 }
 
 async function profiled(session, body) {
@@ -495,14 +497,17 @@ async function agentCall(browser, sw, tabId) {
       }
       return (performance.now() - t) / batch;
     };
-    // What an agent call does besides the round trip, timed the same way.
+    // What an agent call does besides the round trip, timed the same way:
+    // the hop into the page's main world and back (the relay hands a call
+    // to the shim, which answers at once that no such tool is registered),
+    // and, for comparison, a session write (an agent call makes none when
+    // it calls a Read-only tool and takes its reply).
     const part = async (fn) => {
       const t = performance.now();
       for (let j = 0; j < batch; j++) await fn();
       return (performance.now() - t) / batch;
     };
-    const parts = { tabsQuery: [], localGet: [], sessionGet: [], sessionWrite: [] };
-    // A write of a value the size of the agent session, to a key of the benchmark's own.
+    const parts = { mainWorldHop: [], sessionWrite: [] };
     const { session } = await chrome.storage.session.get('session');
     const pings = [];
     const calls = [];
@@ -514,10 +519,11 @@ async function agentCall(browser, sw, tabId) {
       (a === ping ? pings : calls).push(first);
       (b === ping ? pings : calls).push(second);
       if ((i - warmup) % 5 === 0) {
-        parts.tabsQuery.push(await part(() => chrome.tabs.query({})));
-        parts.localGet.push(await part(() => chrome.storage.local.get('settings')));
-        parts.sessionGet.push(await part(() => chrome.storage.session.get('session')));
-        parts.sessionWrite.push(await part(() => chrome.storage.session.set({ 'bench:probe': session })));
+        parts.mainWorldHop.push(await part(async () => {
+          const answer = await chrome.tabs.sendMessage(tab, { type: 'call', source: 'document', name: 'no such tool', arguments: {} }, { frameId: 0 });
+          if (answer?.ok !== false) throw new Error(`the hop answered ${JSON.stringify(answer)}`);
+        }));
+        parts.sessionWrite.push(await part(() => chrome.storage.session.set({ 'bench:probe': session ?? '' })));
       }
     }
     await chrome.storage.session.remove('bench:probe');
@@ -545,7 +551,7 @@ async function agentCall(browser, sw, tabId) {
       }
     }, [tabId, calls]));
     await cdp.detach();
-    notes.push(`4: as worker.js does it, one agent call awaits, in turn: chrome.tabs.query (${ms(p.tabsQuery)} alone here), a chrome.storage.session write of the whole agent session (${(out.sessionBytes / 1024).toFixed(1)} KB as JSON; such a write takes ${ms(p.sessionWrite)} alone), chrome.storage.local.get of the settings (${ms(p.localGet)}), the sendMessage round trip (the floor), then two more session writes (finish, collected) before the reply is handed back: ${ms(p.tabsQuery + 3 * p.sessionWrite + p.localGet)} of awaited browser calls besides the floor, leaving ${ms(median(out.calls) - median(out.pings) - (p.tabsQuery + 3 * p.sessionWrite + p.localGet))} of the call for the worker's own work (Wasm core, JSON, promise hops). Worker profile over ${calls} calls: ${ms(summary.busyMs / calls)} of worker CPU per call; top self time: ${summary.top.join(', ')}.`);
+    notes.push(`4: one agent call = the ping's round trip + the hop into the page's main world, where the tool lives (relay → shim → relay: ${ms(p.mainWorldHop - median(out.pings))} more than the ping, measured as a call of an unknown tool) + the worker's own work: the Wasm core (decision and reply, JSON in and out) and the shell's promises. Worker profile over ${calls} calls: ${ms(summary.busyMs / calls)} of worker CPU per call, ${ms(summary.wasmMs / calls)} of it in the Wasm core; top self time: ${summary.top.join(', ')}. No storage is touched: a Read-only call whose agent takes its reply changes nothing that must be stored (a session write, for comparison, takes ${ms(p.sessionWrite)} and holds up the browser's UI thread that the page's message goes through).`);
   }
 }
 
