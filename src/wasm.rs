@@ -72,11 +72,15 @@ pub struct Core {
 
 #[wasm_bindgen]
 impl Core {
-    /// Rebuilds the core from stored tab records.
+    /// Rebuilds the core from stored tab records and the stored session
+    /// (JSON text, as `Effect::Persist` and `sessionRecord` gave them).
     #[wasm_bindgen(constructor)]
-    pub fn new(records: JsValue, session: JsValue) -> Result<Core, JsError> {
-        let records: Vec<TabRecord> = from_js(records, "stored tab records")?;
-        let session: Option<String> = from_js(session, "stored session")?;
+    pub fn new(records: Vec<String>, session: Option<String>) -> Result<Core, JsError> {
+        let records = records
+            .iter()
+            .map(|text| serde_json::from_str::<TabRecord>(text))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| JsError::new(&format!("bad stored tab record: {e}")))?;
         let mut session: Session = match session {
             Some(text) => serde_json::from_str(&text)
                 .map_err(|e| JsError::new(&format!("bad stored session: {e}")))?,

@@ -23,8 +23,9 @@ self.addEventListener('unhandledrejection', (e) => errors.push(String(e.reason?.
 const ready = (async () => {
   await init();
   const stored = await chrome.storage.session.get(null);
+  // Each tab's record is JSON text (see Effect::Persist in src/registry.rs).
   const records = Object.entries(stored)
-    .filter(([key]) => key.startsWith(TAB_KEY))
+    .filter(([key, record]) => key.startsWith(TAB_KEY) && typeof record === 'string')
     .map(([, record]) => record);
   return new Core(records, stored[SESSION_KEY] ?? null);
 })();
