@@ -277,6 +277,8 @@ pub struct Tool {
     pub source: Source,
     raw: RawDeclaration,
     provided: bool,
+    /// See `definition`; computed once, since every call decision needs it.
+    definition: String,
 }
 
 impl Tool {
@@ -285,6 +287,7 @@ impl Tool {
         Ok(Tool {
             verdict: classify(&decl),
             source: Source::of(decl.path),
+            definition: fingerprint(&decl),
             decl,
             raw,
             provided,
@@ -298,15 +301,8 @@ impl Tool {
     /// A fingerprint of the definition — title, description, schema and
     /// hints — to which grants are bound (SPEC §4): a re-registration that
     /// changes any of them is a new definition.
-    pub fn definition(&self) -> String {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        let d = &self.decl;
-        (&d.title, &d.description, &d.input_schema, &d.unreadable).hash(&mut hasher);
-        for (hint, state) in &d.hints {
-            (hint.key(), format!("{state:?}")).hash(&mut hasher);
-        }
-        format!("{:016x}", hasher.finish())
+    pub fn definition(&self) -> &str {
+        &self.definition
     }
 
     /// What answers need to know of the tool; `None` for skills.
@@ -315,11 +311,21 @@ impl Tool {
             site: site.to_owned(),
             name: self.decl.name.clone(),
             class: self.verdict.class?,
-            definition: self.definition(),
+            definition: self.definition.clone(),
             idempotent: self.decl.hint(crate::declaration::Hint::Idempotent)
                 == crate::declaration::HintState::True,
         })
     }
+}
+
+fn fingerprint(d: &Declaration) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (&d.title, &d.description, &d.input_schema, &d.unreadable).hash(&mut hasher);
+    for (hint, state) in &d.hints {
+        (hint.key(), format!("{state:?}")).hash(&mut hasher);
+    }
+    format!("{:016x}", hasher.finish())
 }
 
 /// One frame's current document and its tools, in registration order.

@@ -191,7 +191,7 @@ async function agent(chatId, request) {
     const key = keyOf(chatId, id);
     waiters.set(key, [...(waiters.get(key) ?? []), resolve]);
   });
-  await proceed(chatId, id, step);
+  await proceed(chatId, id, step, false);
   return waiting;
 }
 
@@ -201,9 +201,11 @@ async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
 }
 
 // Carries out one step of a request: reply, run the tool, or open a card.
-async function proceed(chat, id, step) {
+// `kept`: the core kept a reply step's reply for an agent that lost its wait
+// (it does for steps that follow a card's answer).
+async function proceed(chat, id, step, kept) {
   switch (step.step) {
-    case 'reply': return deliver(chat, id, step.reply);
+    case 'reply': return deliver(chat, id, step.reply, kept);
     case 'run': return run(step.run);
     case 'ask': return openCard(step.card_id);
     case 'wait': return undefined; // Its card is open; the answer will come.
@@ -213,13 +215,13 @@ async function proceed(chat, id, step) {
   }
 }
 
-function deliver(chat, id, reply) {
+function deliver(chat, id, reply, kept) {
   const key = keyOf(chat, id);
   const waiting = waiters.get(key);
   if (!waiting) return undefined; // Kept in the session until the agent asks again.
   waiters.delete(key);
   for (const resolve of waiting) resolve(reply);
-  // Most replies were never kept (no card, no stop): then nothing to store.
+  if (!kept) return undefined;
   return serially(async () => {
     const core = await ready;
     if (core.collected(chat, id)) storeSession();
@@ -242,7 +244,7 @@ async function answer(cardId, given) {
   const answered = await changeSession((core) => core.answer(cardId, given, tabs, Date.now()));
   // The answer is recorded: the card closes now, and the call it let run (up
   // to the call timeout) or the card it leads to goes on without it.
-  proceed(answered.chat, answered.request_id, answered.step)
+  proceed(answered.chat, answered.request_id, answered.step, true)
     .catch((error) => errors.push(`after answering card ${cardId}: ${error?.stack ?? error}`));
   return { answered: true };
 }
@@ -267,13 +269,17 @@ async function run(spec) {
   } catch (error) {
     outcome = { error: callFailure(spec, error) };
   }
+  let taken = false;
   const finished = await changeSession((core) => {
     const done = core.finish(spec.call_id, outcome, resultCapBytes);
     // An agent waiting here takes the reply now: it need not be kept.
-    if (done && waiters.has(keyOf(done.chat, done.request_id))) core.collected(done.chat, done.request_id);
+    if (done && waiters.has(keyOf(done.chat, done.request_id))) {
+      core.collected(done.chat, done.request_id);
+      taken = true;
+    }
     return done;
   });
-  if (finished) await deliver(finished.chat, finished.request_id, finished.reply);
+  if (finished) await deliver(finished.chat, finished.request_id, finished.reply, !taken);
 }
 
 // "60", "1.5": a timeout as a person reads it.
@@ -302,7 +308,7 @@ function withTimeout(promise, ms, message) {
 chrome.windows.onRemoved.addListener(async (windowId) => {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => core.windowClosed(windowId, tabs, Date.now()));
-  if (answered) await proceed(answered.chat, answered.request_id, answered.step);
+  if (answered) await proceed(answered.chat, answered.request_id, answered.step, true);
 });
 
 // The palette of one tab, as the popup and `self.toolgate.palette` show it.
