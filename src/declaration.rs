@@ -178,7 +178,7 @@ pub struct RawDeclaration {
 }
 
 /// What a hint says, once checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HintState {
     Absent,

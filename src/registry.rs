@@ -323,7 +323,7 @@ fn fingerprint(d: &Declaration) -> String {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     (&d.title, &d.description, &d.input_schema, &d.unreadable).hash(&mut hasher);
     for (hint, state) in &d.hints {
-        (hint.key(), format!("{state:?}")).hash(&mut hasher);
+        (hint.key(), state).hash(&mut hasher);
     }
     format!("{:016x}", hasher.finish())
 }
