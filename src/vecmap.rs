@@ -53,13 +53,6 @@ impl<K: Ord, V> VecMap<K, V> {
         Some(&mut self.entries[i].1)
     }
 
-    pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
-    where
-        K: Borrow<Q>,
-    {
-        self.find(key).is_ok()
-    }
-
     /// Sets `key` to `value`; returns the value it replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.find(&key) {
@@ -115,10 +108,6 @@ impl<K: Ord, V> VecMap<K, V> {
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> {
         self.entries.iter().map(|(_, v)| v)
-    }
-
-    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut V> {
-        self.entries.iter_mut().map(|(_, v)| v)
     }
 }
 
