@@ -8,7 +8,7 @@
 //   hang         Read only, never resolves
 //   huge         Read only, returns a string over 1 MB
 //   leave        Read only, navigates the page away mid-call
-//   slow         Read only, answers after `ms` milliseconds (the test closes the tab meanwhile)
+//   slow         Read only, answers "slept (run N)" after `ms` milliseconds
 //   slow_save    Mutating, answers after `ms` milliseconds
 // `window.redefine(name, description)` re-registers a tool with a changed
 // definition; `window.calls` counts the calls each tool received.
@@ -103,7 +103,8 @@ const tools = {
     annotations: { readOnlyHint: true },
     execute: ({ ms = 1000 }) => {
       count('slow');
-      return new Promise((done) => setTimeout(() => done('slept'), ms));
+      const run = window.calls.slow; // Which run answers: "slept (run 2)".
+      return new Promise((done) => setTimeout(() => done(`slept (run ${run})`), ms));
     },
   },
   slow_save: {
