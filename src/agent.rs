@@ -836,11 +836,14 @@ impl Session {
     }
 
     /// A finished call's outcome, from the page: `Ok(result)` or `Err(reason)`.
+    /// `taken`: its agent is waiting and takes the reply now; otherwise the
+    /// reply is kept until the agent sends the same request again.
     pub fn finish(
         &mut self,
         call_id: u64,
         outcome: Result<Value, String>,
         cap: usize,
+        taken: bool,
     ) -> Option<(String, Value, Value)> {
         let (chat, id, why) = self
             .running
@@ -884,7 +887,9 @@ impl Session {
                 }
             }
         };
-        self.keep_done(&chat, &id, reply.clone());
+        if !taken {
+            self.keep_done(&chat, &id, reply.clone());
+        }
         Some((chat, id, reply))
     }
 

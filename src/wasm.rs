@@ -195,9 +195,16 @@ impl Core {
         }
     }
 
-    /// A tool's outcome from the page: `{ok: value}` or `{error: text}`.
+    /// A tool's outcome from the page: `{ok: value}` or `{error: text}`;
+    /// `taken`: its agent waits for the reply now (it is not kept).
     /// Returns `{chat, request_id, reply}`, or `null` for an unknown call.
-    pub fn finish(&mut self, call_id: f64, outcome: JsValue, cap: f64) -> Result<JsValue, JsError> {
+    pub fn finish(
+        &mut self,
+        call_id: f64,
+        outcome: JsValue,
+        cap: f64,
+        taken: bool,
+    ) -> Result<JsValue, JsError> {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "snake_case")]
         enum Outcome {
@@ -209,7 +216,10 @@ impl Core {
             Outcome::Ok(value) => Ok(value),
             Outcome::Error(reason) => Err(reason),
         };
-        match self.session.finish(call_id as u64, outcome, cap as usize) {
+        match self
+            .session
+            .finish(call_id as u64, outcome, cap as usize, taken)
+        {
             Some((chat, request_id, reply)) => {
                 to_js(&serde_json::json!({"chat": chat, "request_id": request_id, "reply": reply}))
             }

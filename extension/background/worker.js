@@ -206,7 +206,7 @@ async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
 async function proceed(chat, id, step, kept) {
   switch (step.step) {
     case 'reply': return deliver(chat, id, step.reply, kept);
-    case 'run': return run(step.run);
+    case 'run': return run(chat, id, step.run);
     case 'ask': return openCard(step.card_id);
     case 'wait': return undefined; // Its card is open; the answer will come.
     case 'attach': return undefined; // Its call is running; the reply will come.
@@ -249,8 +249,9 @@ async function answer(cardId, given) {
   return { answered: true };
 }
 
-// Runs a tool in the frame and document that registered it.
-async function run(spec) {
+// Runs a tool in the frame and document that registered it, for request
+// `id` of `chat`.
+async function run(chat, id, spec) {
   const { callTimeoutMs, resultCapBytes } = await settings();
   // A call is recorded before it starts, unless running it twice is harmless.
   if (!spec.repeatable) saveSession(await ready);
@@ -269,16 +270,9 @@ async function run(spec) {
   } catch (error) {
     outcome = { error: callFailure(spec, error) };
   }
-  let taken = false;
-  const finished = await changeSession((core) => {
-    const done = core.finish(spec.call_id, outcome, resultCapBytes);
-    // An agent waiting here takes the reply now: it need not be kept.
-    if (done && waiters.has(keyOf(done.chat, done.request_id))) {
-      core.collected(done.chat, done.request_id);
-      taken = true;
-    }
-    return done;
-  });
+  // An agent waiting here takes the reply now: it need not be kept.
+  const taken = waiters.has(keyOf(chat, id));
+  const finished = await changeSession((core) => core.finish(spec.call_id, outcome, resultCapBytes, taken));
   if (finished) await deliver(finished.chat, finished.request_id, finished.reply, !taken);
 }
 
