@@ -6,7 +6,7 @@
 //! parsed as `FromPage`.
 
 use crate::registry::{Op, TabId};
-use crate::wire::needed;
+use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
 
 /// What a content script may send: reports about its own frame's tools,
@@ -84,26 +84,50 @@ impl TryFrom<UiWire> for FromUi {
     type Error = String;
 
     fn try_from(w: UiWire) -> Result<FromUi, String> {
+        let present = [
+            ("tab_id", w.tab_id.is_some()),
+            ("card_id", w.card_id.is_some()),
+            ("answer", w.answer.is_some()),
+            ("chat_id", w.chat_id.is_some()),
+            ("label", w.label.is_some()),
+            ("read_only", w.read_only.is_some()),
+            ("request", w.request.is_some()),
+        ];
         Ok(match w.message {
-            UiName::Palette => FromUi::Palette {
-                tab_id: needed(w.tab_id, "tab_id")?,
-            },
-            UiName::Card => FromUi::Card {
-                card_id: needed(w.card_id, "card_id")?,
-            },
-            UiName::Answer => FromUi::Answer {
-                card_id: needed(w.card_id, "card_id")?,
-                answer: needed(w.answer, "answer")?,
-            },
-            UiName::OpenChat => FromUi::OpenChat {
-                chat_id: needed(w.chat_id, "chat_id")?,
-                label: needed(w.label, "label")?,
-                read_only: w.read_only.unwrap_or(false),
-            },
-            UiName::Agent => FromUi::Agent {
-                chat_id: needed(w.chat_id, "chat_id")?,
-                request: needed(w.request, "request")?,
-            },
+            UiName::Palette => {
+                only(&present, &["tab_id"])?;
+                FromUi::Palette {
+                    tab_id: needed(w.tab_id, "tab_id")?,
+                }
+            }
+            UiName::Card => {
+                only(&present, &["card_id"])?;
+                FromUi::Card {
+                    card_id: needed(w.card_id, "card_id")?,
+                }
+            }
+            UiName::Answer => {
+                only(&present, &["card_id", "answer"])?;
+                FromUi::Answer {
+                    card_id: needed(w.card_id, "card_id")?,
+                    answer: needed(w.answer, "answer")?,
+                }
+            }
+            UiName::OpenChat => {
+                only(&present, &["chat_id", "label", "read_only"])?;
+                FromUi::OpenChat {
+                    chat_id: needed(w.chat_id, "chat_id")?,
+                    label: needed(w.label, "label")?,
+                    read_only: w.read_only.unwrap_or(false),
+                }
+            }
+            UiName::Agent => {
+                only(&present, &["chat_id", "request"])?;
+                FromUi::Agent {
+                    chat_id: needed(w.chat_id, "chat_id")?,
+                    request: needed(w.request, "request")?,
+                }
+            }
         })
     }
 }

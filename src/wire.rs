@@ -6,8 +6,9 @@
 //! which compiles every variant's reader a second time: for the core's five
 //! tagged input enums that was 22 KB of the gzipped Wasm (README,
 //! "Benchmarks"). So each is read through a flat struct holding every field
-//! any of its variants has (`#[serde(try_from = "…Wire")]`), then checked:
-//! the same messages, the same unknown-field errors, one reader per type.
+//! any of its variants has (`#[serde(try_from = "…Wire")]`), then checked
+//! against what its variant has (`only`, `needed`): the same messages, the
+//! same unknown-field errors, one reader per type.
 
 /// A field the message's variant needs.
 ///
@@ -15,4 +16,19 @@
 /// When the message lacks it, in serde's own words.
 pub fn needed<T>(value: Option<T>, field: &str) -> Result<T, String> {
     value.ok_or_else(|| format!("missing field `{field}`"))
+}
+
+/// Refuses a field the message carries (`present`: name, and whether it
+/// came) that its variant does not have (`allowed`), as serde would.
+///
+/// # Errors
+/// For the first such field, in serde's own words.
+pub fn only(present: &[(&str, bool)], allowed: &[&str]) -> Result<(), String> {
+    match present
+        .iter()
+        .find(|(name, came)| *came && !allowed.contains(name))
+    {
+        Some((name, _)) => Err(format!("unknown field `{name}`")),
+        None => Ok(()),
+    }
 }

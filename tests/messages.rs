@@ -43,7 +43,13 @@ fn every_op_reads_from_its_tagged_json() {
 
 #[test]
 fn malformed_messages_get_serdes_own_words() {
-    let cases: [(serde_json::Value, &str); 6] = [
+    let cases: [(serde_json::Value, &str); 8] = [
+        // A field another op has is still not this op's.
+        (
+            json!({"op": "clear", "source": "document", "decl": {"name": "a"}}),
+            "unknown field `decl`",
+        ),
+        (json!({"op": "reset", "name": "a"}), "unknown field `name`"),
         (json!({"op": "register"}), "missing field `decl`"),
         (
             json!({"op": "unregister", "source": "document", "kind": "tool"}),
@@ -102,4 +108,14 @@ fn events_page_messages_and_ui_messages_read_by_their_type() {
     assert!(read::<FromUi>(json!({"type": "answer", "card_id": 3}))
         .expect_err("no answer")
         .contains("missing field `answer`"));
+    assert!(read::<FromUi>(
+        json!({"type": "palette", "tab_id": 1, "answer": {"site": "allow_all"}})
+    )
+    .expect_err("a palette request carries no answer")
+    .contains("unknown field `answer`"));
+    assert!(
+        read::<Event>(json!({"type": "tab_closed", "tab_id": 1, "documents": []}))
+            .expect_err("not a tab_closed field")
+            .contains("unknown field `documents`")
+    );
 }

@@ -848,7 +848,7 @@ describe('service worker restarts', () => {
     // Running it again is harmless, so it was never recorded as running. The
     // reply is the second run's own, though the first run, started before
     // the stop, answers first (to nobody).
-    const reply = await h.send(chat, { ...request });
+    const reply = await h.send(chat, request);
     assertRan(reply, 'slow');
     assert.equal(reply.result.content[0].text, 'slept (run 2)');
     assert.equal(await callsOf(page, 'slow'), 2);
