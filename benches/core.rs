@@ -27,6 +27,7 @@
 //! routine returns is dropped outside it too.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use std::hint::black_box;
@@ -375,6 +376,7 @@ fn bench_decide(c: &mut Criterion) {
     let mut session = Session::default();
     session.open_chat(CHAT, "Chat 1", false);
     let mut id = 0_u64;
+    let ok = serde_json::value::to_raw_value("ok").expect("JSON");
     group.bench_function("read-only call, request + finish", |b| {
         b.iter(|| {
             id += 1;
@@ -384,9 +386,34 @@ fn bench_decide(c: &mut Criterion) {
                 panic!("a Read-only call on localhost runs");
             };
             let (_, _, reply) = session
-                .finish(run.call_id, Ok(json!("ok")), 1 << 20, true)
+                .finish(run.call_id, Ok(&ok), 1 << 20, true)
                 .expect("running");
             reply
+        })
+    });
+    // The same, as the service worker pays it: JSON text in and out of each
+    // of the two calls into the core (src/wasm.rs).
+    group.bench_function("read-only call, request + finish, JSON text in and out", |b| {
+        b.iter(|| {
+            id += 1;
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{CALL_TOOL}","arguments":{{"tabId":2,"name":"noop","arguments":{{}}}}}}}}"#
+            );
+            let request: Value = serde_json::from_str(black_box(&text)).expect("JSON");
+            let step = session.request(CHAT, &request, &world);
+            let step_text = serde_json::to_string(&step).expect("JSON");
+            let Step::Run { run } = step else {
+                panic!("a Read-only call on localhost runs");
+            };
+            let outcome: Box<RawValue> = serde_json::from_str(black_box(r#""ok""#)).expect("JSON");
+            let (chat, request_id, reply) = session
+                .finish(run.call_id, Ok(&outcome), 1 << 20, true)
+                .expect("running");
+            let reply_text = serde_json::to_string(
+                &json!({"chat": chat, "request_id": request_id, "reply": reply}),
+            )
+            .expect("JSON");
+            (step_text, reply_text)
         })
     });
     group.finish();

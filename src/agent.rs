@@ -13,6 +13,7 @@ use crate::declaration::Kind;
 use crate::registry::{FrameId, Registry, Source, TabId, Tool};
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// The largest tool result handed to an agent, in bytes of JSON.
@@ -57,7 +58,8 @@ pub struct Run {
     pub document_id: String,
     pub source: Source,
     pub name: String,
-    pub arguments: Value,
+    /// As JSON text (`Wanted::Call` holds it so): the shell reads it.
+    pub arguments: String,
     /// Running it twice is harmless: it is a Read-only tool. The shell stores
     /// the session, which records the call as running, before it starts a
     /// call that is not, so that a worker stopped mid-call never runs it
@@ -65,12 +67,55 @@ pub struct Run {
     pub repeatable: bool,
 }
 
+/// A JSON-RPC response, as JSON text: written once, where it is made, and
+/// handed on (to the agent, into the session record) without being parsed
+/// or written again. Most are written from typed structs rather than built
+/// as `Value` trees: a Read-only call's reply is on every agent call's path
+/// (README, "Benchmarks", figure 4).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Reply(Box<RawValue>);
+
+impl Reply {
+    fn new(response: &impl Serialize) -> Reply {
+        // Fails only for maps with keys that are not strings: none of ours.
+        serde_json::value::to_raw_value(response)
+            .map_or_else(|e| Reply::internal(&e.to_string()), Reply)
+    }
+
+    fn internal(message: &str) -> Reply {
+        let text = json!({"jsonrpc": "2.0", "id": null,
+            "error": {"code": -32603, "message": message}});
+        Reply(RawValue::from_string(text.to_string()).unwrap_or_else(|_| Reply::null()))
+    }
+
+    fn null() -> Box<RawValue> {
+        RawValue::NULL.to_owned()
+    }
+
+    /// The response as JSON text.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The response as a JSON value (tests and cards read it so).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.text()).unwrap_or(Value::Null)
+    }
+}
+
+impl PartialEq for Reply {
+    fn eq(&self, other: &Reply) -> bool {
+        self.text() == other.text()
+    }
+}
+
 /// What the shell must do next.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum Step {
     /// Answer the agent with this JSON-RPC response.
-    Reply { reply: Value },
+    Reply { reply: Reply },
     /// Run the tool, then hand the outcome to `Session::finish`.
     Run { run: Run },
     /// Open the card in a window; the agent waits for it.
@@ -140,7 +185,7 @@ pub struct Pending {
 }
 
 /// Everything the agent entry keeps, persisted as one record.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Session {
     #[serde(default)]
     pub answers: Answers,
@@ -157,7 +202,7 @@ pub struct Session {
     pub repeatable: VecMap<u64, (String, Value, String)>,
     /// Replies not yet collected by an agent that lost its wait, by request key.
     #[serde(default)]
-    pub done: VecMap<String, Value>,
+    pub done: VecMap<String, Reply>,
     #[serde(default)]
     pub next_id: u64,
     /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that
@@ -167,6 +212,12 @@ pub struct Session {
     /// The last record `record` returned.
     #[serde(skip)]
     recorded: Option<String>,
+    /// What must be stored may have changed since `recorded`. Set by every
+    /// change, except the one every agent call to a Read-only tool makes
+    /// (see `request` and `finish`), so that such a call costs no writing
+    /// of the whole session to find out that nothing changed.
+    #[serde(skip)]
+    unsaved: bool,
 }
 
 /// Where ids of repeatable calls start: above every stored id, and exact as a
@@ -177,32 +228,83 @@ fn request_key(chat: &str, id: &Value) -> String {
     format!("{chat}\u{0}{id}")
 }
 
-fn reply(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+/// The JSON-RPC responses Toolgate writes.
+#[derive(Serialize)]
+struct Response<'a, R: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: R,
 }
 
-fn error_reply(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+#[derive(Serialize)]
+struct ErrorResponse<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    error: RpcError<'a>,
+}
+
+#[derive(Serialize)]
+struct RpcError<'a> {
+    code: i64,
+    message: &'a str,
+}
+
+/// An MCP tool result of one text, with what Toolgate decided.
+#[derive(Serialize)]
+struct ToolResult<'a> {
+    content: [TextContent<'a>; 1],
+    #[serde(rename = "isError")]
+    is_error: bool,
+    #[serde(rename = "_meta")]
+    meta: ToolgateMeta<'a>,
+}
+
+#[derive(Serialize)]
+struct TextContent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct ToolgateMeta<'a> {
+    toolgate: &'a Decision,
+}
+
+fn reply(id: &Value, result: impl Serialize) -> Reply {
+    Reply::new(&Response {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+}
+
+fn error_reply(id: &Value, code: i64, message: &str) -> Reply {
+    Reply::new(&ErrorResponse {
+        jsonrpc: "2.0",
+        id,
+        error: RpcError { code, message },
+    })
 }
 
 /// A tool result: text content, and what Toolgate decided.
-fn tool_result(id: &Value, text: String, is_error: bool, decision: &Decision) -> Value {
+fn tool_result(id: &Value, text: &str, is_error: bool, decision: &Decision) -> Reply {
     reply(
         id,
-        json!({
-            "content": [{"type": "text", "text": text}],
-            "isError": is_error,
-            "_meta": {"toolgate": decision},
-        }),
+        ToolResult {
+            content: [TextContent { kind: "text", text }],
+            is_error,
+            meta: ToolgateMeta { toolgate: decision },
+        },
     )
 }
 
-fn refusal(id: &Value, decision: Decision) -> Value {
+fn refusal(id: &Value, decision: Decision) -> Reply {
     let text = match &decision {
         Decision::Refuse { why } => why.clone(),
         other => format!("{other:?}"),
     };
-    tool_result(id, text, true, &decision)
+    tool_result(id, &text, true, &decision)
 }
 
 /// The browser tools agents see, with their input schemas.
@@ -302,12 +404,30 @@ impl Session {
     /// When the session cannot be written as JSON (it always can: its maps
     /// are keyed by strings and integers).
     pub fn record(&mut self) -> Result<Option<String>, String> {
+        // Tests (debug builds) write the record anyway, and check that no
+        // change went unmarked.
+        // A session never recorded (new, or read from storage) may differ.
+        let unsaved = self.unsaved || self.recorded.is_none();
+        if !unsaved && !cfg!(debug_assertions) {
+            return Ok(None);
+        }
         let text = serde_json::to_string(&*self).map_err(|e| e.to_string())?;
-        if self.recorded.as_deref() == Some(text.as_str()) {
+        let unchanged = self.recorded.as_deref() == Some(text.as_str());
+        assert!(
+            unsaved || unchanged,
+            "a change to the stored session was not marked unsaved"
+        );
+        self.unsaved = false;
+        if unchanged {
             return Ok(None);
         }
         self.recorded = Some(text.clone());
         Ok(Some(text))
+    }
+
+    /// Whether what must be stored may have changed since the last `record`.
+    pub fn unsaved(&self) -> bool {
+        self.unsaved || self.recorded.is_none()
     }
 
     /// The service worker started again, with this session from storage: the
@@ -316,6 +436,7 @@ impl Session {
     /// the same request again. Calls running in the current worker are not
     /// touched anywhere else: an agent re-sending one attaches to it.
     pub fn restarted(&mut self) {
+        self.unsaved = true;
         for (_, (chat, id, _)) in std::mem::take(&mut self.running) {
             let reply = error_reply(
                 &id,
@@ -328,11 +449,28 @@ impl Session {
 
     /// Opens a chat (the agent console's "New chat", an MCP session...).
     pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
+        self.unsaved = true;
         self.answers.open_chat(chat, label, read_only);
     }
 
     /// A JSON-RPC request from a chat.
     pub fn request(&mut self, chat: &str, request: &Value, world: &World) -> Step {
+        // A Read-only call allowed without a card changes nothing stored: its
+        // call is kept apart (`repeatable`), unless deciding it created the
+        // chat or used up the chat's last approval.
+        let chat_state = |s: &Session| s.answers.chats.get(chat).map(|c| c.last_approval.is_some());
+        let before = chat_state(self);
+        let step = self.respond(chat, request, world);
+        let quiet = match &step {
+            Step::NeedTabs => true,
+            Step::Run { run } => run.repeatable,
+            _ => false,
+        };
+        self.unsaved |= !quiet || chat_state(self) != before;
+        step
+    }
+
+    fn respond(&mut self, chat: &str, request: &Value, world: &World) -> Step {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         let key = request_key(chat, &id);
         if let Some(done) = self.done.remove(&key) {
@@ -414,7 +552,7 @@ impl Session {
         }
     }
 
-    fn list_tabs(&self, id: &Value, world: &World) -> Value {
+    fn list_tabs(&self, id: &Value, world: &World) -> Reply {
         let tabs: Vec<Value> = world
             .registry
             .tab_ids()
@@ -604,7 +742,7 @@ impl Session {
                                 document_id: document_id.clone(),
                                 source: *source,
                                 name: name.clone(),
-                                arguments: serde_json::from_str(arguments).unwrap_or(Value::Null),
+                                arguments: arguments.clone(),
                                 repeatable,
                             },
                         }
@@ -661,7 +799,7 @@ impl Session {
         sites: &[String],
         withheld: &[String],
         world: &World,
-    ) -> Value {
+    ) -> Reply {
         let mut tools = Vec::new();
         let mut skills = Vec::new();
         for frame in world
@@ -695,6 +833,7 @@ impl Session {
 
     /// Records which window shows a card.
     pub fn card_opened(&mut self, card_id: u64, window_id: i64) {
+        self.unsaved = true;
         if let Some(p) = self.pending.get_mut(&card_id) {
             p.window_id = Some(window_id);
         }
@@ -727,6 +866,7 @@ impl Session {
         answer: Answer,
         world: &World,
     ) -> Result<(Step, Pending), String> {
+        self.unsaved = true;
         let pending = self
             .pending
             .get(&card_id)
@@ -835,57 +975,28 @@ impl Session {
         Ok((step, pending))
     }
 
-    /// A finished call's outcome, from the page: `Ok(result)` or `Err(reason)`.
-    /// `taken`: its agent is waiting and takes the reply now; otherwise the
-    /// reply is kept until the agent sends the same request again.
+    /// A finished call's outcome, from the page: `Ok(result)`, the result as
+    /// JSON text, or `Err(reason)`. `taken`: its agent is waiting and takes
+    /// the reply now; otherwise the reply is kept until the agent sends the
+    /// same request again.
     pub fn finish(
         &mut self,
         call_id: u64,
-        outcome: Result<Value, String>,
+        outcome: Result<&RawValue, String>,
         cap: usize,
         taken: bool,
-    ) -> Option<(String, Value, Value)> {
-        let (chat, id, why) = self
-            .running
-            .remove(&call_id)
-            .or_else(|| self.repeatable.remove(&call_id))?;
+    ) -> Option<(String, Value, Reply)> {
+        let (chat, id, why) = match self.running.remove(&call_id) {
+            Some(running) => {
+                self.unsaved = true;
+                running
+            }
+            None => self.repeatable.remove(&call_id)?,
+        };
         let decision = Decision::Run { why };
         let reply = match outcome {
-            Err(reason) => tool_result(&id, reason, true, &decision),
-            Ok(value) => {
-                let size = serde_json::to_string(&value)
-                    .map(|s| s.len())
-                    .unwrap_or(usize::MAX);
-                if size > cap {
-                    tool_result(
-                        &id,
-                        format!(
-                            "the tool's result is {size} bytes, over Toolgate's cap of {cap} bytes"
-                        ),
-                        true,
-                        &decision,
-                    )
-                } else if let Some(mut shaped) = value
-                    .as_object()
-                    .filter(|o| o.get("content").is_some_and(Value::is_array))
-                    .cloned()
-                {
-                    // Already MCP-shaped: pass it through, but what Toolgate
-                    // decided is Toolgate's to say, never the page's.
-                    let meta = shaped.entry("_meta").or_insert_with(|| json!({}));
-                    if !meta.is_object() {
-                        *meta = json!({});
-                    }
-                    meta["toolgate"] = json!(decision);
-                    reply(&id, Value::Object(shaped))
-                } else {
-                    let text = match value {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    tool_result(&id, text, false, &decision)
-                }
-            }
+            Err(reason) => tool_result(&id, &reason, true, &decision),
+            Ok(result) => result_reply(&id, result.get(), cap, &decision),
         };
         if !taken {
             self.keep_done(&chat, &id, reply.clone());
@@ -895,7 +1006,8 @@ impl Session {
 
     /// Keeps a reply for an agent that may have lost its wait (the worker
     /// stopped); the agent collects it by sending the same request again.
-    fn keep_done(&mut self, chat: &str, id: &Value, reply: Value) {
+    fn keep_done(&mut self, chat: &str, id: &Value, reply: Reply) {
+        self.unsaved = true;
         self.done.insert(request_key(chat, id), reply);
         while self.done.len() > DONE_KEPT {
             let Some(first) = self.done.keys().next().cloned() else {
@@ -908,7 +1020,40 @@ impl Session {
     /// The agent collected its reply directly: no need to keep it.
     /// Returns whether a kept reply was dropped (the session changed).
     pub fn collected(&mut self, chat: &str, id: &Value) -> bool {
-        self.done.remove(&request_key(chat, id)).is_some()
+        let dropped = self.done.remove(&request_key(chat, id)).is_some();
+        self.unsaved |= dropped;
+        dropped
+    }
+}
+
+/// The reply to a call whose tool returned `result` (JSON text): its size is
+/// the text's, and only a result that may be MCP-shaped (an object) or is a
+/// string is parsed.
+fn result_reply(id: &Value, result: &str, cap: usize, decision: &Decision) -> Reply {
+    let size = result.len();
+    if size > cap {
+        let text = format!("the tool's result is {size} bytes, over Toolgate's cap of {cap} bytes");
+        return tool_result(id, &text, true, decision);
+    }
+    match result.as_bytes().first() {
+        Some(b'"') => {
+            let text: String = serde_json::from_str(result).unwrap_or_default();
+            tool_result(id, &text, false, decision)
+        }
+        Some(b'{') => match serde_json::from_str::<Value>(result) {
+            Ok(Value::Object(mut shaped)) if shaped.get("content").is_some_and(Value::is_array) => {
+                // Already MCP-shaped: pass it through, but what Toolgate
+                // decided is Toolgate's to say, never the page's.
+                let meta = shaped.entry("_meta").or_insert_with(|| json!({}));
+                if !meta.is_object() {
+                    *meta = json!({});
+                }
+                meta["toolgate"] = json!(decision);
+                reply(id, shaped)
+            }
+            _ => tool_result(id, result, false, decision),
+        },
+        _ => tool_result(id, result, false, decision),
     }
 }
 

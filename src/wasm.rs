@@ -1,9 +1,10 @@
 //! The binding between the core and the service worker: conversions only.
 
-use crate::agent::{Answer, Session, Step, TabInfo, World};
+use crate::agent::{Answer, Reply, Session, Step, TabInfo, World};
 use crate::messages::{FromPage, FromUi};
 use crate::registry::{Event, FrameRef, Registry, TabRecord};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -100,6 +101,13 @@ impl Core {
     #[wasm_bindgen(js_name = "sessionRecord")]
     pub fn session_record(&mut self) -> Result<Option<String>, JsError> {
         self.session.record().map_err(|e| JsError::new(&e))
+    }
+
+    /// Whether the agent session must be stored again: cheap, unlike
+    /// `sessionRecord`, which writes the whole session out.
+    #[wasm_bindgen(js_name = "sessionUnsaved")]
+    pub fn session_unsaved(&self) -> bool {
+        self.session.unsaved()
     }
 
     /// An agent's JSON-RPC request, as chat `chat`. `tabs` may be `null`:
@@ -208,21 +216,29 @@ impl Core {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "snake_case")]
         enum Outcome {
-            Ok(serde_json::Value),
+            Ok(Box<RawValue>),
             Error(String),
         }
+        #[derive(Serialize)]
+        struct Finished {
+            chat: String,
+            request_id: serde_json::Value,
+            reply: Reply,
+        }
         let outcome: Outcome = from_js(outcome, "call outcome")?;
-        let outcome = match outcome {
-            Outcome::Ok(value) => Ok(value),
-            Outcome::Error(reason) => Err(reason),
+        let outcome = match &outcome {
+            Outcome::Ok(result) => Ok(&**result),
+            Outcome::Error(reason) => Err(reason.clone()),
         };
         match self
             .session
             .finish(call_id as u64, outcome, cap as usize, taken)
         {
-            Some((chat, request_id, reply)) => {
-                to_js(&serde_json::json!({"chat": chat, "request_id": request_id, "reply": reply}))
-            }
+            Some((chat, request_id, reply)) => to_js(&Finished {
+                chat,
+                request_id,
+                reply,
+            }),
             None => Ok(JsValue::NULL),
         }
     }

@@ -84,24 +84,26 @@ chrome.runtime.onMessage.addListener((message, sender, respond) => {
 });
 
 // The agent session is stored after every change, but its writes are
-// coalesced: a change marks it unsaved and one write follows in a moment
-// (after the reply that change produced went out), except before a tool runs:
-// `run` stores it first, so a call is recorded before it starts and a worker
-// stopped mid-call never runs it twice (a Read-only tool's call, which is
-// harmless to repeat, does not wait for that). Writes reach the browser in the order
-// they are issued, and a worker stopped after issuing one does not take it back.
-let sessionUnsaved = false;
-function storeSession() {
-  if (sessionUnsaved) return;
-  sessionUnsaved = true;
-  setTimeout(() => ready.then(saveSession), 0);
+// coalesced: a change schedules one write a moment later (after the reply that
+// change produced went out), except before a tool runs: `run` stores it
+// first, so a call is recorded before it starts and a worker stopped mid-call
+// never runs it twice (a Read-only tool's call, which is harmless to repeat,
+// does not wait for that). Writes reach the browser in the order they are
+// issued, and a worker stopped after issuing one does not take it back.
+let saveScheduled = false;
+function storeSession(core) {
+  // The core says, without writing the session out, whether anything that
+  // must be stored changed: after most agent calls to Read-only tools,
+  // nothing did, and they cost no timer and no write (README, figure 4).
+  if (saveScheduled || !core.sessionUnsaved()) return;
+  saveScheduled = true;
+  setTimeout(() => saveSession(core), 0);
 }
 function saveSession(core) {
-  if (!sessionUnsaved) return;
-  sessionUnsaved = false;
-  // Undefined when nothing that must outlive the worker changed: a Read-only
-  // call whose agent took its reply leaves nothing to store. A write costs
-  // the browser's UI thread, which every message to a page goes through.
+  if (!saveScheduled) return;
+  saveScheduled = false;
+  // Undefined when what is stored would not change. A write costs the
+  // browser's UI thread, which every message to a page goes through.
   const record = core.sessionRecord();
   if (record === undefined) return;
   chrome.storage.session.set({ [SESSION_KEY]: record })
@@ -113,7 +115,7 @@ function changeSession(change) {
   return serially(async () => {
     const core = await ready;
     const result = change(core);
-    storeSession();
+    storeSession(core);
     return result;
   });
 }
@@ -181,7 +183,7 @@ async function agent(chatId, request) {
   const decide = (tabs) => serially(async () => {
     const core = await ready;
     const next = core.agent(chatId, request, tabs, Date.now());
-    if (next.step !== 'need_tabs') storeSession();
+    storeSession(core);
     return next;
   });
   let step = await decide(null);
@@ -224,7 +226,8 @@ function deliver(chat, id, reply, kept) {
   if (!kept) return undefined;
   return serially(async () => {
     const core = await ready;
-    if (core.collected(chat, id)) storeSession();
+    core.collected(chat, id);
+    storeSession(core);
   });
 }
 
@@ -260,7 +263,8 @@ async function run(chat, id, spec) {
     const answer = await withTimeout(
       chrome.tabs.sendMessage(
         spec.tab_id,
-        { type: 'call', source: spec.source, name: spec.name, arguments: spec.arguments },
+        // The core hands the arguments over as JSON text (see `Run`).
+        { type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments) },
         { frameId: spec.frame_id, documentId: spec.document_id },
       ),
       callTimeoutMs,
@@ -290,12 +294,42 @@ function callFailure(spec, error) {
   return `${spec.name} could not be run: ${text}`;
 }
 
+// Every running call's deadline, watched by one timer: a timer per call
+// costs a native round trip on the call's own path (README, figure 4).
+const deadlines = new Set();
+let sweep = { timer: null, at: Infinity };
+function checkDeadlines() {
+  sweep = { timer: null, at: Infinity };
+  const now = performance.now();
+  for (const deadline of deadlines) {
+    if (deadline.at <= now) deadline.expire();
+  }
+  const next = Math.min(...[...deadlines].map((d) => d.at));
+  if (next < Infinity) watch(next);
+}
+function watch(at) {
+  if (at >= sweep.at) return;
+  clearTimeout(sweep.timer);
+  sweep = { timer: setTimeout(checkDeadlines, Math.max(0, at - performance.now())), at };
+}
+
 function withTimeout(promise, ms, message) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(message), { timedOut: true })), ms);
+  return new Promise((resolve, reject) => {
+    const deadline = {
+      at: performance.now() + ms,
+      expire: () => {
+        deadlines.delete(deadline);
+        reject(Object.assign(new Error(message), { timedOut: true }));
+      },
+    };
+    deadlines.add(deadline);
+    watch(deadline.at);
+    const settle = (then) => (value) => {
+      deadlines.delete(deadline);
+      then(value);
+    };
+    promise.then(settle(resolve), settle(reject));
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 // Closing a card's window counts as its closing answer (seed 001).
