@@ -472,9 +472,10 @@ impl Session {
 
     fn respond(&mut self, chat: &str, request: &Value, world: &World) -> Step {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
-        let key = request_key(chat, &id);
-        if let Some(done) = self.done.remove(&key) {
-            return Step::Reply { reply: done };
+        if !self.done.is_empty() {
+            if let Some(done) = self.done.remove(&request_key(chat, &id)) {
+                return Step::Reply { reply: done };
+            }
         }
         if let Some((&card_id, _)) = self
             .pending
@@ -521,10 +522,9 @@ impl Session {
 
     fn call(&mut self, chat: &str, id: &Value, params: &Value, world: &World) -> Step {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-        let arguments = params
-            .get("arguments")
-            .cloned()
-            .unwrap_or_else(|| json!({}));
+        // Read in place: the request is not copied.
+        let empty = json!({});
+        let arguments = params.get("arguments").unwrap_or(&empty);
         let bad = |message: String| Step::Reply {
             reply: error_reply(id, -32602, &message),
         };
@@ -533,7 +533,7 @@ impl Session {
             LIST_TABS => Step::Reply {
                 reply: self.list_tabs(id, world),
             },
-            LIST_TOOLS => match serde_json::from_value::<ListParams>(arguments) {
+            LIST_TOOLS => match ListParams::deserialize(arguments) {
                 Ok(p) => {
                     let wanted = Wanted::List {
                         tab_id: p.tab_id,
@@ -544,7 +544,7 @@ impl Session {
                 }
                 Err(e) => bad(format!("{LIST_TOOLS}: {e}")),
             },
-            CALL_TOOL => match serde_json::from_value::<CallParams>(arguments) {
+            CALL_TOOL => match CallParams::deserialize(arguments) {
                 Ok(p) => self.start_call(chat, id, p, world),
                 Err(e) => bad(format!("{CALL_TOOL}: {e}")),
             },

@@ -120,7 +120,12 @@ impl Core {
         now_ms: f64,
     ) -> Result<JsValue, JsError> {
         let request: serde_json::Value = from_js(request, "agent request")?;
-        let tabs: Option<Vec<TabInfo>> = from_js(tabs, "tabs")?;
+        // Most requests come without the tabs: nothing to read then.
+        let tabs: Option<Vec<TabInfo>> = if tabs.is_null() || tabs.is_undefined() {
+            None
+        } else {
+            from_js(tabs, "tabs")?
+        };
         let world = World {
             registry: &self.registry,
             tabs: tabs.as_deref(),

@@ -159,15 +159,27 @@ async function fromUi(message) {
 const waiters = new Map();
 const keyOf = (chat, id) => `${chat}\u0000${JSON.stringify(id)}`;
 
-// The settings, read once per worker start and again when they change.
+// The settings, read once per worker start and again when they change;
+// `settingsNow` holds them once read, so that a call need not wait for them.
 let settingsRead = null;
+let settingsNow = null;
 function settings() {
-  settingsRead ??= chrome.storage.local.get(SETTINGS_KEY)
-    .then(({ [SETTINGS_KEY]: stored }) => ({ ...DEFAULT_SETTINGS, ...stored }));
+  if (!settingsRead) {
+    const reading = chrome.storage.local.get(SETTINGS_KEY).then(({ [SETTINGS_KEY]: stored }) => {
+      const read = { ...DEFAULT_SETTINGS, ...stored };
+      if (settingsRead === reading) settingsNow = read; // Unless they changed meanwhile.
+      return read;
+    });
+    settingsRead = reading;
+  }
   return settingsRead;
 }
+function forgetSettings() {
+  settingsRead = null;
+  settingsNow = null;
+}
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && SETTINGS_KEY in changes) settingsRead = null;
+  if (area === 'local' && SETTINGS_KEY in changes) forgetSettings();
 });
 
 // The open tabs as the core needs them (cards name the tab's title and URL).
@@ -255,7 +267,7 @@ async function answer(cardId, given) {
 // Runs a tool in the frame and document that registered it, for request
 // `id` of `chat`.
 async function run(chat, id, spec) {
-  const { callTimeoutMs, resultCapBytes } = await settings();
+  const { callTimeoutMs, resultCapBytes } = settingsNow ?? await settings();
   // A call is recorded before it starts, unless running it twice is harmless.
   if (!spec.repeatable) saveSession(await ready);
   let outcome;
@@ -401,6 +413,6 @@ self.toolgate = {
   configure: async (changes) => {
     const now = await settings();
     await chrome.storage.local.set({ [SETTINGS_KEY]: { ...now, ...changes } });
-    settingsRead = null;
+    forgetSettings();
   },
 };
