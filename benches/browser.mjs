@@ -551,8 +551,14 @@ async function agentCall(browser, sw, tabId) {
         });
       }
     }, [tabId, calls]));
+    // The ping's own worker CPU, profiled the same way: on a 2-core machine the
+    // worker's CPU time competes with the browser and renderer threads that
+    // carry the round trip, so it counts wherever in the call it is spent.
+    const pingSummary = await profiled(cdp, () => sw.evaluate(async ([tab, times]) => {
+      for (let i = 0; i < times; i++) await chrome.tabs.sendMessage(tab, { type: 'ping' }, { frameId: 0 });
+    }, [tabId, calls]));
     await cdp.detach();
-    notes.push(`4: one agent call = the ping's round trip + the hop into the page's main world, where the tool lives (relay → shim → relay: ${ms(p.mainWorldHop - median(out.pings))} more than the ping, measured as a call of an unknown tool) + the worker's own work: the Wasm core (decision and reply, JSON in and out) and the shell's promises. Worker profile over ${calls} calls: ${ms(summary.busyMs / calls)} of worker CPU per call, ${ms(summary.wasmMs / calls)} of it in the Wasm core; top self time: ${summary.top.join(', ')}. No storage is touched: a Read-only call whose agent takes its reply changes nothing that must be stored (a session write, for comparison, takes ${ms(p.sessionWrite)} and holds up the browser's UI thread that the page's message goes through).`);
+    notes.push(`4: one agent call = the ping's round trip + the hop into the page's main world, where the tool lives (relay → shim → relay: ${ms(p.mainWorldHop - median(out.pings))} more than the ping, measured as a call of an unknown tool) + the worker's own work: the Wasm core (decision and reply, JSON in and out) and the shell's promises. Worker profile over ${calls} calls: ${ms(summary.busyMs / calls)} of worker CPU per call (a ping: ${ms(pingSummary.busyMs / calls)}), ${ms(summary.wasmMs / calls)} of it in the Wasm core; top self time: ${summary.top.join(', ')}. No storage is touched: a Read-only call whose agent takes its reply changes nothing that must be stored (a session write, for comparison, takes ${ms(p.sessionWrite)} and holds up the browser's UI thread that the page's message goes through).`);
   }
 }
 
