@@ -603,9 +603,8 @@ impl Session {
         }
         // Arguments are checked before anyone is asked.
         let arguments = p.arguments.unwrap_or_else(|| json!({}));
-        if let Some(schema) = found.tool.decl.input_schema.as_deref() {
-            let schema: Value = serde_json::from_str(schema).unwrap_or(Value::Bool(true));
-            if let Err(errors) = crate::schema::check(&schema, &arguments) {
+        if let Some(schema) = found.tool.schema() {
+            if let Err(errors) = crate::schema::check(schema, &arguments) {
                 return Step::Reply {
                     reply: error_reply(
                         id,

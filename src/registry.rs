@@ -321,6 +321,9 @@ pub struct Tool {
     provided: bool,
     /// See `definition`; computed once, since every call decision needs it.
     definition: String,
+    /// The input schema, read once: every call's arguments are checked
+    /// against it.
+    schema: Option<serde_json::Value>,
 }
 
 impl Tool {
@@ -330,10 +333,20 @@ impl Tool {
             verdict: classify(&decl),
             source: Source::of(decl.path),
             definition: fingerprint(&decl),
+            // `Declaration::from_raw` refused a schema that is not a JSON object.
+            schema: decl
+                .input_schema
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok()),
             decl,
             raw,
             provided,
         })
+    }
+
+    /// The input schema, if the tool declared one.
+    pub fn schema(&self) -> Option<&serde_json::Value> {
+        self.schema.as_ref()
     }
 
     fn key(&self) -> (Source, Kind, &str) {
