@@ -321,9 +321,21 @@ pub struct Tool {
     provided: bool,
     /// See `definition`; computed once, since every call decision needs it.
     definition: String,
-    /// The input schema, read once: every call's arguments are checked
-    /// against it.
-    schema: Option<serde_json::Value>,
+    /// The input schema, read at the tool's first call: every call's
+    /// arguments are checked against it. Not at registration: most tools are
+    /// never called, and a read schema takes many times its text's memory.
+    schema: SchemaCache,
+}
+
+/// A tool's input schema once read. A cache: two tools are equal whether or
+/// not theirs was read yet.
+#[derive(Clone, Debug, Default)]
+struct SchemaCache(std::cell::OnceCell<Option<serde_json::Value>>);
+
+impl PartialEq for SchemaCache {
+    fn eq(&self, _: &SchemaCache) -> bool {
+        true
+    }
 }
 
 impl Tool {
@@ -333,11 +345,7 @@ impl Tool {
             verdict: classify(&decl),
             source: Source::of(decl.path),
             definition: fingerprint(&decl),
-            // `Declaration::from_raw` refused a schema that is not a JSON object.
-            schema: decl
-                .input_schema
-                .as_deref()
-                .and_then(|text| serde_json::from_str(text).ok()),
+            schema: SchemaCache::default(),
             decl,
             raw,
             provided,
@@ -346,7 +354,14 @@ impl Tool {
 
     /// The input schema, if the tool declared one.
     pub fn schema(&self) -> Option<&serde_json::Value> {
-        self.schema.as_ref()
+        self.schema
+            .0
+            .get_or_init(|| {
+                // `Declaration::from_raw` refused a schema that is not JSON.
+                let text = self.decl.input_schema.as_deref()?;
+                serde_json::from_str(text).ok()
+            })
+            .as_ref()
     }
 
     fn key(&self) -> (Source, Kind, &str) {
