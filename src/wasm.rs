@@ -12,33 +12,23 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-// Values cross the boundary as JSON text, parsed and written by the JS
-// engine's own JSON and by serde_json. Measured in the worker (README,
-// "Benchmarks"), this is faster than walking JS objects field by field
-// (serde-wasm-bindgen), and it keeps one serde instantiation per type in the
-// Wasm: with both, the core was 10 KB (gzipped) larger.
+// Values cross the boundary as JSON text in plain strings: the shell turns
+// them into JS values with the JS engine's own `JSON`, the core with
+// serde_json. Measured in the worker (README, "Benchmarks"), this is faster
+// than walking JS objects field by field (serde-wasm-bindgen), and it keeps one
+// serde instantiation per type in the Wasm: with both, the core was 10 KB
+// (gzipped) larger. The shell calls `JSON` itself rather than through
+// js-sys: each js-sys `JSON` call costs a closure and a copy of its arguments
+// in wasm-bindgen's glue, a fifth of a Read-only call's time in the core.
 
-/// Converts a Rust value to plain JS (objects, arrays, strings, numbers).
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    let text = serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text).map_err(|_| JsError::new("the core wrote JSON that JS cannot read"))
+/// Writes a value as JSON text for the shell.
+fn write<T: Serialize>(value: &T) -> Result<String, JsError> {
+    serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))
 }
 
-/// Reads a JS value as `T`; `undefined` reads as `null`.
-fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsError> {
-    let text = if value.is_undefined() {
-        "null".to_owned()
-    } else {
-        js_sys::JSON::stringify(&value)
-            .ok()
-            .and_then(|text| text.as_string())
-            .ok_or_else(|| {
-                JsError::new(&format!(
-                    "bad {what}: not JSON (a cycle, a BigInt, or a function)"
-                ))
-            })?
-    };
-    serde_json::from_str(&text).map_err(|e| JsError::new(&format!("bad {what}: {e}")))
+/// Reads JSON text from the shell as `T`.
+fn read<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, JsError> {
+    serde_json::from_str(text).map_err(|e| JsError::new(&format!("bad {what}: {e}")))
 }
 
 #[derive(Serialize)]
@@ -50,9 +40,9 @@ struct Applied {
 /// Parses a message from Toolgate's own pages into its one typed form, or
 /// fails with a clear error. The shell routes on the parsed `type`.
 #[wasm_bindgen(js_name = "parseUiMessage")]
-pub fn parse_ui_message(message: JsValue) -> Result<JsValue, JsError> {
-    let parsed: FromUi = from_js(message, "ui message")?;
-    to_js(&parsed)
+pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
+    let parsed: FromUi = read(message, "ui message")?;
+    write(&parsed)
 }
 
 /// What became of a card's answer: the next step, and whose request it was.
@@ -110,68 +100,66 @@ impl Core {
         self.session.unsaved()
     }
 
-    /// An agent's JSON-RPC request, as chat `chat`. `tabs` may be `null`:
+    /// An agent's JSON-RPC request, as chat `chat`. `tabs` may be absent:
     /// the step is then `need_tabs` if the request needs them.
     pub fn agent(
         &mut self,
         chat: &str,
-        request: JsValue,
-        tabs: JsValue,
+        request: &str,
+        tabs: Option<String>,
         now_ms: f64,
-    ) -> Result<JsValue, JsError> {
-        let request: serde_json::Value = from_js(request, "agent request")?;
-        // Most requests come without the tabs: nothing to read then.
-        let tabs: Option<Vec<TabInfo>> = if tabs.is_null() || tabs.is_undefined() {
-            None
-        } else {
-            from_js(tabs, "tabs")?
+    ) -> Result<String, JsError> {
+        let request: serde_json::Value = read(request, "agent request")?;
+        let tabs: Option<Vec<TabInfo>> = match tabs {
+            Some(tabs) => Some(read(&tabs, "tabs")?),
+            None => None,
         };
         let world = World {
             registry: &self.registry,
             tabs: tabs.as_deref(),
             now_ms: now_ms as u64,
         };
-        to_js(&self.session.request(chat, &request, &world))
+        write(&self.session.request(chat, &request, &world))
     }
 
     /// A person's answer to a card.
     pub fn answer(
         &mut self,
         card_id: f64,
-        answer: JsValue,
-        tabs: JsValue,
+        answer: &str,
+        tabs: &str,
         now_ms: f64,
-    ) -> Result<JsValue, JsError> {
-        let answer: Answer = from_js(answer, "answer")?;
+    ) -> Result<String, JsError> {
+        let answer: Answer = read(answer, "answer")?;
         self.settle(card_id as u64, answer, tabs, now_ms)
     }
 
     /// A card's window was closed: it counts as the card's closing answer.
-    /// Returns `null` when the window showed no waiting card.
+    /// Returns `undefined` when the window showed no waiting card.
     #[wasm_bindgen(js_name = "windowClosed")]
     pub fn window_closed(
         &mut self,
         window_id: f64,
-        tabs: JsValue,
+        tabs: &str,
         now_ms: f64,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<Option<String>, JsError> {
         let Some(card_id) = self.session.card_of_window(window_id as i64) else {
-            return Ok(JsValue::NULL);
+            return Ok(None);
         };
         let Some(answer) = self.session.close_answer(card_id) else {
-            return Ok(JsValue::NULL);
+            return Ok(None);
         };
-        self.settle(card_id, answer, tabs, now_ms)
+        self.settle(card_id, answer, tabs, now_ms).map(Some)
     }
 
     fn settle(
         &mut self,
         card_id: u64,
         answer: Answer,
-        tabs: JsValue,
+        tabs: &str,
         now_ms: f64,
-    ) -> Result<JsValue, JsError> {
-        let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
+    ) -> Result<String, JsError> {
+        let tabs: Vec<TabInfo> = read(tabs, "tabs")?;
         let world = World {
             registry: &self.registry,
             tabs: Some(&tabs),
@@ -181,7 +169,7 @@ impl Core {
             .session
             .answer(card_id, answer, &world)
             .map_err(|e| JsError::new(&e))?;
-        to_js(&Answered {
+        write(&Answered {
             step,
             chat: pending.chat,
             request_id: pending.request_id,
@@ -194,17 +182,17 @@ impl Core {
         self.session.card_opened(card_id as u64, window_id as i64);
     }
 
-    /// A card's contents, or `null` if it no longer waits.
-    pub fn card(&self, card_id: f64, tabs: JsValue, now_ms: f64) -> Result<JsValue, JsError> {
-        let tabs: Vec<TabInfo> = from_js(tabs, "tabs")?;
+    /// A card's contents, or `undefined` if it no longer waits.
+    pub fn card(&self, card_id: f64, tabs: &str, now_ms: f64) -> Result<Option<String>, JsError> {
+        let tabs: Vec<TabInfo> = read(tabs, "tabs")?;
         let world = World {
             registry: &self.registry,
             tabs: Some(&tabs),
             now_ms: now_ms as u64,
         };
         match crate::cards::card(&self.session, card_id as u64, &world) {
-            Some(card) => to_js(&card),
-            None => Ok(JsValue::NULL),
+            Some(card) => write(&card).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -214,10 +202,10 @@ impl Core {
     pub fn finish(
         &mut self,
         call_id: f64,
-        outcome: JsValue,
+        outcome: &str,
         cap: f64,
         taken: bool,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<Option<String>, JsError> {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "snake_case")]
         enum Outcome {
@@ -230,7 +218,7 @@ impl Core {
             request_id: serde_json::Value,
             reply: Reply,
         }
-        let outcome: Outcome = from_js(outcome, "call outcome")?;
+        let outcome: Outcome = read(outcome, "call outcome")?;
         let outcome = match &outcome {
             Outcome::Ok(result) => Ok(&**result),
             Outcome::Error(reason) => Err(reason.clone()),
@@ -239,19 +227,20 @@ impl Core {
             .session
             .finish(call_id as u64, outcome, cap as usize, taken)
         {
-            Some((chat, request_id, reply)) => to_js(&Finished {
+            Some((chat, request_id, reply)) => write(&Finished {
                 chat,
                 request_id,
                 reply,
-            }),
-            None => Ok(JsValue::NULL),
+            })
+            .map(Some),
+            None => Ok(None),
         }
     }
 
     /// An agent took its reply directly: it need not be kept. Returns
     /// whether the session changed (and must be stored again).
-    pub fn collected(&mut self, chat: &str, request_id: JsValue) -> Result<bool, JsError> {
-        let id: serde_json::Value = from_js(request_id, "request id")?;
+    pub fn collected(&mut self, chat: &str, request_id: &str) -> Result<bool, JsError> {
+        let id: serde_json::Value = read(request_id, "request id")?;
         Ok(self.session.collected(chat, &id))
     }
 
@@ -262,22 +251,22 @@ impl Core {
 
     /// A content script's message; `from` is what the browser said of its sender.
     #[wasm_bindgen(js_name = "fromPage")]
-    pub fn page_message(&mut self, from: JsValue, message: JsValue) -> Result<JsValue, JsError> {
-        let from: FrameRef = from_js(from, "sender")?;
-        let FromPage { ops, .. } = from_js(message, "page message")?;
+    pub fn page_message(&mut self, from: &str, message: &str) -> Result<String, JsError> {
+        let from: FrameRef = read(from, "sender")?;
+        let FromPage { ops, .. } = read(message, "page message")?;
         self.apply_event(Event::Page { from, ops })
     }
 
     /// A browser event (navigation, frames, tab closed).
-    pub fn apply(&mut self, event: JsValue) -> Result<JsValue, JsError> {
-        let event: Event = from_js(event, "event")?;
+    pub fn apply(&mut self, event: &str) -> Result<String, JsError> {
+        let event: Event = read(event, "event")?;
         self.apply_event(event)
     }
 
     /// The palette of one tab.
-    pub fn palette(&self, tab_id: f64) -> Result<JsValue, JsError> {
+    pub fn palette(&self, tab_id: f64) -> Result<String, JsError> {
         // Tab ids are small integers; JS hands them over as numbers.
-        to_js(&crate::palette::palette(&self.registry, tab_id as i64))
+        write(&crate::palette::palette(&self.registry, tab_id as i64))
     }
 
     /// Ids of the tabs that publish tools.
@@ -287,9 +276,9 @@ impl Core {
         self.registry.tab_ids().map(|id| id as f64).collect()
     }
 
-    fn apply_event(&mut self, event: Event) -> Result<JsValue, JsError> {
+    fn apply_event(&mut self, event: Event) -> Result<String, JsError> {
         let (results, effects) = self.registry.apply(event);
-        to_js(&Applied { results, effects })
+        write(&Applied { results, effects })
     }
 }
 

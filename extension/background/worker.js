@@ -18,6 +18,20 @@ const errors = [];
 self.addEventListener('error', (e) => errors.push(String(e.error?.stack ?? e.message)));
 self.addEventListener('unhandledrejection', (e) => errors.push(String(e.reason?.stack ?? e.reason)));
 
+// The core takes and gives JSON text (src/wasm.rs says why); these turn JS
+// values into it and back. `undefined` goes in as null and comes back as null.
+function toJson(value, what) {
+  let text;
+  try {
+    text = JSON.stringify(value ?? null);
+  } catch {
+    // A cycle or a BigInt: said below.
+  }
+  if (typeof text !== 'string') throw new Error(`bad ${what}: not JSON (a cycle, a BigInt, or a function)`);
+  return text;
+}
+const fromJson = (text) => (text === undefined ? null : JSON.parse(text));
+
 // Loads the Wasm core and the stored registry. Top-level await and import()
 // both break MV3 workers, so this is a promise every handler awaits.
 const ready = (async () => {
@@ -56,7 +70,7 @@ async function perform(effects) {
 function applyEvent(event) {
   return serially(async () => {
     const core = await ready;
-    const { results, effects } = core.apply(event);
+    const { results, effects } = fromJson(core.apply(toJson(event, 'event')));
     await perform(effects);
     return results;
   });
@@ -129,7 +143,7 @@ function fromPage(message, sender) {
   };
   return serially(async () => {
     const core = await ready;
-    const { results, effects } = core.fromPage(from, message);
+    const { results, effects } = fromJson(core.fromPage(toJson(from, 'sender'), toJson(message, 'page message')));
     await perform(effects);
     return { results };
   });
@@ -137,7 +151,7 @@ function fromPage(message, sender) {
 
 async function fromUi(message) {
   await ready;
-  const request = parseUiMessage(message);
+  const request = fromJson(parseUiMessage(toJson(message, 'ui message')));
   switch (request.type) {
     case 'palette': return palette(request.tab_id);
     case 'card': return card(request.card_id);
@@ -194,7 +208,7 @@ async function agent(chatId, request) {
   // a round trip, so only a request that needs them is asked again with them.
   const decide = (tabs) => serially(async () => {
     const core = await ready;
-    const next = core.agent(chatId, request, tabs, Date.now());
+    const next = fromJson(core.agent(chatId, toJson(request, 'agent request'), tabs && toJson(tabs, 'tabs'), Date.now()));
     storeSession(core);
     return next;
   });
@@ -238,7 +252,7 @@ function deliver(chat, id, reply, kept) {
   if (!kept) return undefined;
   return serially(async () => {
     const core = await ready;
-    core.collected(chat, id);
+    core.collected(chat, toJson(id, 'request id'));
     storeSession(core);
   });
 }
@@ -251,12 +265,12 @@ async function openCard(cardId) {
 
 async function card(cardId) {
   const core = await ready;
-  return core.card(cardId, await tabsInfo(), Date.now());
+  return fromJson(core.card(cardId, toJson(await tabsInfo(), 'tabs'), Date.now()));
 }
 
 async function answer(cardId, given) {
   const tabs = await tabsInfo();
-  const answered = await changeSession((core) => core.answer(cardId, given, tabs, Date.now()));
+  const answered = await changeSession((core) => fromJson(core.answer(cardId, toJson(given, 'answer'), toJson(tabs, 'tabs'), Date.now())));
   // The answer is recorded: the card closes now, and the call it let run (up
   // to the call timeout) or the card it leads to goes on without it.
   proceed(answered.chat, answered.request_id, answered.step, true)
@@ -288,7 +302,7 @@ async function run(chat, id, spec) {
   }
   // An agent waiting here takes the reply now: it need not be kept.
   const taken = waiters.has(keyOf(chat, id));
-  const finished = await changeSession((core) => core.finish(spec.call_id, outcome, resultCapBytes, taken));
+  const finished = await changeSession((core) => fromJson(core.finish(spec.call_id, toJson(outcome, 'call outcome'), resultCapBytes, taken)));
   if (finished) await deliver(finished.chat, finished.request_id, finished.reply, !taken);
 }
 
@@ -347,7 +361,7 @@ function withTimeout(promise, ms, message) {
 // Closing a card's window counts as its closing answer (seed 001).
 chrome.windows.onRemoved.addListener(async (windowId) => {
   const tabs = await tabsInfo();
-  const answered = await changeSession((core) => core.windowClosed(windowId, tabs, Date.now()));
+  const answered = await changeSession((core) => fromJson(core.windowClosed(windowId, toJson(tabs, 'tabs'), Date.now())));
   if (answered) await proceed(answered.chat, answered.request_id, answered.step, true);
 });
 
@@ -365,7 +379,7 @@ async function palette(tabId) {
     });
   }
   const core = await ready;
-  const groups = core.palette(tabId);
+  const groups = fromJson(core.palette(tabId));
   return {
     tab_id: tabId,
     title: tab.title ?? '',
