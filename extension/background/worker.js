@@ -327,10 +327,11 @@ let sweep = { timer: null, at: Infinity };
 function checkDeadlines() {
   sweep = { timer: null, at: Infinity };
   const now = performance.now();
+  let next = Infinity;
   for (const deadline of deadlines) {
     if (deadline.at <= now) deadline.expire();
+    else next = Math.min(next, deadline.at);
   }
-  const next = Math.min(...[...deadlines].map((d) => d.at));
   if (next < Infinity) watch(next);
 }
 function watch(at) {

@@ -968,6 +968,30 @@ describe('when a call fails', () => {
     await h.browser.assertNoErrors();
   });
 
+  // One timer watches every running call's deadline: a call under a shorter
+  // timeout, started while a longer one runs, must not wait for the longer.
+  test('a timeout shortened while a longer call runs fires on its own time', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    const chat = await h.chat();
+    const sw = await h.browser.worker();
+    await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 60_000 }));
+    const long = h.start(chat, h.request(tabId, 'hang'));
+    await page.waitForFunction(() => window.calls.hang === 1);
+    await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 600 }));
+    const started = Date.now();
+    const reply = (await h.start(chat, h.request(tabId, 'hang'))).reply;
+    assert.equal(reply.result.content[0].text, 'hang did not answer within 0.6 s');
+    assert.ok(Date.now() - started < 4000, `the shorter timeout came on time (${Date.now() - started} ms)`);
+    // The longer call still waits: it is not cut short by the other's timer.
+    const first = await Promise.race([long.then(() => 'answered'), sleep(300).then(() => 'waiting')]);
+    assert.equal(first, 'waiting');
+    await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 1500 }));
+    // Closing its tab ends it.
+    await page.close();
+    assert.match((await long).reply.result.content[0].text, /^the page that published hang went away/);
+    await h.browser.assertNoErrors();
+  });
+
   test('the tab closes or navigates mid-call', async () => {
     const chat = await h.chat();
     const closing = await h.open('notes.localhost');
