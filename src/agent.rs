@@ -78,19 +78,17 @@ pub struct Reply(Box<RawValue>);
 
 impl Reply {
     fn new(response: &impl Serialize) -> Reply {
-        // Fails only for maps with keys that are not strings: none of ours.
-        serde_json::value::to_raw_value(response)
-            .map_or_else(|e| Reply::internal(&e.to_string()), Reply)
-    }
-
-    fn internal(message: &str) -> Reply {
-        let text = json!({"jsonrpc": "2.0", "id": null,
-            "error": {"code": -32603, "message": message}});
-        Reply(RawValue::from_string(text.to_string()).unwrap_or_else(|_| Reply::null()))
-    }
-
-    fn null() -> Box<RawValue> {
-        RawValue::NULL.to_owned()
+        // Writing fails only for a map whose keys are not strings: none of
+        // ours. Should one ever, the agent still gets a JSON-RPC error.
+        serde_json::value::to_raw_value(response).map_or_else(
+            |e| {
+                let message = format!("Toolgate could not write its reply: {e}");
+                let error = json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32603, "message": message}});
+                Reply(RawValue::from_string(error.to_string()).unwrap_or_default())
+            },
+            Reply,
+        )
     }
 
     /// The response as JSON text.
@@ -98,7 +96,7 @@ impl Reply {
         self.0.get()
     }
 
-    /// The response as a JSON value (tests and cards read it so).
+    /// The response as a JSON value (tests read it so).
     pub fn value(&self) -> Value {
         serde_json::from_str(self.text()).unwrap_or(Value::Null)
     }
@@ -404,10 +402,9 @@ impl Session {
     /// When the session cannot be written as JSON (it always can: its maps
     /// are keyed by strings and integers).
     pub fn record(&mut self) -> Result<Option<String>, String> {
-        // Tests (debug builds) write the record anyway, and check that no
-        // change went unmarked.
-        // A session never recorded (new, or read from storage) may differ.
-        let unsaved = self.unsaved || self.recorded.is_none();
+        let unsaved = self.unsaved();
+        // Debug builds (tests) write the record anyway, to check below that
+        // no change went unmarked.
         if !unsaved && !cfg!(debug_assertions) {
             return Ok(None);
         }
@@ -425,7 +422,9 @@ impl Session {
         Ok(Some(text))
     }
 
-    /// Whether what must be stored may have changed since the last `record`.
+    /// Whether what must be stored may have changed since the last
+    /// `record`. A session never recorded (new, or read from storage) may
+    /// differ from what is stored.
     pub fn unsaved(&self) -> bool {
         self.unsaved || self.recorded.is_none()
     }
