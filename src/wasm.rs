@@ -1,6 +1,6 @@
 //! The binding between the core and the service worker: conversions only.
 
-use crate::agent::{Answer, Reply, Session, Step, TabInfo, World};
+use crate::agent::{Answer, Session, Step, TabInfo, World};
 use crate::messages::{FromPage, FromUi};
 use crate::registry::{Event, FrameRef, Registry, TabRecord};
 use serde::Serialize;
@@ -198,7 +198,8 @@ impl Core {
 
     /// A tool's outcome from the page: `{ok: value}` or `{error: text}`;
     /// `taken`: its agent waits for the reply now (it is not kept).
-    /// Returns `{chat, request_id, reply}`, or `null` for an unknown call.
+    /// Returns the reply (the call's chat and request are the ones the shell
+    /// ran it for), or `undefined` for an unknown call.
     pub fn finish(
         &mut self,
         call_id: f64,
@@ -212,29 +213,15 @@ impl Core {
             Ok(Box<RawValue>),
             Error(String),
         }
-        #[derive(Serialize)]
-        struct Finished {
-            chat: String,
-            request_id: serde_json::Value,
-            reply: Reply,
-        }
         let outcome: Outcome = read(outcome, "call outcome")?;
         let outcome = match &outcome {
             Outcome::Ok(result) => Ok(&**result),
             Outcome::Error(reason) => Err(reason.clone()),
         };
-        match self
+        Ok(self
             .session
             .finish(call_id as u64, outcome, cap as usize, taken)
-        {
-            Some((chat, request_id, reply)) => write(&Finished {
-                chat,
-                request_id,
-                reply,
-            })
-            .map(Some),
-            None => Ok(None),
-        }
+            .map(|(_, _, reply)| reply.text().to_owned()))
     }
 
     /// An agent took its reply directly: it need not be kept. Returns

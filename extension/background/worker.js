@@ -43,6 +43,10 @@ const ready = (async () => {
     .map(([, record]) => record);
   return new Core(records, stored[SESSION_KEY] ?? null);
 })();
+// The core once loaded, so that the handlers on an agent call's path need not
+// wait a turn for `ready` each time.
+let loaded = null;
+ready.then((core) => { loaded = core; }, () => {});
 
 // Events change the registry one at a time, in arrival order, each persisted
 // before the next starts, so a stop between two events loses nothing.
@@ -127,7 +131,7 @@ function saveSession(core) {
 // Runs `change(core)` in turn, then stores the agent session it changed.
 function changeSession(change) {
   return serially(async () => {
-    const core = await ready;
+    const core = loaded ?? await ready;
     const result = change(core);
     storeSession(core);
     return result;
@@ -207,7 +211,7 @@ async function agent(chatId, request) {
   // Most requests are decided without the open tabs; looking them up costs
   // a round trip, so only a request that needs them is asked again with them.
   const decide = (tabs) => serially(async () => {
-    const core = await ready;
+    const core = loaded ?? await ready;
     const next = fromJson(core.agent(chatId, toJson(request, 'agent request'), tabs && toJson(tabs, 'tabs'), Date.now()));
     storeSession(core);
     return next;
@@ -251,7 +255,7 @@ function deliver(chat, id, reply, kept) {
   for (const resolve of waiting) resolve(reply);
   if (!kept) return undefined;
   return serially(async () => {
-    const core = await ready;
+    const core = loaded ?? await ready;
     core.collected(chat, toJson(id, 'request id'));
     storeSession(core);
   });
@@ -283,7 +287,7 @@ async function answer(cardId, given) {
 async function run(chat, id, spec) {
   const { callTimeoutMs, resultCapBytes } = settingsNow ?? await settings();
   // A call is recorded before it starts, unless running it twice is harmless.
-  if (!spec.repeatable) saveSession(await ready);
+  if (!spec.repeatable) saveSession(loaded ?? await ready);
   let outcome;
   try {
     const answer = await withTimeout(
@@ -302,8 +306,8 @@ async function run(chat, id, spec) {
   }
   // An agent waiting here takes the reply now: it need not be kept.
   const taken = waiters.has(keyOf(chat, id));
-  const finished = await changeSession((core) => fromJson(core.finish(spec.call_id, toJson(outcome, 'call outcome'), resultCapBytes, taken)));
-  if (finished) await deliver(finished.chat, finished.request_id, finished.reply, !taken);
+  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, toJson(outcome, 'call outcome'), resultCapBytes, taken)));
+  if (reply) await deliver(chat, id, reply, !taken);
 }
 
 // "60", "1.5": a timeout as a person reads it.
