@@ -81,12 +81,7 @@ impl Reply {
         // Writing fails only for a map whose keys are not strings: none of
         // ours. Should one ever, the agent still gets a JSON-RPC error.
         serde_json::value::to_raw_value(response).map_or_else(
-            |e| {
-                let message = format!("Toolgate could not write its reply: {e}");
-                let error = json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32603, "message": message}});
-                Reply(RawValue::from_string(error.to_string()).unwrap_or_default())
-            },
+            |_| Reply(serde_json::from_str(UNWRITTEN).unwrap_or_default()),
             Reply,
         )
     }
@@ -107,6 +102,9 @@ impl PartialEq for Reply {
         self.text() == other.text()
     }
 }
+
+/// The reply when a reply cannot be written (see `Reply::new`).
+const UNWRITTEN: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Toolgate could not write its reply"}}"#;
 
 /// What the shell must do next.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1072,4 +1070,16 @@ fn current_facts(
         .iter()
         .find(|t| t.source == source && t.decl.name == name && t.decl.kind == Kind::Tool)?
         .facts(site)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The fallback reply is a JSON-RPC error, not the `null` a bad constant
+    /// would fall back to in turn.
+    #[test]
+    fn the_reply_for_an_unwritable_reply_is_a_json_rpc_error() {
+        let reply: serde_json::Value = serde_json::from_str(super::UNWRITTEN).expect("JSON");
+        assert_eq!(reply["error"]["code"], -32603);
+        assert_eq!(reply["id"], serde_json::Value::Null);
+    }
 }
