@@ -1054,15 +1054,15 @@ fn result_reply(id: &Value, result: &str, cap: usize, decision: &Decision) -> Re
 }
 
 /// The facts of a tool as the registry holds it now, in the same document.
-fn current_facts(
-    registry: &Registry,
+fn current_facts<'a>(
+    registry: &'a Registry,
     tab_id: TabId,
     frame_id: FrameId,
     document_id: &str,
     source: Source,
     name: &str,
-    site: &str,
-) -> Option<ToolFacts> {
+    site: &'a str,
+) -> Option<ToolFacts<'a>> {
     registry
         .frames(tab_id)
         .find(|f| f.frame_id == frame_id && f.document_id == document_id)?

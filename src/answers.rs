@@ -81,14 +81,15 @@ pub enum Decision {
 }
 
 /// The facts about one tool that answers depend on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolFacts {
-    pub site: String,
-    pub name: String,
+/// Borrowed from the registry: a call's decision copies nothing it does not keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolFacts<'a> {
+    pub site: &'a str,
+    pub name: &'a str,
     pub class: Class,
     /// A fingerprint of the definition (description, schema, hints): grants
     /// are bound to it.
-    pub definition: String,
+    pub definition: &'a str,
     pub idempotent: bool,
 }
 
@@ -209,9 +210,14 @@ impl Answers {
         }
     }
 
+    /// "Never allow" was answered for the tool on the site.
+    fn never_allowed(&self, site: &str, name: &str) -> bool {
+        self.never.iter().any(|(s, n)| s == site && n == name)
+    }
+
     /// Whether a listing shows this tool to the chat.
     pub fn visible(&self, chat: &str, tool: &ToolFacts) -> bool {
-        let never = self.never.contains(&(tool.site.clone(), tool.name.clone()));
+        let never = self.never_allowed(tool.site, tool.name);
         let off_for_chat =
             self.chats.get(chat).is_some_and(|c| c.read_only) && tool.class != Class::ReadOnly;
         !(never || off_for_chat)
@@ -227,9 +233,9 @@ impl Answers {
         now_ms: u64,
     ) -> Decision {
         let retry = self.chat(chat).last_approval.take();
-        let (site, name) = (tool.site.as_str(), tool.name.as_str());
+        let (site, name) = (tool.site, tool.name);
         let host = site_host(site);
-        if self.never.contains(&(site.to_owned(), name.to_owned())) {
+        if self.never_allowed(site, name) {
             return Decision::Refuse {
                 why: format!(
                     "refused: {name} on {host} is never allowed, until the browser restarts"
@@ -342,7 +348,7 @@ impl Answers {
         answer: CallAnswer,
         now_ms: u64,
     ) -> Decision {
-        let (site, name) = (tool.site.clone(), tool.name.clone());
+        let (site, name) = (tool.site.to_owned(), tool.name.to_owned());
         let host = site_host(&site).to_owned();
         let chat_state = self.chat(chat);
         match answer {
@@ -350,7 +356,7 @@ impl Answers {
                 chat_state.last_approval = Some(Approval {
                     site,
                     tool: name,
-                    definition: tool.definition.clone(),
+                    definition: tool.definition.to_owned(),
                     arguments: arguments.to_owned(),
                     at_ms: now_ms,
                 });
@@ -360,7 +366,9 @@ impl Answers {
             }
             CallAnswer::AlwaysAllowTool => {
                 let grant = chat_state.sites.get_or_insert_with(site, Default::default);
-                grant.always.insert(name.clone(), tool.definition.clone());
+                grant
+                    .always
+                    .insert(name.clone(), tool.definition.to_owned());
                 Decision::Run {
                     why: format!("you always allow {name} on {host} in this chat"),
                 }

@@ -376,12 +376,12 @@ impl Tool {
     }
 
     /// What answers need to know of the tool; `None` for skills.
-    pub fn facts(&self, site: &str) -> Option<crate::answers::ToolFacts> {
+    pub fn facts<'a>(&'a self, site: &'a str) -> Option<crate::answers::ToolFacts<'a>> {
         Some(crate::answers::ToolFacts {
-            site: site.to_owned(),
-            name: self.decl.name.clone(),
+            site,
+            name: &self.decl.name,
             class: self.verdict.class?,
-            definition: self.definition.clone(),
+            definition: &self.definition,
             idempotent: self.decl.hint(crate::declaration::Hint::Idempotent)
                 == crate::declaration::HintState::True,
         })
