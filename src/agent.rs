@@ -196,9 +196,10 @@ pub struct Session {
     /// call its agent took the reply of directly then costs no write at all.
     #[serde(skip)]
     pub repeatable: VecMap<u64, (String, Value, String)>,
-    /// Replies not yet collected by an agent that lost its wait, by request key.
+    /// Replies not yet collected by an agent that lost its wait, by request
+    /// key, oldest first: past `DONE_KEPT`, the oldest goes.
     #[serde(default)]
-    pub done: VecMap<String, Reply>,
+    pub done: Vec<(String, Reply)>,
     #[serde(default)]
     pub next_id: u64,
     /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that
@@ -470,7 +471,7 @@ impl Session {
     fn respond(&mut self, chat: &str, request: &Value, world: &World) -> Step {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         if !self.done.is_empty() {
-            if let Some(done) = self.done.remove(&request_key(chat, &id)) {
+            if let Some(done) = self.take_done(&request_key(chat, &id)) {
                 return Step::Reply { reply: done };
             }
         }
@@ -1004,19 +1005,24 @@ impl Session {
     /// stopped); the agent collects it by sending the same request again.
     fn keep_done(&mut self, chat: &str, id: &Value, reply: Reply) {
         self.unsaved = true;
-        self.done.insert(request_key(chat, id), reply);
-        while self.done.len() > DONE_KEPT {
-            let Some(first) = self.done.keys().next().cloned() else {
-                break;
-            };
-            self.done.remove(&first);
-        }
+        let key = request_key(chat, id);
+        // Kept again (the same request id), it counts as the newest.
+        self.take_done(&key);
+        self.done.push((key, reply));
+        let over = self.done.len().saturating_sub(DONE_KEPT);
+        self.done.drain(..over);
+    }
+
+    /// Removes and returns the reply kept for this request key.
+    fn take_done(&mut self, key: &str) -> Option<Reply> {
+        let at = self.done.iter().position(|(k, _)| k == key)?;
+        Some(self.done.remove(at).1)
     }
 
     /// The agent collected its reply directly: no need to keep it.
     /// Returns whether a kept reply was dropped (the session changed).
     pub fn collected(&mut self, chat: &str, id: &Value) -> bool {
-        let dropped = self.done.remove(&request_key(chat, id)).is_some();
+        let dropped = self.take_done(&request_key(chat, id)).is_some();
         self.unsaved |= dropped;
         dropped
     }

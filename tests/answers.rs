@@ -747,6 +747,40 @@ fn a_session_restored_mid_card_still_runs_the_call() {
     );
 }
 
+/// Replies kept for agents that lost their wait are bounded; past the bound
+/// the oldest goes, never the one just kept (an agent re-sending a request
+/// whose reply was dropped would have its call run again).
+#[test]
+fn past_the_bound_the_oldest_kept_reply_goes() {
+    let mut h = Harness::new();
+    // Chat "z" keeps 100 replies, then chat "a" one more: "a" sorts first,
+    // but it is the newest.
+    let mut ids = Vec::new();
+    for chat in std::iter::repeat_n("z", 100).chain(["a"]) {
+        let Step::Run { run } = h.call(chat, 2, "list_notes", json!({})) else {
+            panic!("runs")
+        };
+        let (chat, id, _) = h
+            .session
+            .finish(run.call_id, Ok(&raw(&json!("3 notes"))), 1024, false)
+            .expect("running");
+        ids.push((chat, id));
+    }
+    assert_eq!(h.session.done.len(), 100);
+    let (newest_chat, newest) = ids.last().expect("kept");
+    assert!(
+        h.session.collected(newest_chat, newest),
+        "the newest is kept"
+    );
+    let (oldest_chat, oldest) = &ids[0];
+    assert!(!h.session.collected(oldest_chat, oldest), "the oldest went");
+    let (second_chat, second) = &ids[1];
+    assert!(
+        h.session.collected(second_chat, second),
+        "the rest are kept"
+    );
+}
+
 #[test]
 fn results_are_capped_and_mcp_shaped() {
     let mut h = Harness::new();
