@@ -195,7 +195,7 @@ pub struct Session {
     /// are never stored: running one again after a stop is harmless, and a
     /// call its agent took the reply of directly then costs no write at all.
     #[serde(skip)]
-    pub repeatable: VecMap<u64, (String, Value, String)>,
+    repeatable: VecMap<u64, (String, Value, String)>,
     /// Replies not yet collected by an agent that lost its wait, by request
     /// key, oldest first: past `DONE_KEPT`, the oldest goes.
     #[serde(default)]
@@ -205,7 +205,7 @@ pub struct Session {
     /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that
     /// they leave the stored record unchanged.
     #[serde(skip)]
-    pub next_repeatable: u64,
+    next_repeatable: u64,
     /// The last record `record` returned.
     #[serde(skip)]
     recorded: Option<String>,

@@ -224,11 +224,12 @@ impl Core {
             .map(|(_, _, reply)| reply.text().to_owned()))
     }
 
-    /// An agent took its reply directly: it need not be kept. Returns
-    /// whether the session changed (and must be stored again).
-    pub fn collected(&mut self, chat: &str, request_id: &str) -> Result<bool, JsError> {
+    /// An agent took its reply directly: it need not be kept. Whether the
+    /// session changed, `sessionUnsaved` says.
+    pub fn collected(&mut self, chat: &str, request_id: &str) -> Result<(), JsError> {
         let id: serde_json::Value = read(request_id, "request id")?;
-        Ok(self.session.collected(chat, &id))
+        self.session.collected(chat, &id);
+        Ok(())
     }
 
     #[wasm_bindgen(js_name = "openChat")]

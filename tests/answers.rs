@@ -811,6 +811,21 @@ fn results_are_capped_and_mcp_shaped() {
         "run"
     );
 
+    // Any other result is its JSON text as the page gave it: an object's
+    // keys in the page's order, a number as written.
+    for text in [r#"{"b":1,"a":[true]}"#, "42", "null"] {
+        let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+            panic!("runs")
+        };
+        let result = RawValue::from_string(text.to_owned()).expect("JSON");
+        let (_, _, reply) = h
+            .session
+            .finish(run.call_id, Ok(&result), 1000, false)
+            .expect("finished");
+        assert_eq!(reply.value()["result"]["isError"], false);
+        assert_eq!(reply.value()["result"]["content"][0]["text"], text);
+    }
+
     // A page cannot speak for Toolgate: its own `_meta.toolgate` is replaced,
     // the rest of its `_meta` kept.
     let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {

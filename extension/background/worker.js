@@ -83,10 +83,10 @@ function applyEvent(event) {
 // Trust tiers, decided from what the browser says about the sender, before
 // the message is read. A page can send any message; it is only ever parsed as
 // a page report about its own frame.
+const OWN_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
 function tierOf(sender) {
   if (sender.id !== chrome.runtime.id) return 'none';
-  const ownOrigin = new URL(chrome.runtime.getURL('')).origin;
-  if (sender.url && new URL(sender.url).origin === ownOrigin) return 'ui';
+  if (sender.url && new URL(sender.url).origin === OWN_ORIGIN) return 'ui';
   if (sender.tab && Number.isInteger(sender.frameId) && sender.documentId && sender.origin) return 'page';
   return 'none';
 }
