@@ -38,6 +38,11 @@
   const mapGet = uncurry(Map.prototype.get);
   const mapSet = uncurry(Map.prototype.set);
   const mapHas = uncurry(Map.prototype.has);
+  const mapSize = uncurry(getOwnPropertyDescriptor(Map.prototype, 'size').get);
+  const WeakSetCtor = WeakSet;
+  const weakSetHas = uncurry(WeakSet.prototype.has);
+  const weakSetAdd = uncurry(WeakSet.prototype.add);
+  const ObjectCtor = Object;
   const mapDelete = uncurry(Map.prototype.delete);
   const mapValues = uncurry(Map.prototype.values);
   const mapKeys = uncurry(Map.prototype.keys);
@@ -138,6 +143,7 @@
   }
 
   function flush() {
+    if (pendingOps.length === 0) return; // Flushed already, by `pagehide`.
     const batch = nextBatch++;
     const ops = pendingOps;
     mapSet(waiting, batch, pendingCallbacks);
@@ -411,8 +417,9 @@
   // (the browser's own agent) and executeTool. It runs the function the page
   // gave at registration, never a later one, and hands back only results
   // that can be serialised: Chromium's native API (M148) crashes the renderer
-  // on a result it cannot serialise. Calls from outside Toolgate are not yet
-  // put to the person: that comes with agents and answers (SPEC §3–4).
+  // on a result it cannot serialise. It decides nothing: only agent calls
+  // that come through Toolgate's worker are put to the person. Calls from the
+  // browser's own agent (the native API) and from `executeTool` are not, yet.
   function gatedExecute(entry) {
     return async function execute(input) {
       const value = await apply(entry.execute, undefined, [input]);
@@ -689,9 +696,15 @@
           remove('navigator', 'tool', entry.snapshot.name, false);
         }
       }
-      const added = takenAll.map((taken) => makeEntry('navigator', taken));
+      const added = [];
+      const decls = [];
+      for (let i = 0; i < takenAll.length; i++) {
+        const entry = makeEntry('navigator', takenAll[i]);
+        arrayPush(added, entry);
+        arrayPush(decls, entry.snapshot);
+      }
       let index = 0;
-      report({ op: 'provide', decls: added.map((e) => e.snapshot) }, (result) => mirror(added[index++], result));
+      report({ op: 'provide', decls }, (result) => mirror(added[index++], result));
       changed();
     }
 
@@ -887,28 +900,31 @@
   // The hooks are Proxies of the built-ins, so they look native to the page.
 
   let foreignCall = null; // the page's declaration while its polyfill runs
-  const adopted = new WeakSet();
+  const adopted = new WeakSetCtor();
+  const hosts = [[doc, 'document_object'], [navigator, 'navigator_object']];
 
   function adoptForeignContexts() {
-    for (const [target, path] of [[doc, 'document_object'], [navigator, 'navigator_object']]) {
+    for (let i = 0; i < hosts.length; i++) {
+      const target = hosts[i][0];
+      const path = hosts[i][1];
       const context = read(target, 'modelContext').value;
-      if (!context || typeof context !== 'object' || adopted.has(context)
+      if (!context || typeof context !== 'object' || weakSetHas(adopted, context)
           || context === documentContext || context === navigatorContext) continue;
       const register = read(context, 'registerTool').value;
       if (typeof register !== 'function') continue;
-      adopted.add(context);
+      weakSetAdd(adopted, context);
       const own = getOwnPropertyDescriptor(context, 'registerTool');
       try {
         defineProperty(context, 'registerTool', {
           configurable: true,
           writable: true,
           enumerable: own ? own.enumerable : false,
-          value: function registerTool(tool, ...rest) {
+          value: function registerTool(tool) {
             const outer = foreignCall;
             foreignCall = tool !== null && typeof tool === 'object'
               ? { ...readHints(tool), name: nameOf(tool), path } : null;
             try {
-              return apply(register, this, [tool, ...rest]);
+              return apply(register, this, arguments);
             } finally {
               foreignCall = outer;
             }
@@ -945,13 +961,13 @@
   });
   Object.defineProperty = hook(defineProperty, (args) => definesModelContext(args[1]));
   Reflect.defineProperty = hook(Reflect.defineProperty, (args) => definesModelContext(args[1]));
-  Object.defineProperties = hook(Object.defineProperties, (args) => hasOwn(Object(args[1]), 'modelContext'));
+  Object.defineProperties = hook(Object.defineProperties, (args) => hasOwn(ObjectCtor(args[1]), 'modelContext'));
 
   // A document going away for good (an iframe removed, a page left without
   // the back/forward cache) takes its tools with it: say so now, so the
   // icon's count is right without waiting for the palette to look.
   listen(win, 'pagehide', (event) => {
-    if (event.persisted || mapValues(entries).next().done) return;
+    if (event.persisted || mapSize(entries) === 0) return;
     report({ op: 'reset' });
     flush();
   });

@@ -12,14 +12,27 @@ import { $, el } from './dom.js';
 const cardId = Number(new URLSearchParams(location.search).get('card'));
 
 let answering = false;
+function setAnswering(on) {
+  answering = on;
+  for (const button of document.querySelectorAll('button')) button.disabled = on;
+}
+
 async function send(answer, label) {
   if (answering) return;
-  answering = true;
-  for (const button of document.querySelectorAll('button')) button.disabled = true;
+  setAnswering(true);
   $('status').textContent = `${label}…`;
-  const result = await chrome.runtime.sendMessage({ type: 'answer', card_id: cardId, answer });
+  let result;
+  try {
+    result = await chrome.runtime.sendMessage({ type: 'answer', card_id: cardId, answer });
+  } catch (error) {
+    // The worker stopped mid-answer, or the extension was reloaded.
+    result = { error: String(error?.message ?? error) };
+  }
   if (result?.error) {
+    // Not taken: say why, and let the person answer again (the core takes
+    // a card's answer once; a second gets an error, never a second effect).
     $('status').textContent = `Toolgate could not take this answer: ${result.error}`;
+    setAnswering(false);
     return;
   }
   window.close();

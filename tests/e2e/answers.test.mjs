@@ -464,6 +464,26 @@ describe('answering on a real host name', () => {
     await h.browser.assertNoErrors();
   });
 
+  // A card answered elsewhere (its second window) refuses the later answer
+  // with a clear error, and stays usable rather than frozen.
+  test('an answer the worker does not take leaves the card usable', async () => {
+    const { page, tabId } = await h.open();
+    const chat = await h.chat();
+    const asked = await h.asks(chat, tabId, 'list_notes', {}, 'site');
+    const second = await h.browser.context.newPage();
+    await second.goto(asked.card.url());
+    await second.waitForFunction(() => document.getElementById('deny')?.textContent !== '');
+    await choose(asked.card, 'Deny this call');
+    await asked.reply;
+    await second.getByRole('button', { name: 'Deny this call', exact: true }).click();
+    await second.waitForFunction(() => /could not take this answer/.test(document.getElementById('status').textContent));
+    assert.match(await second.locator('#status').textContent(), /^Toolgate could not take this answer: card \d+ is not waiting for an answer$/);
+    assert.equal(await second.getByRole('button', { name: 'Deny this call', exact: true }).isDisabled(), false);
+    await second.close();
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   test('page text on a card is text, never HTML', async () => {
     const { page, tabId } = await h.open();
     const evil = '<img src=x onerror="window.top.pwned=1">';

@@ -394,6 +394,39 @@ for (const native of [false, true]) {
       await browser.assertNoErrors();
     });
 
+    // The shim captures the built-ins it uses before the page runs: a page
+    // that replaces them later breaks nothing of Toolgate's.
+    test('a page that replaces built-ins still registers its tools, and nothing throws into it', async () => {
+      const page = await blank();
+      const thrown = await page.evaluate(() => {
+        const boom = () => { throw new Error('replaced by the page'); };
+        Array.prototype.map = boom;
+        WeakSet.prototype.has = boom;
+        WeakSet.prototype.add = boom;
+        const thrownBy = (fn) => {
+          try {
+            fn();
+            return null;
+          } catch (error) {
+            return String(error);
+          }
+        };
+        return {
+          // Any `modelContext` definition makes the shim look for a polyfill's object.
+          define: thrownBy(() => Object.defineProperty({}, 'modelContext', { value: 1 })),
+          provide: thrownBy(() => navigator.modelContext.provideContext({ tools: [
+            { name: 'first', description: 'd', annotations: { readOnlyHint: true }, execute: () => 1 },
+            { name: 'second', description: 'd', execute: () => 2 },
+          ] })),
+        };
+      });
+      assert.deepEqual(thrown, { define: null, provide: null });
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 2, 'both provided tools');
+      assert.deepEqual(entries(palette).map((e) => e.name).sort(), ['first', 'second']);
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
     test('closing a tab forgets its tools', async () => {
       const page = await blank();
       await page.evaluate(() => document.modelContext.registerTool({ name: 't', description: 'd', execute: () => 1 }));
