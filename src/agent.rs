@@ -15,6 +15,7 @@ use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 
 /// The largest tool result handed to an agent, in bytes of JSON.
 pub const DEFAULT_RESULT_CAP: usize = 1024 * 1024;
@@ -311,17 +312,50 @@ pub fn browser_tools() -> Value {
     serde_json::from_str(include_str!("browser-tools.json")).unwrap_or(Value::Null)
 }
 
+/// A JSON-RPC request, read in place from the agent's text: its params stay
+/// text until the method that reads them (a `Value` tree of every request
+/// was a quarter of a call's time in the core; README, figure 4).
+#[derive(Deserialize)]
+struct Request<'a> {
+    #[serde(default)]
+    id: Value,
+    #[serde(default, borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+}
+
+/// The params of `tools/call`: which browser tool, and its arguments.
+#[derive(Deserialize)]
+struct ToolsCall<'a> {
+    #[serde(default, borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
 /// A parsed `tools/call` of a browser tool.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CallParams {
+struct CallParams<'a> {
     #[serde(rename = "tabId")]
     tab_id: TabId,
     name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
+    /// As the agent wrote them: read for the schema check, and handed to the
+    /// page as they are.
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
     #[serde(default)]
     site: Option<String>,
+}
+
+/// Reads a browser tool's arguments (`{}` when absent).
+fn read_params<'a, T: Deserialize<'a>>(
+    tool: &str,
+    arguments: Option<&'a RawValue>,
+) -> Result<T, String> {
+    let text = arguments.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| format!("{tool}: {e}"))
 }
 
 #[derive(Deserialize)]
@@ -451,8 +485,8 @@ impl Session {
         self.answers.open_chat(chat, label, read_only);
     }
 
-    /// A JSON-RPC request from a chat.
-    pub fn request(&mut self, chat: &str, request: &Value, world: &World) -> Step {
+    /// A JSON-RPC request from a chat, as JSON text.
+    pub fn request(&mut self, chat: &str, request: &str, world: &World) -> Step {
         // A Read-only call allowed without a card changes nothing stored: its
         // call is kept apart (`repeatable`), unless deciding it created the
         // chat or used up the chat's last approval.
@@ -468,8 +502,15 @@ impl Session {
         step
     }
 
-    fn respond(&mut self, chat: &str, request: &Value, world: &World) -> Step {
-        let id = request.get("id").cloned().unwrap_or(Value::Null);
+    fn respond(&mut self, chat: &str, request: &str, world: &World) -> Step {
+        let Request { id, method, params } = match serde_json::from_str(request) {
+            Ok(request) => request,
+            Err(e) => {
+                return Step::Reply {
+                    reply: error_reply(&Value::Null, -32600, &format!("invalid request: {e}")),
+                }
+            }
+        };
         if !self.done.is_empty() {
             if let Some(done) = self.take_done(&request_key(chat, &id)) {
                 return Step::Reply { reply: done };
@@ -492,7 +533,7 @@ impl Session {
             // settled by `restarted`): the agent waits for the same reply.
             return Step::Attach { call_id };
         }
-        match request.get("method").and_then(Value::as_str) {
+        match method.as_deref() {
             Some("initialize") => Step::Reply {
                 reply: reply(
                     &id,
@@ -503,12 +544,7 @@ impl Session {
             Some("tools/list") => Step::Reply {
                 reply: reply(&id, json!({"tools": browser_tools()})),
             },
-            Some("tools/call") => self.call(
-                chat,
-                &id,
-                request.get("params").unwrap_or(&Value::Null),
-                world,
-            ),
+            Some("tools/call") => self.call(chat, &id, params, world),
             Some(other) => Step::Reply {
                 reply: error_reply(&id, -32601, &format!("unknown method {other:?}")),
             },
@@ -518,20 +554,20 @@ impl Session {
         }
     }
 
-    fn call(&mut self, chat: &str, id: &Value, params: &Value, world: &World) -> Step {
-        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-        // Read in place: the request is not copied.
-        let empty = json!({});
-        let arguments = params.get("arguments").unwrap_or(&empty);
+    fn call(&mut self, chat: &str, id: &Value, params: Option<&RawValue>, world: &World) -> Step {
         let bad = |message: String| Step::Reply {
             reply: error_reply(id, -32602, &message),
         };
-        match name {
+        let ToolsCall { name, arguments } = match read_params("tools/call", params) {
+            Ok(call) => call,
+            Err(message) => return bad(message),
+        };
+        match &*name {
             LIST_TABS if world.tabs.is_none() => Step::NeedTabs,
             LIST_TABS => Step::Reply {
                 reply: self.list_tabs(id, world),
             },
-            LIST_TOOLS => match ListParams::deserialize(arguments) {
+            LIST_TOOLS => match read_params::<ListParams>(LIST_TOOLS, arguments) {
                 Ok(p) => {
                     let wanted = Wanted::List {
                         tab_id: p.tab_id,
@@ -540,11 +576,11 @@ impl Session {
                     };
                     self.pursue(chat, id, wanted, world)
                 }
-                Err(e) => bad(format!("{LIST_TOOLS}: {e}")),
+                Err(message) => bad(message),
             },
-            CALL_TOOL => match CallParams::deserialize(arguments) {
+            CALL_TOOL => match read_params(CALL_TOOL, arguments) {
                 Ok(p) => self.start_call(chat, id, p, world),
-                Err(e) => bad(format!("{CALL_TOOL}: {e}")),
+                Err(message) => bad(message),
             },
             other => bad(format!("unknown tool {other:?}")),
         }
@@ -568,7 +604,7 @@ impl Session {
         )
     }
 
-    fn start_call(&mut self, chat: &str, id: &Value, p: CallParams, world: &World) -> Step {
+    fn start_call(&mut self, chat: &str, id: &Value, p: CallParams<'_>, world: &World) -> Step {
         if world.registry.count(p.tab_id) == 0 {
             if world.tabs.is_none() {
                 return Step::NeedTabs;
@@ -600,9 +636,10 @@ impl Session {
             };
         }
         // Arguments are checked before anyone is asked.
-        let arguments = p.arguments.unwrap_or_else(|| json!({}));
+        let arguments = p.arguments.map_or("{}", RawValue::get);
         if let Some(schema) = found.tool.schema() {
-            if let Err(errors) = crate::schema::check(schema, &arguments) {
+            let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+            if let Err(errors) = crate::schema::check(schema, &value) {
                 return Step::Reply {
                     reply: error_reply(
                         id,
@@ -619,7 +656,7 @@ impl Session {
             source: found.tool.source,
             site: found.site,
             name: p.name,
-            arguments: serde_json::to_string(&arguments).unwrap_or_default(),
+            arguments: arguments.to_owned(),
             allowed_once: false,
         };
         self.pursue(chat, id, wanted, world)

@@ -109,7 +109,6 @@ impl Core {
         tabs: Option<String>,
         now_ms: f64,
     ) -> Result<String, JsError> {
-        let request: serde_json::Value = read(request, "agent request")?;
         let tabs: Option<Vec<TabInfo>> = match tabs {
             Some(tabs) => Some(read(&tabs, "tabs")?),
             None => None,
@@ -119,7 +118,7 @@ impl Core {
             tabs: tabs.as_deref(),
             now_ms: now_ms as u64,
         };
-        write(&self.session.request(chat, &request, &world))
+        write(&self.session.request(chat, request, &world))
     }
 
     /// A person's answer to a card.

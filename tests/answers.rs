@@ -87,7 +87,7 @@ impl Harness {
         self.next_id += 1;
         let request =
             json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params});
-        self.checked(|session, world| session.request(chat, &request, world))
+        self.checked(|session, world| session.request(chat, &request.to_string(), world))
     }
 
     /// Runs `change` on the session, and checks that a change to what must be
@@ -119,7 +119,7 @@ impl Harness {
 
     /// Sends a request as it is (the same id again, for an agent that lost its wait).
     fn resend(&mut self, chat: &str, request: &Value) -> Step {
-        self.checked(|session, world| session.request(chat, request, world))
+        self.checked(|session, world| session.request(chat, &request.to_string(), world))
     }
 
     /// What a call comes to, in a word (see `outcome`).
@@ -595,7 +595,7 @@ fn only_requests_that_name_tabs_need_the_open_tabs_and_asking_changes_nothing() 
             now_ms: h.now_ms,
         };
         let before = serde_json::to_string(&h.session).expect("session");
-        let step = h.session.request("c", &request, &world);
+        let step = h.session.request("c", &request.to_string(), &world);
         let changed = serde_json::to_string(&h.session).expect("session") != before;
         (outcome(h, &step), changed)
     };
@@ -649,6 +649,81 @@ fn unknown_tabs_tools_and_skills_get_clear_errors() {
     assert_eq!(
         h.call_said("c", 1, "house_style", json!({})),
         "error: house_style is a skill: skills are read, never called"
+    );
+}
+
+#[test]
+fn requests_that_cannot_be_read_get_json_rpc_errors() {
+    let mut h = Harness::new();
+    // (request text, the reply's id, its error code, words its message has)
+    let cases = [
+        ("5", json!(null), -32600, "invalid request"),
+        (
+            r#"{"id": 3, "method": 7}"#,
+            json!(null),
+            -32600,
+            "invalid request",
+        ),
+        (r#"{"id": 4}"#, json!(4), -32600, "a request needs a method"),
+        (
+            r#"{"id": 5, "method": "ping"}"#,
+            json!(5),
+            -32601,
+            "unknown method \"ping\"",
+        ),
+        (
+            r#"{"id": 6, "method": "tools/call", "params": [1]}"#,
+            json!(6),
+            -32602,
+            "tools/call: invalid type",
+        ),
+        (
+            r#"{"id": 7, "method": "tools/call"}"#,
+            json!(7),
+            -32602,
+            "unknown tool \"\"",
+        ),
+        (
+            r#"{"id": 8, "method": "tools/call", "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": "2"}}}"#,
+            json!(8),
+            -32602,
+            "browser_call_webmcp_tool: invalid type",
+        ),
+        (
+            r#"{"id": 9, "method": "tools/call", "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 2, "name": "list_notes", "extra": 1}}}"#,
+            json!(9),
+            -32602,
+            "unknown field `extra`",
+        ),
+    ];
+    for (text, id, code, words) in cases {
+        let Step::Reply { reply } = h.checked(|session, world| session.request("c", text, world))
+        else {
+            panic!("{text}: answered at once")
+        };
+        let reply = reply.value();
+        assert_eq!(reply["id"], id, "{text}");
+        assert_eq!(reply["error"]["code"], code, "{text}");
+        let message = reply["error"]["message"].as_str().expect("a message");
+        assert!(message.contains(words), "{text}: {message}");
+    }
+}
+
+#[test]
+fn a_call_hands_the_page_the_arguments_the_agent_wrote() {
+    let mut h = Harness::new();
+    let Step::Run { run } = h.call(
+        "c",
+        2,
+        "list_notes",
+        json!({"filter": {"tag": "a b", "n": [1, 2.5, null]}}),
+    ) else {
+        panic!("a Read-only call on localhost runs")
+    };
+    let arguments: Value = serde_json::from_str(&run.arguments).expect("JSON text");
+    assert_eq!(
+        arguments,
+        json!({"filter": {"tag": "a b", "n": [1, 2.5, null]}})
     );
 }
 
@@ -724,7 +799,7 @@ fn a_session_restored_mid_card_still_runs_the_call() {
     let same = json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call",
         "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 1, "name": "list_notes", "arguments": {}}}});
     assert_eq!(
-        h.session.request("c", &same, &world),
+        h.session.request("c", &same.to_string(), &world),
         Step::Wait { card_id: id }
     );
     let Step::Run { run } = h.answer(id, Answer::Site(SiteAnswer::AllowReadOnly)) else {
@@ -741,7 +816,7 @@ fn a_session_restored_mid_card_still_runs_the_call() {
         now_ms: h.now_ms,
     };
     assert_eq!(
-        h.session.request("c", &same, &world),
+        h.session.request("c", &same.to_string(), &world),
         Step::Reply { reply },
         "the reply waits for the agent"
     );

@@ -210,12 +210,9 @@ async function agent(chatId, request) {
   if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
   // Most requests are decided without the open tabs; looking them up costs
   // a round trip, so only a request that needs them is asked again with them.
-  const decide = (tabs) => serially(async () => {
-    const core = loaded ?? await ready;
-    const next = fromJson(core.agent(chatId, toJson(request, 'agent request'), tabs && toJson(tabs, 'tabs'), Date.now()));
-    storeSession(core);
-    return next;
-  });
+  const decide = (tabs) => changeSession((core) => fromJson(
+    core.agent(chatId, toJson(request, 'agent request'), tabs && toJson(tabs, 'tabs'), Date.now()),
+  ));
   let step = await decide(null);
   if (step.step === 'need_tabs') step = await decide(await tabsInfo());
   const id = request?.id ?? null;
@@ -254,11 +251,7 @@ function deliver(chat, id, reply, kept) {
   waiters.delete(key);
   for (const resolve of waiting) resolve(reply);
   if (!kept) return undefined;
-  return serially(async () => {
-    const core = loaded ?? await ready;
-    core.collected(chat, toJson(id, 'request id'));
-    storeSession(core);
-  });
+  return changeSession((core) => core.collected(chat, toJson(id, 'request id')));
 }
 
 async function openCard(cardId) {
