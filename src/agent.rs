@@ -21,6 +21,11 @@ use std::borrow::Cow;
 pub const DEFAULT_RESULT_CAP: usize = 1024 * 1024;
 /// How many finished replies are kept for agents that lost their wait.
 const DONE_KEPT: usize = 100;
+/// How many bytes of replies are kept for them, at most. The session is
+/// stored whole, as one string, in `chrome.storage.session`, whose 10 MB
+/// quota every tab's registry shares (and where a string's quotes count
+/// twice): past the quota, every write of the session fails.
+pub const DONE_KEPT_BYTES: usize = 2 * 1024 * 1024;
 
 pub const LIST_TABS: &str = "browser_list_tabs";
 pub const LIST_TOOLS: &str = "browser_list_webmcp_tools";
@@ -1045,9 +1050,26 @@ impl Session {
         let key = request_key(chat, id);
         // Kept again (the same request id), it counts as the newest.
         self.take_done(&key);
+        let size = reply.text().len();
+        let reply = if size > DONE_KEPT_BYTES {
+            let message = format!(
+                "the call ran, but its reply ({size} bytes) was too large for Toolgate to keep \
+                 until the agent asked again (it keeps up to {DONE_KEPT_BYTES} bytes)"
+            );
+            error_reply(id, -32000, &message)
+        } else {
+            reply
+        };
         self.done.push((key, reply));
-        let over = self.done.len().saturating_sub(DONE_KEPT);
-        self.done.drain(..over);
+        // The oldest go first, past DONE_KEPT replies or DONE_KEPT_BYTES;
+        // the newest always fits.
+        let mut bytes: usize = self.done.iter().map(|(_, r)| r.text().len()).sum();
+        let mut gone = 0;
+        while self.done.len() - gone > DONE_KEPT || bytes > DONE_KEPT_BYTES {
+            bytes -= self.done[gone].1.text().len();
+            gone += 1;
+        }
+        self.done.drain(..gone);
     }
 
     /// Removes and returns the reply kept for this request key.

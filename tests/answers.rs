@@ -3,7 +3,7 @@
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use toolgate::agent::{Answer, Session, Step, TabInfo, World};
+use toolgate::agent::{Answer, Session, Step, TabInfo, World, DONE_KEPT_BYTES};
 use toolgate::answers::{CallAnswer, SiteAnswer};
 use toolgate::cards::card;
 use toolgate::registry::{Event, FrameRef, Registry};
@@ -854,6 +854,62 @@ fn past_the_bound_the_oldest_kept_reply_goes() {
         h.session.collected(second_chat, second),
         "the rest are kept"
     );
+}
+
+#[test]
+fn kept_replies_stay_within_their_byte_budget() {
+    let mut h = Harness::new();
+    let kept_bytes = |h: &Harness| {
+        h.session
+            .done
+            .iter()
+            .map(|(_, r)| r.text().len())
+            .sum::<usize>()
+    };
+    // Replies of 0.9 MB each, kept for agents that stopped waiting: the
+    // oldest goes as soon as they would pass 2 MB together.
+    let big = json!("x".repeat(900 * 1024));
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+            panic!("runs")
+        };
+        let (chat, id, _) = h
+            .session
+            .finish(run.call_id, Ok(&raw(&big)), 4 << 20, false)
+            .expect("running");
+        ids.push((chat, id));
+    }
+    assert_eq!(h.session.done.len(), 2);
+    assert!(kept_bytes(&h) <= DONE_KEPT_BYTES);
+    assert!(
+        !h.session.collected(&ids[0].0, &ids[0].1),
+        "the oldest went"
+    );
+    assert!(
+        h.session.collected(&ids[2].0, &ids[2].1),
+        "the newest is kept"
+    );
+
+    // A reply larger than the whole budget is kept as an error that says so,
+    // and the older replies stay.
+    let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {
+        panic!("runs")
+    };
+    let huge = json!("x".repeat(3 << 20));
+    h.session
+        .finish(run.call_id, Ok(&raw(&huge)), 8 << 20, false)
+        .expect("running");
+    assert_eq!(h.session.done.len(), 2);
+    let (_, kept) = h.session.done.last().expect("kept");
+    let kept = kept.value();
+    assert_eq!(kept["id"], h.next_id);
+    assert_eq!(kept["error"]["code"], -32000);
+    assert!(kept["error"]["message"]
+        .as_str()
+        .expect("a message")
+        .contains("too large for Toolgate to keep"));
+    assert!(kept_bytes(&h) <= DONE_KEPT_BYTES);
 }
 
 #[test]
