@@ -121,7 +121,8 @@ case "${1:-build}" in
     build
     ensure_chromium
     log "core microbenchmarks"
-    cargo bench --bench core
+    # To stderr, so that stdout holds only the browser benchmark's table or JSON.
+    cargo bench --bench core >&2
     log "browser benchmarks in headless Chromium"
     node benches/browser.mjs "${@:2}"
     ;;

@@ -8,6 +8,9 @@
 //                                      nothing; fails only if something errors, or calls
 //                                      are lost or duplicated)
 //   node benches/browser.mjs --only 1,4   only these figures (with any of the above)
+//   node benches/browser.mjs --compare last.json
+//                                      also print each judged figure beside the same figure
+//                                      in an earlier run's --json output (nothing is failed)
 //
 // Headless Chromium with the real unpacked extension (tests/support/browser.mjs);
 // pages from benches/pages/ on *.localhost. Progress goes to stderr; the table
@@ -19,7 +22,7 @@
 // where the time goes (a Chromium trace, a CDP CPU profile, or the awaited
 // browser calls timed alone).
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, join } from 'node:path';
@@ -32,6 +35,8 @@ const JSON_OUT = argv.includes('--json');
 // `--only 1,4`: the figures to measure (all when absent).
 const ONLY = argv.includes('--only') ? new Set(String(argv[argv.indexOf('--only') + 1] ?? '').split(',')) : null;
 const wanted = (id) => ONLY === null || ONLY.has(id);
+// `--compare last.json`: an earlier run's --json output, read before anything runs.
+const COMPARE = argv.includes('--compare') ? argv[argv.indexOf('--compare') + 1] : null;
 
 // How many runs each figure takes.
 const RUNS = SMOKE
@@ -791,7 +796,35 @@ function table(info) {
   return out.join('\n');
 }
 
+// Each judged figure of this run beside the same figure of an earlier run
+// (`earlier`: its --json output): one line each, lower is better for every
+// figure but 8 (calls/s).
+function comparison(earlier) {
+  const before = new Map((earlier.figures ?? []).map((f) => [f.id, f]));
+  const lines = [`Compared with ${earlier.machine?.revision ?? 'an earlier run'} (${earlier.machine?.date ?? 'undated'}, ${earlier.machine?.mode ?? '?'} mode):`];
+  for (const now of figures) {
+    const then = before.get(now.id);
+    if (!now.judged || !then?.judged || then.judged.unit !== now.judged.unit) continue;
+    const change = (now.judged.value - then.judged.value) / then.judged.value;
+    const better = now.id === '8' ? change > 0 : change < 0;
+    const word = Math.abs(change) < 0.005 ? 'same' : better ? 'better' : 'worse';
+    const value = (v) => `${Number(v.toPrecision(4))} ${now.judged.unit}`;
+    lines.push(`- ${now.id}: ${value(then.judged.value)} → ${value(now.judged.value)} (${change >= 0 ? '+' : ''}${(100 * change).toFixed(1)}%, ${word})`);
+  }
+  return lines.join('\n');
+}
+
 async function main() {
+  // Read first, so that a wrong path fails before minutes of measuring.
+  let earlier = null;
+  if (COMPARE !== null) {
+    try {
+      earlier = JSON.parse(readFileSync(COMPARE, 'utf8'));
+    } catch (error) {
+      process.stderr.write(`--compare: cannot read ${COMPARE} as an earlier run's --json output: ${error.message}\n`);
+      process.exit(2);
+    }
+  }
   const builtBefore = builtAt();
   const server = await serve('benches/pages');
   let browser = null;
@@ -851,8 +884,11 @@ async function main() {
   notes.sort((a, b) => order(a) - order(b));
   if (JSON_OUT) {
     process.stdout.write(`${JSON.stringify({ machine: info, figures, notes, failures }, null, 2)}\n`);
+    // stdout holds only the JSON: the comparison goes with the progress.
+    if (earlier) process.stderr.write(`${comparison(earlier)}\n`);
   } else {
     process.stdout.write(`${table(info)}\n`);
+    if (earlier) process.stdout.write(`\n${comparison(earlier)}\n`);
   }
   process.exitCode = failures.length ? 1 : 0;
 }
