@@ -184,6 +184,35 @@ pub struct Pending {
     pub changed: bool,
     #[serde(default)]
     pub window_id: Option<i64>,
+    /// Later requests of the same chat that need the same site question
+    /// answered: they wait on this card rather than open one of their own,
+    /// and go on when it is answered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub followers: Vec<Follower>,
+}
+
+/// A request waiting on a site card another request of its chat opened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Follower {
+    pub request_id: Value,
+    pub wanted: Wanted,
+}
+
+/// What answering a card comes to: the next step of the request that opened
+/// it, and of each request that waited on it.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct Answered {
+    pub chat: String,
+    pub request_id: Value,
+    pub step: Step,
+    pub followers: Vec<Followed>,
+}
+
+/// The next step of a request that waited on a card it did not open.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct Followed {
+    pub request_id: Value,
+    pub step: Step,
 }
 
 /// Everything the agent entry keeps, persisted as one record.
@@ -521,11 +550,9 @@ impl Session {
                 return Step::Reply { reply: done };
             }
         }
-        if let Some((&card_id, _)) = self
-            .pending
-            .iter()
-            .find(|(_, p)| p.chat == chat && p.request_id == id)
-        {
+        if let Some((&card_id, _)) = self.pending.iter().find(|(_, p)| {
+            p.chat == chat && (p.request_id == id || p.followers.iter().any(|f| f.request_id == id))
+        }) {
             return Step::Wait { card_id };
         }
         if let Some((&call_id, _)) = self
@@ -813,6 +840,20 @@ impl Session {
         asked_by: &str,
         changed: bool,
     ) -> Step {
+        // One site question per chat and site at a time: a request that
+        // needs the one already asked waits for its answer.
+        let asked = self.pending.iter().find(|(_, p)| {
+            card == CardKind::Site && p.card == CardKind::Site && p.chat == chat && p.site == site
+        });
+        if let Some((&card_id, _)) = asked {
+            if let Some(pending) = self.pending.get_mut(&card_id) {
+                pending.followers.push(Follower {
+                    request_id: id.clone(),
+                    wanted,
+                });
+            }
+            return Step::Wait { card_id };
+        }
         let card_id = self.next();
         self.pending.insert(
             card_id,
@@ -825,6 +866,7 @@ impl Session {
                 asked_by: asked_by.to_owned(),
                 changed,
                 window_id: None,
+                followers: Vec::new(),
             },
         );
         Step::Ask { card_id }
@@ -904,7 +946,7 @@ impl Session {
         card_id: u64,
         answer: Answer,
         world: &World,
-    ) -> Result<(Step, Pending), String> {
+    ) -> Result<Answered, String> {
         self.unsaved = true;
         let pending = self
             .pending
@@ -1011,7 +1053,26 @@ impl Session {
         if let Step::Reply { reply } = &step {
             self.keep_done(&chat, &id, reply.clone());
         }
-        Ok((step, pending))
+        // The requests that waited on this card go on as if they came now:
+        // after a lasting answer, by what it allows; after an answer for one
+        // call only, by asking again (the first of them opens the next card).
+        let mut followers = Vec::new();
+        for follower in pending.followers {
+            let step = self.pursue(&chat, &follower.request_id, follower.wanted, world);
+            if let Step::Reply { reply } = &step {
+                self.keep_done(&chat, &follower.request_id, reply.clone());
+            }
+            followers.push(Followed {
+                request_id: follower.request_id,
+                step,
+            });
+        }
+        Ok(Answered {
+            chat,
+            request_id: id,
+            step,
+            followers,
+        })
     }
 
     /// A finished call's outcome, from the page: `Ok(result)`, the result as

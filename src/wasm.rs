@@ -1,6 +1,6 @@
 //! The binding between the core and the service worker: conversions only.
 
-use crate::agent::{Answer, Session, Step, TabInfo, World};
+use crate::agent::{Answer, Session, TabInfo, World};
 use crate::messages::{FromPage, FromUi};
 use crate::registry::{Event, FrameRef, Registry, TabRecord};
 use serde::Serialize;
@@ -43,14 +43,6 @@ struct Applied {
 pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
     let parsed: FromUi = read(message, "ui message")?;
     write(&parsed)
-}
-
-/// What became of a card's answer: the next step, and whose request it was.
-#[derive(Serialize)]
-struct Answered {
-    step: Step,
-    chat: String,
-    request_id: serde_json::Value,
 }
 
 /// The core as the service worker holds it: a cache of the registry and the
@@ -164,15 +156,11 @@ impl Core {
             tabs: Some(&tabs),
             now_ms: now_ms as u64,
         };
-        let (step, pending) = self
+        let answered = self
             .session
             .answer(card_id, answer, &world)
             .map_err(|e| JsError::new(&e))?;
-        write(&Answered {
-            step,
-            chat: pending.chat,
-            request_id: pending.request_id,
-        })
+        write(&answered)
     }
 
     /// Records the window a card is shown in.

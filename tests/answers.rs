@@ -137,7 +137,7 @@ impl Harness {
     fn answer(&mut self, card_id: u64, answer: Answer) -> Step {
         self.checked(|session, world| session.answer(card_id, answer, world))
             .expect("the card takes the answer")
-            .0
+            .step
     }
 }
 
@@ -725,6 +725,93 @@ fn a_call_hands_the_page_the_arguments_the_agent_wrote() {
         arguments,
         json!({"filter": {"tag": "a b", "n": [1, 2.5, null]}})
     );
+}
+
+/// The answer to a card, with the steps of the requests that waited on it.
+fn answered(h: &mut Harness, card_id: u64, answer: SiteAnswer) -> toolgate::agent::Answered {
+    h.checked(|session, world| session.answer(card_id, Answer::Site(answer), world))
+        .expect("the card takes the answer")
+}
+
+#[test]
+fn one_site_question_per_chat_and_site_at_a_time() {
+    let mut h = Harness::new();
+    let first = h.call("c", 1, "list_notes", json!({}));
+    let card = card_id(&first);
+    // A second call and a listing of the same chat on the same site, while
+    // the site card is open: they wait on it, no second card opens.
+    let second = h.call("c", 1, "delete_note", json!({}));
+    let second_id = h.next_id;
+    assert_eq!(second, Step::Wait { card_id: card });
+    let listing = h.send(
+        "c",
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    let listing_id = h.next_id;
+    assert_eq!(listing, Step::Wait { card_id: card });
+    assert_eq!(h.session.pending.len(), 1);
+    // Sent again (an agent that lost its wait), a follower still waits there.
+    let again = json!({"jsonrpc": "2.0", "id": second_id, "method": "tools/call",
+        "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 1, "name": "delete_note", "arguments": {}}}});
+    assert_eq!(h.resend("c", &again), Step::Wait { card_id: card });
+    // Another chat asks its own question.
+    assert_eq!(
+        h.call_said("other", 1, "list_notes", json!({})),
+        "site card"
+    );
+
+    // A lasting answer lets each waiting request go on by what it allows.
+    let answer = answered(&mut h, card, SiteAnswer::AllowReadOnly);
+    assert!(matches!(answer.step, Step::Run { .. }));
+    let followers: Vec<(Value, String)> = answer
+        .followers
+        .iter()
+        .map(|f| (f.request_id.clone(), outcome(&h, &f.step)))
+        .collect();
+    assert_eq!(followers[0], (json!(second_id), "call card".to_owned()));
+    assert_eq!(followers[1], (json!(listing_id), "listed".to_owned()));
+    assert_eq!(followers.len(), 2);
+}
+
+#[test]
+fn after_an_answer_for_one_call_the_waiting_requests_ask_again_one_card_at_a_time() {
+    let mut h = Harness::new();
+    let card = card_id(&h.call("c", 1, "list_notes", json!({})));
+    assert_eq!(
+        h.call("c", 1, "list_notes", json!({})),
+        Step::Wait { card_id: card }
+    );
+    let second_id = h.next_id;
+    assert_eq!(
+        h.call("c", 1, "list_notes", json!({})),
+        Step::Wait { card_id: card }
+    );
+    let third_id = h.next_id;
+
+    let answer = answered(&mut h, card, SiteAnswer::AllowOnce);
+    assert!(
+        matches!(answer.step, Step::Run { .. }),
+        "the call it was asked for runs"
+    );
+    // The first follower opens the next site card; the second waits on it.
+    let [first, second] = &answer.followers[..] else {
+        panic!("two followers: {:?}", answer.followers)
+    };
+    assert_eq!(first.request_id, json!(second_id));
+    let next = card_id(&first.step);
+    assert_eq!(outcome(&h, &first.step), "site card");
+    assert_eq!(second.request_id, json!(third_id));
+    assert_eq!(second.step, Step::Wait { card_id: next });
+
+    // Closing that card (Deny for this chat) refuses both.
+    let close = h.session.close_answer(next).expect("a pending card");
+    let Answer::Site(close) = close else {
+        panic!("a site card")
+    };
+    let answer = answered(&mut h, next, close);
+    assert!(outcome(&h, &answer.step).starts_with("refused"));
+    assert!(outcome(&h, &answer.followers[0].step).starts_with("refused"));
+    assert!(h.session.pending.is_empty());
 }
 
 #[test]

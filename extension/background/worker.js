@@ -268,11 +268,18 @@ async function card(cardId) {
 async function answer(cardId, given) {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => fromJson(core.answer(cardId, toJson(given, 'answer'), toJson(tabs, 'tabs'), Date.now())));
-  // The answer is recorded: the card closes now, and the call it let run (up
-  // to the call timeout) or the card it leads to goes on without it.
-  proceed(answered.chat, answered.request_id, answered.step, true)
-    .catch((error) => errors.push(`after answering card ${cardId}: ${error?.stack ?? error}`));
+  // The answer is recorded: the card closes now, and the calls it let run (up
+  // to the call timeout) or the cards it leads to go on without it.
+  proceedAnswered(answered, `after answering card ${cardId}`);
   return { answered: true };
+}
+
+// Carries out what a card's answer comes to: the next step of the request
+// that opened the card, and of each request of its chat that waited on it.
+function proceedAnswered(answered, when) {
+  for (const { request_id: id, step } of [answered, ...answered.followers]) {
+    proceed(answered.chat, id, step, true).catch((error) => errors.push(`${when}: ${error?.stack ?? error}`));
+  }
 }
 
 // Runs a tool in the frame and document that registered it, for request
@@ -360,7 +367,7 @@ function withTimeout(promise, ms, message) {
 chrome.windows.onRemoved.addListener(async (windowId) => {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => fromJson(core.windowClosed(windowId, toJson(tabs, 'tabs'), Date.now())));
-  if (answered) await proceed(answered.chat, answered.request_id, answered.step, true);
+  if (answered) proceedAnswered(answered, `after window ${windowId} closed`);
 });
 
 // The palette of one tab, as the popup and `self.toolgate.palette` show it.

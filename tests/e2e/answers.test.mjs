@@ -618,6 +618,36 @@ describe('answering on a real host name', () => {
     await h.browser.assertNoErrors();
   });
 
+  test('calls of one chat made at once on a new site ask the site question once', async () => {
+    const { page, tabId } = await h.open();
+    const chat = await h.chat('Chat at once');
+    // Three requests at once: the first opens the site card, the other two
+    // wait on it (one card, not three).
+    const first = await h.asks(chat, tabId, 'list_notes', {}, 'site');
+    const second = h.send(chat, h.request(tabId, 'list_notes'));
+    const listing = h.send(chat, h.listRequest(tabId));
+    await sleep(300); // Time enough for a second card to open, were one to.
+    assert.equal(h.browser.context.pages().filter((p) => p.url().includes('/extension/ui/card.html') && !p.isClosed()).length, 1,
+      'one card window');
+    await choose(first.card, 'Allow read-only tools on this website');
+    assertRan(await first.reply, 'list_notes');
+    assertRan(await second, 'list_notes');
+    const listed = await listing;
+    assert.equal(listed.result.isError, false, JSON.stringify(listed));
+    // Once for one call only: the waiting call asks again, on a card of its own.
+    const other = await h.chat('Chat once');
+    const asked = await h.asks(other, tabId, 'list_notes', {}, 'site');
+    const waiting = h.send(other, h.request(tabId, 'list_notes'));
+    await choose(asked.card, 'Allow this call only');
+    assertRan(await asked.reply, 'list_notes');
+    const again = await h.nextCard();
+    assert.equal(await cardKind(again), 'site');
+    await choose(again, 'Deny this call');
+    assertRefused(await waiting, 'list_notes');
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   test('an approved idempotent Mutating call may be retried at once, identically, without asking', async () => {
     const { page, tabId } = await h.open();
     const chat = await chatWith(h, tabId, 'Allow read-only tools on this website');
