@@ -842,17 +842,20 @@ impl Session {
     ) -> Step {
         // One site question per chat and site at a time: a request that
         // needs the one already asked waits for its answer.
-        let asked = self.pending.iter().find(|(_, p)| {
-            card == CardKind::Site && p.card == CardKind::Site && p.chat == chat && p.site == site
-        });
-        if let Some((&card_id, _)) = asked {
-            if let Some(pending) = self.pending.get_mut(&card_id) {
-                pending.followers.push(Follower {
-                    request_id: id.clone(),
-                    wanted,
-                });
+        if card == CardKind::Site {
+            let asked = self
+                .pending
+                .iter()
+                .find(|(_, p)| p.card == CardKind::Site && p.chat == chat && p.site == site);
+            if let Some((&card_id, _)) = asked {
+                if let Some(pending) = self.pending.get_mut(&card_id) {
+                    pending.followers.push(Follower {
+                        request_id: id.clone(),
+                        wanted,
+                    });
+                }
+                return Step::Wait { card_id };
             }
-            return Step::Wait { card_id };
         }
         let card_id = self.next();
         self.pending.insert(
