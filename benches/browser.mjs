@@ -224,10 +224,12 @@ async function floorExtension() {
 
 async function pageLoad(server, withToolgate) {
   log('1 page load: launching Chromium without Toolgate, and with the floor extension');
-  const without = await launch({ extension: false });
   const floorDir = await floorExtension();
-  const floor = await launch({ extension: false, args: [`--disable-extensions-except=${floorDir}`, `--load-extension=${floorDir}`] });
+  let without = null;
+  let floor = null;
   try {
+    without = await launch({ extension: false });
+    floor = await launch({ extension: false, args: [`--disable-extensions-except=${floorDir}`, `--load-extension=${floorDir}`] });
     const sides = {
       with: await withToolgate.newPage(),
       floor: await floor.context.newPage(),
@@ -310,8 +312,8 @@ async function pageLoad(server, withToolgate) {
     await without.assertNoErrors();
     await floor.assertNoErrors();
   } finally {
-    await without.close();
-    await floor.close();
+    await without?.close();
+    await floor?.close();
     await rm(floorDir, { recursive: true, force: true });
   }
 }
