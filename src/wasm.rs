@@ -183,32 +183,30 @@ impl Core {
         }
     }
 
-    /// A tool's outcome from the page: `{ok: value}` or `{error: text}`;
+    /// A tool's outcome from the page: `result`, the result's JSON text as
+    /// the page wrote it, or `failure`, why there is none (given, it wins).
     /// `taken`: its agent waits for the reply now (it is not kept).
     /// Returns the reply (the call's chat and request are the ones the shell
     /// ran it for), or `undefined` for an unknown call.
     pub fn finish(
         &mut self,
         call_id: f64,
-        outcome: &str,
+        result: Option<String>,
+        failure: Option<String>,
         cap: f64,
         taken: bool,
-    ) -> Result<Option<String>, JsError> {
-        #[derive(serde::Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        enum Outcome {
-            Ok(Box<RawValue>),
-            Error(String),
-        }
-        let outcome: Outcome = read(outcome, "call outcome")?;
-        let outcome = match &outcome {
-            Outcome::Ok(result) => Ok(&**result),
-            Outcome::Error(reason) => Err(reason.clone()),
+    ) -> Option<String> {
+        // The page wrote the text: a page that forges its answer gets a
+        // clear error for its agent, not a broken reply.
+        let outcome = match (failure, &result) {
+            (Some(reason), _) => Err(reason),
+            (None, Some(text)) => serde_json::from_str::<&RawValue>(text)
+                .map_err(|e| format!("the page answered with a result that is not JSON: {e}")),
+            (None, None) => Err("the page gave no answer".to_owned()),
         };
-        Ok(self
-            .session
+        self.session
             .finish(call_id as u64, outcome, cap as usize, taken)
-            .map(|(_, _, reply)| reply.text().to_owned()))
+            .map(|(_, _, reply)| reply.text().to_owned())
     }
 
     /// An agent took its reply directly: it need not be kept. Whether the

@@ -288,7 +288,9 @@ async function run(chat, id, spec) {
   const { callTimeoutMs, resultCapBytes } = settingsNow ?? await settings();
   // A call is recorded before it starts, unless running it twice is harmless.
   if (!spec.repeatable) saveSession(loaded ?? await ready);
-  let outcome;
+  // The result's JSON text as the page wrote it, or why there is none.
+  let result;
+  let failure;
   try {
     const answer = await withTimeout(
       chrome.tabs.sendMessage(
@@ -300,13 +302,14 @@ async function run(chat, id, spec) {
       callTimeoutMs,
       `${spec.name} did not answer within ${seconds(callTimeoutMs)} s`,
     );
-    outcome = answer?.ok ? { ok: answer.value ?? null } : { error: String(answer?.error ?? 'the page gave no answer') };
+    if (answer?.ok === true && typeof answer.json === 'string') result = answer.json;
+    else failure = String(answer?.error ?? 'the page gave no answer');
   } catch (error) {
-    outcome = { error: callFailure(spec, error) };
+    failure = callFailure(spec, error);
   }
   // An agent waiting here takes the reply now: it need not be kept.
   const taken = waiters.has(keyOf(chat, id));
-  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, toJson(outcome, 'call outcome'), resultCapBytes, taken)));
+  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken)));
   if (reply) await deliver(chat, id, reply, !taken);
 }
 

@@ -422,14 +422,34 @@
   // browser's own agent (the native API) and from `executeTool` are not, yet.
   function gatedExecute(entry) {
     return async function execute(input) {
-      const value = await apply(entry.execute, undefined, [input]);
-      if (typeof value === 'symbol') throw new TypeErrorCtor('The tool returned a Symbol, which cannot be serialised.');
-      if (value !== null && typeof value === 'object') {
-        const text = stringify(value); // Throws on cycles and BigInts: the call fails cleanly.
-        return text === undefined ? undefined : value;
-      }
-      return value;
+      return servable(await runTool(entry, input));
     };
+  }
+
+  // Runs the function the page gave at registration and settles with its
+  // result, the result's JSON text (undefined for undefined or a function),
+  // and why it cannot be serialised, if it cannot (a Symbol, a cycle, a
+  // BigInt, a throwing toJSON). Its getters and toJSON run once, here.
+  async function runTool(entry, input) {
+    const value = await apply(entry.execute, undefined, [input]);
+    if (typeof value === 'symbol') {
+      return { value, text: undefined, unserialisable: new TypeErrorCtor('The tool returned a Symbol, which cannot be serialised.') };
+    }
+    try {
+      return { value, text: stringify(value), unserialisable: null };
+    } catch (error) {
+      return { value, text: undefined, unserialisable: error };
+    }
+  }
+
+  // The result a caller of `execute` gets: the page's value, undefined for
+  // an object whose JSON is nothing. A Symbol, or an object that cannot be
+  // serialised, throws, so the call fails cleanly; a bare BigInt is the
+  // page's value, as Chromium's own API hands it on.
+  function servable({ value, text, unserialisable }) {
+    const isObject = value !== null && typeof value === 'object';
+    if (unserialisable && (isObject || typeof value === 'symbol')) throw unserialisable;
+    return isObject && text === undefined ? undefined : value;
   }
 
   // Annotations for the native copy: the class Toolgate decided.
@@ -532,18 +552,19 @@
       return rejected(unknownError('Failed to parse input arguments'));
     }
     // The page's execute runs now, before toolactivated, as in Chromium.
-    const running = entry.gated(input);
+    const running = promiseThen(runTool(entry, input), (result) => ({ text: result.text, value: servable(result) }));
     dispatch(win, toolActivated(entry.snapshot.name));
-    return promiseThen(running, (value) => {
+    return promiseThen(running, ({ value, text }) => {
       if (typeof value === 'string') return value === '' ? 'Operation succeeded' : value;
-      if (value !== null && typeof value === 'object') return stringify(value);
+      if (value !== null && typeof value === 'object') return text;
       if (typeof value === 'function') return 'undefined';
       return toString(value);
     }, (error) => { reportErrorFn(error); throw unknownError(INVOCATION_FAILED); });
   }
 
   // Runs a tool an agent called through Toolgate, and answers the relay with
-  // the result as plain JSON, or the reason it failed.
+  // the result's JSON text (written once, handed on as text to the worker's
+  // core), or the reason it failed.
   function runForAgent({ call_id: callId, source, name, arguments: input }) {
     const answer = (result) => dispatch(win, new CustomEventCtor(TO_RELAY, {
       detail: stringify({ type: 'call_result', call_id: callId, ...result }),
@@ -553,12 +574,9 @@
       answer({ ok: false, error: `${name} is no longer registered on this page` });
       return;
     }
-    promiseThen(entry.gated(input ?? {}), (value) => {
-      try {
-        answer({ ok: true, value: value === undefined ? null : value });
-      } catch {
-        answer({ ok: false, error: `${name} returned a result that cannot be serialised` });
-      }
+    promiseThen(runTool(entry, input ?? {}), ({ text, unserialisable }) => {
+      if (unserialisable) answer({ ok: false, error: `${name} returned a result that cannot be serialised (${errorText(unserialisable)})` });
+      else answer({ ok: true, json: text === undefined ? 'null' : text });
     }, (error) => {
       answer({ ok: false, error: `${name} threw ${errorText(error)}` });
     });

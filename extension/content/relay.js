@@ -34,7 +34,7 @@
     if (report?.type === 'call_result' && calls.has(report.call_id)) {
       const respond = calls.get(report.call_id);
       calls.delete(report.call_id);
-      respond(report.ok === true ? { ok: true, value: report.value } : { ok: false, error: String(report.error) });
+      respond(report.ok === true ? { ok: true, json: report.json } : { ok: false, error: String(report.error) });
       return;
     }
     if (report === null || typeof report !== 'object' || report.type !== 'updates'

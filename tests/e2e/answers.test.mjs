@@ -1018,6 +1018,52 @@ describe('when a call fails', () => {
     await h.browser.assertNoErrors();
   });
 
+  test('a result is serialised once, in the page; one that cannot be, or a forged one, gets a clear error', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    await page.evaluate(() => {
+      window.getterRuns = 0;
+      const readOnly = { readOnlyHint: true };
+      document.modelContext.registerTool({
+        name: 'counted', description: 'A result with a getter.', annotations: readOnly,
+        execute: () => ({ get n() { window.getterRuns += 1; return window.getterRuns; } }),
+      });
+      document.modelContext.registerTool({
+        name: 'cyclic', description: 'A result with a cycle.', annotations: readOnly,
+        execute: () => { const o = {}; o.self = o; return o; },
+      });
+      // A page that answers a call for Toolgate, with text that is not JSON,
+      // while its tool never does.
+      document.modelContext.registerTool({
+        name: 'forged', description: 'Answered by the page itself.', annotations: readOnly,
+        execute: () => new Promise(() => {}),
+      });
+      window.addEventListener('toolgate:to-page', (event) => {
+        const message = JSON.parse(event.detail);
+        if (message.type !== 'call' || message.name !== 'forged') return;
+        window.dispatchEvent(new CustomEvent('toolgate:to-relay', {
+          detail: JSON.stringify({ type: 'call_result', call_id: message.call_id, ok: true, json: '{"broken' }),
+        }));
+      });
+    });
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 14, 'the three tools more');
+    const chat = await h.chat();
+
+    const reply = await h.runs(chat, tabId, 'counted');
+    assert.equal(reply.result.content[0].text, '{"n":1}');
+    assert.equal(await page.evaluate(() => window.getterRuns), 1, 'the result\'s getter ran once');
+
+    let got = (await h.start(chat, h.request(tabId, 'cyclic'))).reply;
+    assert.equal(got.result.isError, true);
+    assert.match(got.result.content[0].text, /^cyclic returned a result that cannot be serialised \(TypeError: /);
+
+    got = (await h.start(chat, h.request(tabId, 'forged'))).reply;
+    assert.equal(got.result.isError, true);
+    assert.match(got.result.content[0].text, /^the page answered with a result that is not JSON: /);
+    await stillWorks(chat, tabId, page);
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   // One timer watches every running call's deadline: a call under a shorter
   // timeout, started while a longer one runs, must not wait for the longer.
   test('a timeout shortened while a longer call runs fires on its own time', async () => {
