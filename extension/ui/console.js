@@ -12,7 +12,7 @@
 // Everything a page declared (names, titles, descriptions, schemas, results)
 // is rendered with textContent, never as HTML.
 
-import { $, badge, el, siteLabel as host } from './dom.js';
+import { $, badge, el, pressOnly, prettyJson, siteLabel as host } from './dom.js';
 
 const WAITING = 'Waiting for your answer on the Toolgate card…';
 // Consecutive sends that may find no worker before the console gives up.
@@ -236,9 +236,7 @@ let readArguments = null;
 let selected = null;
 
 function showTool(entry, button) {
-  for (const other of $('tools').querySelectorAll('button')) {
-    other.setAttribute('aria-pressed', String(other === button));
-  }
+  pressOnly($('tools').querySelectorAll('button'), button);
   selected = entry;
   $('tool').hidden = false;
   $('tool-name').textContent = entry.title ? `${entry.title} (${entry.name})` : entry.name;
@@ -407,17 +405,6 @@ function resultText(result) {
     .join('\n');
 }
 
-// JSON text shown indented; anything else as it is.
-function pretty(text) {
-  const trimmed = text.trim();
-  if (!/^[[{]/.test(trimmed)) return text;
-  try {
-    return JSON.stringify(JSON.parse(trimmed), null, 2);
-  } catch {
-    return text;
-  }
-}
-
 function decisionLine(meta) {
   if (!meta || typeof meta !== 'object') return null;
   if (meta.decision === 'run') return `Ran: ${meta.why}`;
@@ -459,7 +446,7 @@ function finish({ item, state }, title, reply) {
   if (refused) item.classList.add('refused');
   if (line) item.append(el('p', { class: 'decision', text: line }));
   if (result.isError && !refused) item.append(el('p', { class: 'error-line', text: 'The tool reported an error:' }));
-  if (!refused) item.append(el('pre', { class: 'output', text: pretty(resultText(result)) }));
+  if (!refused) item.append(el('pre', { class: 'output', text: prettyJson(resultText(result)) }));
   say(`${title}: ${line ?? (result.isError ? 'the tool reported an error' : 'done')}`);
 }
 

@@ -33,3 +33,20 @@ export function siteLabel(site) {
     return String(site ?? '');
   }
 }
+
+// JSON text shown indented; anything else (a schema a page gave as other
+// text) as it is.
+export function prettyJson(text) {
+  const trimmed = text.trim();
+  if (!/^[[{]/.test(trimmed)) return text;
+  try {
+    return JSON.stringify(JSON.parse(trimmed), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+// Marks `button` as the pressed one of `buttons` (a list of toggle buttons).
+export function pressOnly(buttons, button) {
+  for (const other of buttons) other.setAttribute('aria-pressed', String(other === button));
+}

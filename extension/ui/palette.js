@@ -1,20 +1,10 @@
 // The tools palette: every tool and skill of the current tab, grouped by site.
 // Everything a page declared is rendered with textContent, never as HTML.
 
-import { $, badge, el, siteLabel } from './dom.js';
-
-function prettySchema(text) {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
+import { $, badge, el, pressOnly, prettyJson, siteLabel } from './dom.js';
 
 function showDetails(entry, button) {
-  for (const other of document.querySelectorAll('ul.tools button')) {
-    other.setAttribute('aria-pressed', String(other === button));
-  }
+  pressOnly(document.querySelectorAll('ul.tools button'), button);
   $('details').hidden = false;
   $('detail-name').textContent = entry.title ? `${entry.title} (${entry.name})` : entry.name;
   $('detail-badges').replaceChildren(badge(entry.badge), ...entry.badges.map(badge));
@@ -25,7 +15,7 @@ function showDetails(entry, button) {
   );
   const schema = entry.kind === 'skill' ? entry.instructions : entry.input_schema;
   $('detail-schema-heading').textContent = entry.kind === 'skill' ? 'Instructions' : 'Input schema';
-  $('detail-schema').textContent = schema ? prettySchema(schema) : '(none)';
+  $('detail-schema').textContent = schema ? prettyJson(schema) : '(none)';
 }
 
 function render(palette) {
