@@ -95,11 +95,9 @@ function newChat() {
   return current;
 }
 
-// One MCP request as the current chat. Resolves to {chat, id, reply}.
-async function request(method, params) {
-  const current = chat;
-  current.nextId += 1;
-  const id = current.nextId;
+// One MCP request as `current` (the current chat), under `id` (that chat's
+// next one unless the caller took it already). Resolves to {chat, id, reply}.
+async function request(method, params, current = chat, id = ++current.nextId) {
   await current.opened;
   const reply = await send({
     type: 'agent',
@@ -281,6 +279,15 @@ function parseJson(text, what) {
   }
 }
 
+// Arguments typed as JSON text: an object ({} when nothing is typed), or an
+// error that says why not.
+function argumentsObject(text) {
+  const trimmed = text.trim();
+  const value = trimmed === '' ? {} : parseJson(trimmed, 'Arguments');
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('Arguments must be a JSON object.');
+  return value;
+}
+
 // Builds `{nodes, read}`: the fields, and a function returning the arguments
 // object (or throwing a sentence that says which field is wrong).
 function buildForm(schema) {
@@ -297,14 +304,7 @@ function buildForm(schema) {
         el('p', { class: 'hint', text: note }),
         area,
       ],
-      read: () => {
-        const text = area.value.trim();
-        const value = text === '' ? {} : parseJson(text, 'Arguments');
-        if (!value || typeof value !== 'object' || Array.isArray(value)) {
-          throw new Error('Arguments must be a JSON object.');
-        }
-        return value;
-      },
+      read: () => argumentsObject(area.value),
     };
   }
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
@@ -463,14 +463,14 @@ async function callTool({ tabId, name, site, args }) {
   const params = { tabId, name, arguments: args };
   if (site) params.site = site;
   const asked = chat;
-  const id = asked.nextId + 1; // The id `request` is about to give.
+  const id = ++asked.nextId;
   const parts = addResult(name, asked, id);
   const waiting = () => {
     parts.state.textContent = WAITING;
     say(`${name}: ${WAITING}`);
   };
   try {
-    const { reply } = await whilePending(request('tools/call', { name: 'browser_call_webmcp_tool', arguments: params }), waiting);
+    const { reply } = await whilePending(request('tools/call', { name: 'browser_call_webmcp_tool', arguments: params }, asked, id), waiting);
     finish(parts, name, reply);
   } catch (error) {
     failed(parts, name, error);
@@ -513,9 +513,7 @@ function callByName(event) {
   }
   let args;
   try {
-    const text = $('by-name-arguments').value.trim();
-    args = text === '' ? {} : parseJson(text, 'Arguments');
-    if (!args || typeof args !== 'object' || Array.isArray(args)) throw new Error('Arguments must be a JSON object.');
+    args = argumentsObject($('by-name-arguments').value);
   } catch (error) {
     formError('by-name-error', `${error.message} Nothing was sent.`);
     return;

@@ -161,6 +161,11 @@ describe('the agent console', () => {
     const byNameError = page.locator('#by-name-error');
     await byNameError.waitFor();
     assert.match(await byNameError.innerText(), /^Arguments is not valid JSON: .* Nothing was sent\.$/);
+    // Nor does JSON that is not an object.
+    await page.getByLabel('Arguments (JSON object)').fill('["x"]');
+    await page.getByRole('button', { name: 'Call by name' }).click();
+    await page.waitForFunction(() => document.getElementById('by-name-error').textContent.startsWith('Arguments must'));
+    assert.equal(await byNameError.innerText(), 'Arguments must be a JSON object. Nothing was sent.');
     assert.equal(await page.locator('#results > li').count(), results, 'nothing was sent');
     assert.equal(watch.cards.length, before);
 
