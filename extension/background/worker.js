@@ -296,7 +296,7 @@ async function run(chat, id, spec) {
       chrome.tabs.sendMessage(
         spec.tab_id,
         // The core hands the arguments over as JSON text (see `Run`).
-        { type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments) },
+        { type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments), timeout_ms: callTimeoutMs },
         { frameId: spec.frame_id, documentId: spec.document_id },
       ),
       callTimeoutMs,

@@ -60,6 +60,15 @@
     if (message?.type === 'call') {
       const callId = ++lastCall;
       calls.set(callId, respond);
+      // The worker stops waiting after its call timeout; a second later this
+      // relay lets go too, so that a tool that never answers holds nothing
+      // (here, or the worker's message) for the document's life.
+      const timeout = Number(message.timeout_ms);
+      if (Number.isFinite(timeout) && timeout >= 0) {
+        setTimeout(() => {
+          if (calls.delete(callId)) respond({ ok: false, error: 'the tool did not answer within the call timeout' });
+        }, timeout + 1000);
+      }
       toPage({ type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments });
       return true; // The answer comes when the page's tool settles.
     }

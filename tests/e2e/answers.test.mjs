@@ -1018,6 +1018,25 @@ describe('when a call fails', () => {
     await h.browser.assertNoErrors();
   });
 
+  test('the relay lets go of a call its page never answers, once the worker stopped waiting', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    const sw = await h.browser.worker();
+    // The call message the worker sends, with a short timeout: the page's
+    // tool never answers, so only the relay can.
+    const answer = await sw.evaluate(async (tab) => {
+      const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
+      const { documentId } = frames.find((f) => f.frameId === 0);
+      const sent = chrome.tabs.sendMessage(tab,
+        { type: 'call', source: 'document', name: 'hang', arguments: {}, timeout_ms: 100 }, { frameId: 0, documentId });
+      const held = new Promise((resolve) => setTimeout(() => resolve('still held after 5 s'), 5000));
+      return Promise.race([sent, held]);
+    }, tabId);
+    assert.deepEqual(answer, { ok: false, error: 'the tool did not answer within the call timeout' });
+    assert.equal(await callsOf(page, 'hang'), 1);
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   test('a result is serialised once, in the page; one that cannot be, or a forged one, gets a clear error', async () => {
     const { page, tabId } = await h.open('notes.localhost');
     await page.evaluate(() => {
