@@ -754,6 +754,11 @@ fn one_site_question_per_chat_and_site_at_a_time() {
     let again = json!({"jsonrpc": "2.0", "id": second_id, "method": "tools/call",
         "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 1, "name": "delete_note", "arguments": {}}}});
     assert_eq!(h.resend("c", &again), Step::Wait { card_id: card });
+    // They are stored: a worker that stops and starts again keeps them.
+    let stored = h.session.record().expect("serialises").expect("changed");
+    h.session = serde_json::from_str(&stored).expect("parses");
+    h.session.restarted();
+    assert_eq!(h.resend("c", &again), Step::Wait { card_id: card });
     // Another chat asks its own question.
     assert_eq!(
         h.call_said("other", 1, "list_notes", json!({})),
