@@ -758,6 +758,16 @@ fn one_site_question_per_chat_and_site_at_a_time() {
     let stored = serde_json::to_string(&h.session).expect("serialises");
     h.session = serde_json::from_str(&stored).expect("parses");
     h.session.restarted();
+    let waiting: Vec<&Value> = h
+        .session
+        .pending
+        .get(&card)
+        .expect("the card")
+        .followers
+        .iter()
+        .map(|f| &f.request_id)
+        .collect();
+    assert_eq!(waiting, [&json!(second_id), &json!(listing_id)]);
     assert_eq!(h.resend("c", &again), Step::Wait { card_id: card });
     // Another chat asks its own question.
     assert_eq!(
