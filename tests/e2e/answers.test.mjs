@@ -184,13 +184,17 @@ const arrowFor = (label) => (/^(Allow|Always)/.test(label) ? 'More ways to allow
 // it is a wider one; resolves once the card has closed.
 async function choose(card, label) {
   const closed = card.waitForEvent('close');
+  // The answer closes the card, which may happen before the click returns.
+  const answering = (locator) => locator.click().catch((error) => {
+    if (!card.isClosed()) throw error;
+  });
   if (ON_FACE.includes(label)) {
-    await card.getByRole('button', { name: label, exact: true }).click();
+    await answering(card.getByRole('button', { name: label, exact: true }));
   } else {
     const arrow = card.getByRole('button', { name: arrowFor(label), exact: true });
     await arrow.click();
     assert.equal(await arrow.getAttribute('aria-expanded'), 'true', `${arrowFor(label)} opened its menu`);
-    await card.getByRole('menuitem', { name: label, exact: true }).click();
+    await answering(card.getByRole('menuitem', { name: label, exact: true }));
   }
   await closed;
 }
