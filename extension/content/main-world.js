@@ -298,7 +298,16 @@
     const { signal } = readOptions(options, 'registerTool');
 
     const name = toDOMString(nameValue);
-    if (exists(name)) throw invalidState('Duplicate tool name');
+    // A registration forwarded by the page's own polyfill (see "Pages that
+    // bring their own polyfill" below) takes its hints and path from what the
+    // page declared, not from the polyfill's cleaned copy; its duplicates are
+    // looked for where it will be stored, under that path.
+    let registeredAs = path;
+    if (foreignCall && foreignCall.name === name) {
+      ({ hints, idl, strayHints, problems } = foreignCall);
+      registeredAs = foreignCall.path;
+    }
+    if (exists(name, registeredAs)) throw invalidState('Duplicate tool name');
     if (name === '') throw invalidState('Tool name is required');
     // The draft's name rule. Chromium's native API (M148) does not check it; SPEC §1 asks for it.
     if (!regexTest(NAME_RULE, name)) {
@@ -314,14 +323,6 @@
         throw new TypeErrorCtor(REGISTER + (error?.message ?? toString(error)));
       }
       if (schemaJson === undefined) throw new TypeErrorCtor(`${REGISTER}invalid input schema: toJSON() returns undefined`);
-    }
-    // A registration forwarded by the page's own polyfill (see "Pages that
-    // bring their own polyfill" below) takes its hints and path from what the
-    // page declared, not from the polyfill's cleaned copy.
-    let registeredAs = path;
-    if (foreignCall && foreignCall.name === name) {
-      ({ hints, idl, strayHints, problems } = foreignCall);
-      registeredAs = foreignCall.path;
     }
     const snapshot = {
       kind: 'tool',
@@ -388,6 +389,9 @@
 
   // "source/kind/name" -> entry. Sources: document, navigator, declarative.
   const entries = new MapCtor();
+  // Where document.modelContext stores a registration: under `navigator` when
+  // the page's polyfill on navigator forwarded it (see snapshotTool).
+  const sourceOf = (path) => (path === 'navigator_object' ? 'navigator' : 'document');
   const keyOf = (source, kind, name) => `${source}/${kind}/${name}`;
   const has = (source, kind) => (name) => mapHas(entries, keyOf(source, kind, name));
 
@@ -599,11 +603,11 @@
       try {
         const positional = typeof tool === 'string';
         const taken = positional
-          ? positionalTool(arguments, 'document_positional', has('document', 'tool'))
-          : snapshotTool(tool, 'document_object', has('document', 'tool'), options);
+          ? positionalTool(arguments, 'document_positional', (name, as) => has(sourceOf(as), 'tool')(name))
+          : snapshotTool(tool, 'document_object', (name, as) => has(sourceOf(as), 'tool')(name), options);
         const { signal } = taken;
         if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
-        add(taken.snapshot.path === 'navigator_object' ? 'navigator' : 'document', taken, signal);
+        add(sourceOf(taken.snapshot.path), taken, signal);
         // The spec resolves after toolchange was queued.
         return new PromiseCtor((resolve) => queueTask(() => resolve(undefined)));
       } catch (error) {

@@ -396,6 +396,32 @@ for (const native of [false, true]) {
 
     // The shim captures the built-ins it uses before the page runs: a page
     // that replaces them later breaks nothing of Toolgate's.
+    test('a polyfill on navigator that forwards to document.modelContext cannot register one name twice', async () => {
+      const page = await blank();
+      const out = await page.evaluate(async () => {
+        // The page's own polyfill object on navigator, forwarding a cleaned
+        // copy of each tool to document.modelContext, as @mcp-b/global does.
+        const polyfill = {
+          registerTool(tool) {
+            return document.modelContext.registerTool({ name: tool.name, description: tool.description, execute: tool.execute });
+          },
+        };
+        Object.defineProperty(navigator, 'modelContext', { value: polyfill, configurable: true });
+        const tool = { name: 'twice', description: 'd', annotations: { readOnlyHint: true }, execute: () => 1 };
+        const first = await navigator.modelContext.registerTool(tool).then(() => 'registered', (e) => `${e.name}: ${e.message}`);
+        const second = await navigator.modelContext.registerTool(tool).then(() => 'registered', (e) => `${e.name}: ${e.message}`);
+        return { first, second };
+      });
+      assert.deepEqual(out, {
+        first: 'registered',
+        second: "InvalidStateError: Failed to execute 'registerTool' on 'ModelContext': Duplicate tool name",
+      });
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool, once');
+      assert.equal(entries(palette)[0].class, 'Read only', "the page's own hints, read through its polyfill");
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
     test('a page that replaces built-ins still registers its tools, and nothing throws into it', async () => {
       const page = await blank();
       const thrown = await page.evaluate(() => {
