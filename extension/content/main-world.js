@@ -578,7 +578,10 @@
       answer({ ok: false, error: `${name} is no longer registered on this page` });
       return;
     }
-    promiseThen(runTool(entry, input ?? {}), ({ text, unserialisable }) => {
+    // The page's execute runs now, then toolactivated fires, as for executeTool.
+    const running = runTool(entry, input ?? {});
+    dispatch(win, toolActivated(entry.snapshot.name));
+    promiseThen(running, ({ text, unserialisable }) => {
       if (unserialisable) answer({ ok: false, error: `${name} returned a result that cannot be serialised (${errorText(unserialisable)})` });
       else answer({ ok: true, json: text === undefined ? 'null' : text });
     }, (error) => {

@@ -1022,6 +1022,20 @@ describe('when a call fails', () => {
     await h.browser.assertNoErrors();
   });
 
+  test('an agent call fires toolactivated in the page, as executeTool does', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    await page.evaluate(() => {
+      window.activated = [];
+      window.addEventListener('toolactivated', (event) => window.activated.push(event.toolName));
+    });
+    const chat = await h.chat();
+    await h.runs(chat, tabId, 'list_notes');
+    await h.start(chat, h.request(tabId, 'explode'));
+    assert.deepEqual(await page.evaluate(() => window.activated), ['list_notes', 'explode']);
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   test('the relay lets go of a call its page never answers, once the worker stopped waiting', async () => {
     const { page, tabId } = await h.open('notes.localhost');
     const sw = await h.browser.worker();
