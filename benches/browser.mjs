@@ -62,6 +62,8 @@ function quantile(values, q) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))];
 }
 const spread = (values) => ({ n: values.length, median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75) });
+// `{name: values}` → `{name: spread}`.
+const spreads = (byName) => Object.fromEntries(Object.entries(byName).map(([name, values]) => [name, spread(values)]));
 const ms = (v, digits = 2) => `${v.toFixed(digits)} ms`;
 const us = (v) => `${v.toFixed(2)} µs`;
 const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(2)} MB`;
@@ -293,8 +295,7 @@ async function pageLoad(server, withToolgate) {
         data: { with: spread(times.with), floor: spread(times.floor), without: spread(times.without),
           pairedRatio: spread(ratios), floorRatio: spread(floorRatios), overFloor: spread(overFloor),
           ratioOfMedians: median(times.with) / median(times.without),
-          phaseDeltas: Object.fromEntries(Object.entries(phaseDeltas).map(([k, v]) => [k, spread(v)])),
-          floorPhaseDeltas: Object.fromEntries(Object.entries(floorPhaseDeltas).map(([k, v]) => [k, spread(v)])) },
+          phaseDeltas: spreads(phaseDeltas), floorPhaseDeltas: spreads(floorPhaseDeltas) },
       });
     }
     if (figures.filter((f) => f.id.startsWith('1')).some((f) => !f.met)) {
@@ -576,7 +577,7 @@ async function agentCall(browser, sw, tabId) {
     measured: ms(median(out.calls)), compared: `${ms(median(out.pings))} tabs.sendMessage ping`,
     ratio: `${ratio.toFixed(2)}× (IQR ${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}) / ≤ 1.5×`, met: ratio <= 1.5, judged: { value: ratio, unit: '×', target: 1.5 },
     data: { call: spread(out.calls), ping: spread(out.pings), pairedRatio: spread(ratios),
-      parts: Object.fromEntries(Object.entries(out.parts).map(([k, v]) => [k, spread(v)])) },
+      parts: spreads(out.parts) },
   });
   if (ratio > 1.5) {
     const p = Object.fromEntries(Object.entries(out.parts).map(([k, v]) => [k, median(v)]));

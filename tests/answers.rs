@@ -3,7 +3,7 @@
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use toolgate::agent::{Answer, Session, Step, TabInfo, World, DONE_KEPT_BYTES};
+use toolgate::agent::{Answer, Answered, Session, Step, TabInfo, World, DONE_KEPT_BYTES};
 use toolgate::answers::{CallAnswer, SiteAnswer};
 use toolgate::cards::card;
 use toolgate::registry::{Event, FrameRef, Registry};
@@ -135,9 +135,13 @@ impl Harness {
     }
 
     fn answer(&mut self, card_id: u64, answer: Answer) -> Step {
+        self.answered(card_id, answer).step
+    }
+
+    /// The answer to a card, with the steps of the requests that waited on it.
+    fn answered(&mut self, card_id: u64, answer: Answer) -> Answered {
         self.checked(|session, world| session.answer(card_id, answer, world))
             .expect("the card takes the answer")
-            .step
     }
 }
 
@@ -727,12 +731,6 @@ fn a_call_hands_the_page_the_arguments_the_agent_wrote() {
     );
 }
 
-/// The answer to a card, with the steps of the requests that waited on it.
-fn answered(h: &mut Harness, card_id: u64, answer: SiteAnswer) -> toolgate::agent::Answered {
-    h.checked(|session, world| session.answer(card_id, Answer::Site(answer), world))
-        .expect("the card takes the answer")
-}
-
 #[test]
 fn one_site_question_per_chat_and_site_at_a_time() {
     let mut h = Harness::new();
@@ -776,7 +774,7 @@ fn one_site_question_per_chat_and_site_at_a_time() {
     );
 
     // A lasting answer lets each waiting request go on by what it allows.
-    let answer = answered(&mut h, card, SiteAnswer::AllowReadOnly);
+    let answer = h.answered(card, Answer::Site(SiteAnswer::AllowReadOnly));
     assert!(matches!(answer.step, Step::Run { .. }));
     let followers: Vec<(Value, String)> = answer
         .followers
@@ -803,7 +801,7 @@ fn after_an_answer_for_one_call_the_waiting_requests_ask_again_one_card_at_a_tim
     );
     let third_id = h.next_id;
 
-    let answer = answered(&mut h, card, SiteAnswer::AllowOnce);
+    let answer = h.answered(card, Answer::Site(SiteAnswer::AllowOnce));
     assert!(
         matches!(answer.step, Step::Run { .. }),
         "the call it was asked for runs"
@@ -820,10 +818,12 @@ fn after_an_answer_for_one_call_the_waiting_requests_ask_again_one_card_at_a_tim
 
     // Closing that card (Deny for this chat) refuses both.
     let close = h.session.close_answer(next).expect("a pending card");
-    let Answer::Site(close) = close else {
-        panic!("a site card")
-    };
-    let answer = answered(&mut h, next, close);
+    assert_eq!(
+        close,
+        Answer::Site(SiteAnswer::DenyForChat),
+        "a site card's close"
+    );
+    let answer = h.answered(next, close);
     assert!(outcome(&h, &answer.step).starts_with("refused"));
     assert!(outcome(&h, &answer.followers[0].step).starts_with("refused"));
     assert!(h.session.pending.is_empty());

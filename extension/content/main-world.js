@@ -392,6 +392,9 @@
   // Where document.modelContext stores a registration: under `navigator` when
   // the page's polyfill on navigator forwarded it (see snapshotTool).
   const sourceOf = (path) => (path === 'navigator_object' ? 'navigator' : 'document');
+  // Whether document.modelContext already has a tool of this name where a
+  // registration by `path` goes (snapshotTool's `exists`).
+  const documentHasTool = (name, path) => mapHas(entries, keyOf(sourceOf(path), 'tool', name));
   const keyOf = (source, kind, name) => `${source}/${kind}/${name}`;
   const has = (source, kind) => (name) => mapHas(entries, keyOf(source, kind, name));
 
@@ -606,8 +609,8 @@
       try {
         const positional = typeof tool === 'string';
         const taken = positional
-          ? positionalTool(arguments, 'document_positional', (name, as) => has(sourceOf(as), 'tool')(name))
-          : snapshotTool(tool, 'document_object', (name, as) => has(sourceOf(as), 'tool')(name), options);
+          ? positionalTool(arguments, 'document_positional', documentHasTool)
+          : snapshotTool(tool, 'document_object', documentHasTool, options);
         const { signal } = taken;
         if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
         add(sourceOf(taken.snapshot.path), taken, signal);
