@@ -17,9 +17,9 @@
   }
 
   // Calls the worker asked this frame to run: this relay's own call id ->
-  // respond. Not the worker's id: a worker that stopped and started again
-  // counts some ids anew, and a late answer to the old worker's call must
-  // never answer the new worker's.
+  // {respond, timer}. Not the worker's id: a worker that stopped and started
+  // again counts some ids anew, and a late answer to the old worker's call
+  // must never answer the new worker's.
   const calls = new Map();
   let lastCall = 0;
 
@@ -32,8 +32,9 @@
       return;
     }
     if (report?.type === 'call_result' && calls.has(report.call_id)) {
-      const respond = calls.get(report.call_id);
+      const { respond, timer } = calls.get(report.call_id);
       calls.delete(report.call_id);
+      clearTimeout(timer);
       respond(report.ok === true ? { ok: true, json: report.json } : { ok: false, error: String(report.error) });
       return;
     }
@@ -59,16 +60,17 @@
     }
     if (message?.type === 'call') {
       const callId = ++lastCall;
-      calls.set(callId, respond);
       // The worker stops waiting after its call timeout; a second later this
       // relay lets go too, so that a tool that never answers holds nothing
-      // (here, or the worker's message) for the document's life.
+      // (here, or the worker's message) for the document's life. An answer
+      // clears the timer, so that fast calls leave none pending.
       const timeout = Number(message.timeout_ms);
-      if (Number.isFinite(timeout) && timeout >= 0) {
-        setTimeout(() => {
+      const timer = Number.isFinite(timeout) && timeout >= 0
+        ? setTimeout(() => {
           if (calls.delete(callId)) respond({ ok: false, error: 'the tool did not answer within the call timeout' });
-        }, timeout + 1000);
-      }
+        }, timeout + 1000)
+        : undefined;
+      calls.set(callId, { respond, timer });
       toPage({ type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments });
       return true; // The answer comes when the page's tool settles.
     }
