@@ -398,15 +398,18 @@ async function palette(tabId) {
 }
 
 // Whether Toolgate's scripts run in the tab: a tab loaded before Toolgate was
-// installed or updated has none, and must be reloaded to show its tools.
+// installed or updated has none, and must be reloaded to show its tools. A
+// page's relay answers once the page has loaded or reported a tool
+// (relay.js), so a page still loading without tools cannot be told yet.
 async function pageState(tab) {
   if (!/^(https?|file):/.test(tab.url ?? '')) return 'unsupported';
   try {
     const answer = await chrome.tabs.sendMessage(tab.id, { type: 'ping' }, { frameId: 0 });
-    return answer?.type === 'pong' ? 'shimmed' : 'needs_reload';
+    if (answer?.type === 'pong') return 'shimmed';
   } catch {
-    return 'needs_reload';
+    // No relay listens in the tab's page (yet).
   }
+  return tab.status === 'loading' ? 'loading' : 'needs_reload';
 }
 
 chrome.tabs.onRemoved.addListener((tabId) => {

@@ -14,12 +14,19 @@
 // `execute`, and annotations that carry Toolgate's class.
 //
 // The page shares this world: it can replace any global after this script
-// ran, so the built-ins used later are captured first. And it can read, call
-// and forge anything this script sends, so the worker trusts none of it.
+// ran, so the built-ins used later are captured first: the language's own at
+// once, the DOM's when the page first uses WebMCP (see "Starting"). And it can
+// read, call and forge anything this script sends, so the worker trusts none
+// of it.
+//
+// Every document runs this before its first script, and most never use
+// WebMCP: until one does, this script only puts its accessors and hooks in
+// place (see "Starting").
 (() => {
   'use strict';
 
   // ---- Built-ins, captured before the page can replace them ---------------
+  // The language's own, here: they cost next to nothing.
 
   const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
   const { apply } = Reflect;
@@ -52,31 +59,44 @@
   const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
   const listen = uncurry(EventTarget.prototype.addEventListener);
   const unlisten = uncurry(EventTarget.prototype.removeEventListener);
-  const EventCtor = Event;
-  const CustomEventCtor = CustomEvent;
-  const DOMExceptionCtor = DOMException;
   const TypeErrorCtor = TypeError;
-  const AbortControllerCtor = AbortController;
-  const AbortSignalCtor = AbortSignal;
-  const signalAborted = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get);
-  const signalReason = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'reason').get);
-  const abortController = uncurry(AbortController.prototype.abort);
-  const controllerSignal = uncurry(getOwnPropertyDescriptor(AbortController.prototype, 'signal').get);
   const queueMicrotaskFn = globalThis.queueMicrotask;
-  const MessageChannelCtor = MessageChannel;
-  const MutationObserverCtor = MutationObserver;
-  const channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
-  const channelPort2 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port2').get);
-  const portPost = uncurry(MessagePort.prototype.postMessage);
-  const portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
   const warn = console.warn;
   const reportErrorFn = globalThis.reportError;
   const regexTest = uncurry(RegExp.prototype.test);
-  const querySelectorAll = uncurry(Document.prototype.querySelectorAll);
-  const getAttribute = uncurry(Element.prototype.getAttribute);
+  const DocumentProto = Document.prototype;
+  const querySelectorAll = uncurry(DocumentProto.querySelectorAll);
+  const MutationObserverCtor = MutationObserver;
   const win = window;
   const doc = document;
   const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
+
+  // The DOM's interfaces, captured by captureDom() when the page first uses
+  // WebMCP (or a form declares a tool), not here: the first touch of each
+  // costs every document 10–40 µs, before its first script. A page can have
+  // replaced one by then; that breaks only its own tools, since the relay and
+  // the worker trust nothing from this world anyway.
+  let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor;
+  let signalAborted, signalReason, abortController, controllerSignal;
+  let MessageChannelCtor, channelPort1, channelPort2, portPost, portSetOnMessage;
+  let getAttribute;
+  function captureDom() {
+    EventCtor = Event;
+    CustomEventCtor = CustomEvent;
+    DOMExceptionCtor = DOMException;
+    AbortControllerCtor = AbortController;
+    AbortSignalCtor = AbortSignal;
+    signalAborted = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get);
+    signalReason = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'reason').get);
+    abortController = uncurry(AbortController.prototype.abort);
+    controllerSignal = uncurry(getOwnPropertyDescriptor(AbortController.prototype, 'signal').get);
+    MessageChannelCtor = MessageChannel;
+    channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
+    channelPort2 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port2').get);
+    portPost = uncurry(MessagePort.prototype.postMessage);
+    portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
+    getAttribute = uncurry(Element.prototype.getAttribute);
+  }
 
   // A task, not a microtask: WebMCP's events and promise resolutions are
   // queued as tasks. The steps queued during one task (a page registering
@@ -111,8 +131,12 @@
   // Chromium with --enable-features=WebMCP has `navigator.modelContext` (M148);
   // the draft puts it on `document`. Either is wrapped the same way.
 
-  function nativeContextOf(proto, target) {
-    const desc = getOwnPropertyDescriptor(proto, 'modelContext');
+  // The browser's own accessors, taken before Toolgate's replace them (see
+  // "Installing"); the objects they give are read at start().
+  const NavigatorProto = Navigator.prototype;
+  const nativeOnDocument = getOwnPropertyDescriptor(DocumentProto, 'modelContext');
+  const nativeOnNavigator = getOwnPropertyDescriptor(NavigatorProto, 'modelContext');
+  function nativeContextOf(desc, target) {
     if (!desc || typeof desc.get !== 'function') return null;
     try {
       const context = apply(desc.get, target, []);
@@ -122,7 +146,7 @@
       return null;
     }
   }
-  const native = nativeContextOf(Document.prototype, doc) ?? nativeContextOf(Navigator.prototype, navigator);
+  let native = null;
 
   // ---- The channel to the relay --------------------------------------------
 
@@ -152,7 +176,8 @@
     dispatch(win, new CustomEventCtor(TO_RELAY, { detail: stringify({ type: 'updates', batch, ops }) }));
   }
 
-  listen(win, TO_PAGE, (event) => {
+  // The relay's answers, and the calls it hands on (listened to from start()).
+  function fromRelay(event) {
     if (typeof event.detail !== 'string') return;
     let message;
     try {
@@ -171,7 +196,7 @@
     for (let i = 0; i < callbacks.length; i++) {
       if (callbacks[i]) callbacks[i](results[i] ?? { error: message.error ?? 'no answer from Toolgate' });
     }
-  });
+  }
 
   // ---- Reading a declaration, once, without ever throwing into the page ----
 
@@ -840,8 +865,11 @@
   // Reports what the page's forms declare now, against what was last reported.
   function scanForms() {
     scanQueued = false;
+    const forms = arrayFrom(querySelectorAll(doc, 'form[toolname][tooldescription]'));
+    if (forms.length === 0 && mapSize(declared) === 0) return;
+    start();
     const now = new MapCtor();
-    for (const form of arrayFrom(querySelectorAll(doc, 'form[toolname][tooldescription]'))) {
+    for (const form of forms) {
       const snapshot = formSnapshot(form);
       if (!regexTest(NAME_RULE, snapshot.name) || !snapshot.description || mapHas(now, snapshot.name)) continue;
       const text = stringify(snapshot);
@@ -896,28 +924,46 @@
   // ---- Installing Toolgate's objects -----------------------------------------
   // Configurable accessors on the prototypes, as the native API has them. A
   // page's own polyfill (@mcp-b/webmcp-polyfill, @mcp-b/global) then finds
-  // ours and registers through it, or wraps it.
+  // ours and registers through it, or wraps it. Each starts Toolgate.
 
-  const documentContext = new ModelContext();
-  const navigatorContext = new LegacyModelContext();
-  const testingContext = new ModelContextTesting();
-  arrayPush(changeTargets, documentContext, testingContext);
+  let documentContext = null;
+  let navigatorContext = null;
+  let testingContext = null;
 
-  defineProperty(Document.prototype, 'modelContext', {
+  defineProperty(DocumentProto, 'modelContext', {
     configurable: true,
     enumerable: true,
-    get() { return this === doc ? documentContext : undefined; },
+    get() { start(); return this === doc ? documentContext : undefined; },
   });
-  defineProperty(Navigator.prototype, 'modelContext', {
+  defineProperty(NavigatorProto, 'modelContext', {
     configurable: true,
     enumerable: true,
-    get() { return navigatorContext; },
+    get() { start(); return navigatorContext; },
   });
-  defineProperty(Navigator.prototype, 'modelContextTesting', {
+  defineProperty(NavigatorProto, 'modelContextTesting', {
     configurable: true,
     enumerable: true,
-    get() { return testingContext; },
+    get() { start(); return testingContext; },
   });
+
+  // ---- Starting --------------------------------------------------------------
+  // What only a page that uses WebMCP needs waits for its first use: reading
+  // any `modelContext`, defining one (a polyfill), or a form declaring a tool.
+
+  let started = false;
+  function start() {
+    if (started) return;
+    started = true;
+    captureDom();
+    native = nativeContextOf(nativeOnDocument, doc) ?? nativeContextOf(nativeOnNavigator, win.navigator);
+    documentContext = new ModelContext();
+    navigatorContext = new LegacyModelContext();
+    testingContext = new ModelContextTesting();
+    arrayPush(changeTargets, documentContext, testingContext);
+    listen(win, TO_PAGE, fromRelay);
+    listen(win, 'pagehide', leaving);
+    listen(win, 'pageshow', restored);
+  }
 
   // ---- Pages that bring their own polyfill ----------------------------------
   // @mcp-b/global defines its own object as `modelContext` on `document` and
@@ -929,9 +975,9 @@
 
   let foreignCall = null; // the page's declaration while its polyfill runs
   const adopted = new WeakSetCtor();
-  const hosts = [[doc, 'document_object'], [navigator, 'navigator_object']];
-
   function adoptForeignContexts() {
+    start();
+    const hosts = [[doc, 'document_object'], [win.navigator, 'navigator_object']];
     for (let i = 0; i < hosts.length; i++) {
       const target = hosts[i][0];
       const path = hosts[i][1];
@@ -994,17 +1040,17 @@
   // A document going away for good (an iframe removed, a page left without
   // the back/forward cache) takes its tools with it: say so now, so the
   // icon's count is right without waiting for the palette to look.
-  listen(win, 'pagehide', (event) => {
+  function leaving(event) {
     if (event.persisted || mapSize(entries) === 0) return;
     report({ op: 'reset' });
     flush();
-  });
+  }
 
   // A page restored from the back/forward cache is a document the worker has
   // forgotten: report all of it again.
-  listen(win, 'pageshow', (event) => {
+  function restored(event) {
     if (!event.persisted) return;
     report({ op: 'reset' });
     for (const entry of arrayFrom(mapValues(entries))) report({ op: 'register', decl: entry.snapshot });
-  });
+  }
 })();

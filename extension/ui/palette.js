@@ -22,6 +22,7 @@ function render(palette) {
   const status = {
     needs_reload: 'This tab was loaded before Toolgate was installed or updated: reload this tab to see its tools.',
     unsupported: 'Toolgate cannot see tools on this kind of page.',
+    loading: 'This page is still loading, and publishes no tools yet.',
     shimmed: palette.groups.length ? '' : 'This page publishes no tools.',
   }[palette.page];
   $('status').textContent = status;

@@ -112,6 +112,19 @@ for (const native of [false, true]) {
       await browser.assertNoErrors();
     });
 
+    test('a tool declared only by a form in the HTML, on a page with no script, is classed', async () => {
+      // Nothing reads or defines a modelContext here: the form alone starts Toolgate in the page.
+      const page = await browser.newPage(server.url('tools.localhost', `/form-only.html?${++n}`));
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the form tool');
+      const [tool] = entries(palette);
+      assert.equal(tool.name, 'search');
+      assert.equal(tool.class, 'Consequential');
+      await page.evaluate(() => document.querySelector('form').remove());
+      await browser.waitForPalette(page, (p) => entries(p).length === 0, 'the form gone');
+      await page.close();
+      await browser.assertNoErrors();
+    });
+
     test('a re-registration with changed hints is classed anew; the legacy API refuses duplicates', async () => {
       const page = await blank();
       await page.evaluate(() => {
@@ -394,8 +407,6 @@ for (const native of [false, true]) {
       await browser.assertNoErrors();
     });
 
-    // The shim captures the built-ins it uses before the page runs: a page
-    // that replaces them later breaks nothing of Toolgate's.
     test('a polyfill on navigator that forwards to document.modelContext cannot register one name twice', async () => {
       const page = await blank();
       const out = await page.evaluate(async () => {
@@ -422,6 +433,8 @@ for (const native of [false, true]) {
       await browser.assertNoErrors();
     });
 
+    // The shim captures the language's built-ins it uses before the page
+    // runs: a page that replaces them later breaks nothing of Toolgate's.
     test('a page that replaces built-ins still registers its tools, and nothing throws into it', async () => {
       const page = await blank();
       const thrown = await page.evaluate(() => {
@@ -534,6 +547,39 @@ describe('a tab loaded before Toolgate was installed', () => {
       assert.equal(palette.page, 'shimmed');
       await popup.reload();
       await popup.getByRole('button', { name: /fresh/ }).waitFor();
+      await browser.assertNoErrors();
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+});
+
+describe('a page still loading', () => {
+  test('its palette says so until it publishes a tool, and an agent can call that tool before the page has loaded', async () => {
+    const server = await serve('tests/pages/registration');
+    const browser = await launch();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(server.url('tools.localhost', '/stalled.html'), { waitUntil: 'domcontentloaded' });
+      assert.equal((await browser.palette(page)).page, 'loading');
+      await page.evaluate(() => document.modelContext.registerTool({
+        name: 'early', description: 'd', annotations: { readOnlyHint: true }, execute: () => 'ran before load',
+      }));
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool');
+      assert.equal(palette.page, 'shimmed');
+      const tabId = await browser.tabId(page);
+      const sw = await browser.worker();
+      const reply = await sw.evaluate(async (tab) => {
+        await self.toolgate.openChat('early-chat');
+        return self.toolgate.agent('early-chat', {
+          jsonrpc: '2.0', id: 1, method: 'tools/call',
+          params: { name: 'browser_call_webmcp_tool', arguments: { tabId: tab, name: 'early', arguments: {} } },
+        });
+      }, tabId);
+      assert.equal(reply.result?.isError, false, JSON.stringify(reply));
+      assert.equal(reply.result.content[0].text, 'ran before load');
+      assert.equal(await page.evaluate(() => document.readyState), 'interactive', 'the page never finished loading');
       await browser.assertNoErrors();
     } finally {
       await browser.close();

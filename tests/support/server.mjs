@@ -5,7 +5,9 @@
 // secure contexts, so two names give two sites without any DNS.
 // Paths under /node_modules/ serve the repository's npm packages (the
 // @mcp-b polyfills test pages load). A page under /csp/ is sent with a strict
-// Content-Security-Policy, as a hardened site would send it.
+// Content-Security-Policy, as a hardened site would send it. A request for
+// /stall is never answered (until the server closes): a page that loads it
+// stays loading.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -31,6 +33,7 @@ export async function serve(root) {
       res.writeHead(204).end();
       return;
     }
+    if (path === '/stall') return;
     const dir = path.startsWith('/node_modules/') ? REPO : base;
     let file = normalize(join(dir, path));
     if (!file.startsWith(dir)) {
