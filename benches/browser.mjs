@@ -17,10 +17,10 @@
 // (or JSON) to stdout. Nothing here changes Toolgate: the worker is only read
 // through `self.toolgate` and CDP.
 //
-// Figures 1 and 4 are ratios: the median over A/B pairs of A ÷ B, with its
-// interquartile range. Where a target is missed, a note after the table says
-// where the time goes (a Chromium trace, a CDP CPU profile, or the awaited
-// browser calls timed alone).
+// Figures 1 and 4 are ratios: the median over A/B pairs of A ÷ B (for figure
+// 1, over rounds, each side's block of loads by its median), with its
+// interquartile range. Notes after the table say where the time goes (a
+// Chromium trace, a CDP CPU profile, or the awaited browser calls timed alone).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
