@@ -20,8 +20,8 @@
 // of it.
 //
 // Every document runs this before its first script, and most never use
-// WebMCP: until one does, this script only puts its accessors and hooks in
-// place (see "Starting").
+// WebMCP: until one does, this script only puts its accessors, its hooks and
+// its listener for the relay in place (see "Starting").
 (() => {
   'use strict';
 
@@ -176,7 +176,10 @@
     dispatch(win, new CustomEventCtor(TO_RELAY, { detail: stringify({ type: 'updates', batch, ops }) }));
   }
 
-  // The relay's answers, and the calls it hands on (listened to from start()).
+  // The relay's answers, and the calls it hands on. Listened to from the
+  // start (one listener costs next to nothing): a call can come for a tool
+  // this frame never registered (the page forged its report), and must get
+  // its answer at once, not at the call's timeout.
   function fromRelay(event) {
     if (typeof event.detail !== 'string') return;
     let message;
@@ -186,6 +189,7 @@
       return;
     }
     if (message?.type === 'call') {
+      start();
       runForAgent(message);
       return;
     }
@@ -950,6 +954,8 @@
   // What only a page that uses WebMCP needs waits for its first use: reading
   // any `modelContext`, defining one (a polyfill), or a form declaring a tool.
 
+  listen(win, TO_PAGE, fromRelay);
+
   let started = false;
   function start() {
     if (started) return;
@@ -960,7 +966,6 @@
     navigatorContext = new LegacyModelContext();
     testingContext = new ModelContextTesting();
     arrayPush(changeTargets, documentContext, testingContext);
-    listen(win, TO_PAGE, fromRelay);
     listen(win, 'pagehide', leaving);
     listen(win, 'pageshow', restored);
   }

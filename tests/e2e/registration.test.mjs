@@ -555,6 +555,40 @@ describe('a tab loaded before Toolgate was installed', () => {
   });
 });
 
+describe('a page that forges its report and never uses WebMCP', () => {
+  test("an agent's call to the forged tool gets a clear error at once, not at the call's timeout", async () => {
+    const server = await serve('tests/pages/registration');
+    const browser = await launch();
+    try {
+      const page = await browser.newPage(server.url('tools.localhost', '/blank.html'));
+      await page.evaluate(() => window.dispatchEvent(new CustomEvent('toolgate:to-relay', {
+        detail: JSON.stringify({ type: 'updates', batch: 1, ops: [{ op: 'register', decl: {
+          kind: 'tool', path: 'document_object', name: 'ghost', title: null, description: 'd', input_schema: null,
+          annotations: { readOnlyHint: true }, stray_hints: [], tags: [], instructions: null, unreadable: null,
+        } }] }),
+      })));
+      await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the forged tool');
+      const tabId = await browser.tabId(page);
+      const sw = await browser.worker();
+      // Short enough that a call left unanswered fails this test quickly.
+      await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 3000 }));
+      const reply = await sw.evaluate(async (tab) => {
+        await self.toolgate.openChat('ghost-chat');
+        return self.toolgate.agent('ghost-chat', {
+          jsonrpc: '2.0', id: 1, method: 'tools/call',
+          params: { name: 'browser_call_webmcp_tool', arguments: { tabId: tab, name: 'ghost', arguments: {} } },
+        });
+      }, tabId);
+      assert.equal(reply.result?.isError, true, JSON.stringify(reply));
+      assert.match(reply.result.content[0].text, /ghost is no longer registered on this page/);
+      await browser.assertNoErrors();
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+});
+
 describe('a page still loading', () => {
   test('its palette says so until it publishes a tool, and an agent can call that tool before the page has loaded', async () => {
     const server = await serve('tests/pages/registration');
