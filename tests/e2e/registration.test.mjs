@@ -555,69 +555,63 @@ describe('a tab loaded before Toolgate was installed', () => {
   });
 });
 
-describe('a page that forges its report and never uses WebMCP', () => {
-  test("an agent's call to the forged tool gets a clear error at once, not at the call's timeout", async () => {
-    const server = await serve('tests/pages/registration');
-    const browser = await launch();
-    try {
-      const page = await browser.newPage(server.url('tools.localhost', '/blank.html'));
-      await page.evaluate(() => window.dispatchEvent(new CustomEvent('toolgate:to-relay', {
-        detail: JSON.stringify({ type: 'updates', batch: 1, ops: [{ op: 'register', decl: {
-          kind: 'tool', path: 'document_object', name: 'ghost', title: null, description: 'd', input_schema: null,
-          annotations: { readOnlyHint: true }, stray_hints: [], tags: [], instructions: null, unreadable: null,
-        } }] }),
-      })));
-      await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the forged tool');
-      const tabId = await browser.tabId(page);
-      const sw = await browser.worker();
-      // Short enough that a call left unanswered fails this test quickly.
-      await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 3000 }));
-      const reply = await sw.evaluate(async (tab) => {
-        await self.toolgate.openChat('ghost-chat');
-        return self.toolgate.agent('ghost-chat', {
-          jsonrpc: '2.0', id: 1, method: 'tools/call',
-          params: { name: 'browser_call_webmcp_tool', arguments: { tabId: tab, name: 'ghost', arguments: {} } },
-        });
-      }, tabId);
-      assert.equal(reply.result?.isError, true, JSON.stringify(reply));
-      assert.match(reply.result.content[0].text, /ghost is no longer registered on this page/);
-      await browser.assertNoErrors();
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+describe('pages that publish before they load, or without WebMCP', () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await serve('tests/pages/registration');
+    browser = await launch();
   });
-});
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
 
-describe('a page still loading', () => {
-  test('its palette says so until it publishes a tool, and an agent can call that tool before the page has loaded', async () => {
-    const server = await serve('tests/pages/registration');
-    const browser = await launch();
-    try {
-      const page = await browser.context.newPage();
-      await page.goto(server.url('tools.localhost', '/stalled.html'), { waitUntil: 'domcontentloaded' });
-      assert.equal((await browser.palette(page)).page, 'loading');
-      await page.evaluate(() => document.modelContext.registerTool({
-        name: 'early', description: 'd', annotations: { readOnlyHint: true }, execute: () => 'ran before load',
-      }));
-      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool');
-      assert.equal(palette.page, 'shimmed');
-      const tabId = await browser.tabId(page);
-      const sw = await browser.worker();
-      const reply = await sw.evaluate(async (tab) => {
-        await self.toolgate.openChat('early-chat');
-        return self.toolgate.agent('early-chat', {
-          jsonrpc: '2.0', id: 1, method: 'tools/call',
-          params: { name: 'browser_call_webmcp_tool', arguments: { tabId: tab, name: 'early', arguments: {} } },
-        });
-      }, tabId);
-      assert.equal(reply.result?.isError, false, JSON.stringify(reply));
-      assert.equal(reply.result.content[0].text, 'ran before load');
-      assert.equal(await page.evaluate(() => document.readyState), 'interactive', 'the page never finished loading');
-      await browser.assertNoErrors();
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+  // An agent's call of `name` (no arguments) in tab `tabId`, from a chat of its own.
+  let chats = 0;
+  const agentCall = async (tabId, name) => {
+    const sw = await browser.worker();
+    return sw.evaluate(async ([tab, tool, chat]) => {
+      await self.toolgate.openChat(chat);
+      return self.toolgate.agent(chat, {
+        jsonrpc: '2.0', id: 1, method: 'tools/call',
+        params: { name: 'browser_call_webmcp_tool', arguments: { tabId: tab, name: tool, arguments: {} } },
+      });
+    }, [tabId, name, `chat-${++chats}`]);
+  };
+
+  test("a page that forges its report and never uses WebMCP: an agent's call to the forged tool gets a clear error at once, not at the call's timeout", async () => {
+    const page = await browser.newPage(server.url('tools.localhost', '/blank.html'));
+    await page.evaluate(() => window.dispatchEvent(new CustomEvent('toolgate:to-relay', {
+      detail: JSON.stringify({ type: 'updates', batch: 1, ops: [{ op: 'register', decl: {
+        kind: 'tool', path: 'document_object', name: 'ghost', title: null, description: 'd', input_schema: null,
+        annotations: { readOnlyHint: true }, stray_hints: [], tags: [], instructions: null, unreadable: null,
+      } }] }),
+    })));
+    await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the forged tool');
+    // Short enough that a call left unanswered fails this test quickly.
+    await (await browser.worker()).evaluate(() => self.toolgate.configure({ callTimeoutMs: 3000 }));
+    const reply = await agentCall(await browser.tabId(page), 'ghost');
+    assert.equal(reply.result?.isError, true, JSON.stringify(reply));
+    assert.match(reply.result.content[0].text, /ghost is no longer registered on this page/);
+    await page.close();
+    await browser.assertNoErrors();
+  });
+
+  test('a page still loading: its palette says so until it publishes a tool, and an agent can call that tool before the page has loaded', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(server.url('tools.localhost', '/stalled.html'), { waitUntil: 'domcontentloaded' });
+    assert.equal((await browser.palette(page)).page, 'loading');
+    await page.evaluate(() => document.modelContext.registerTool({
+      name: 'early', description: 'd', annotations: { readOnlyHint: true }, execute: () => 'ran before load',
+    }));
+    const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool');
+    assert.equal(palette.page, 'shimmed');
+    const reply = await agentCall(await browser.tabId(page), 'early');
+    assert.equal(reply.result?.isError, false, JSON.stringify(reply));
+    assert.equal(reply.result.content[0].text, 'ran before load');
+    assert.equal(await page.evaluate(() => document.readyState), 'interactive', 'the page never finished loading');
+    await page.close();
+    await browser.assertNoErrors();
   });
 });
