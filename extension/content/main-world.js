@@ -96,6 +96,9 @@
     portPost = uncurry(MessagePort.prototype.postMessage);
     portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
     getAttribute = uncurry(Element.prototype.getAttribute);
+    for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor, MessageChannelCtor]) {
+      if (typeof ctor !== 'function') throw new TypeErrorCtor(`${describe(ctor)} where a DOM interface belongs`);
+    }
   }
 
   // A task, not a microtask: WebMCP's events and promise resolutions are
@@ -189,8 +192,8 @@
       return;
     }
     if (message?.type === 'call') {
-      start();
-      runForAgent(message);
+      // Unanswered if Toolgate could not start here: the worker's timeout answers.
+      if (start()) runForAgent(message);
       return;
     }
     if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;
@@ -870,8 +873,7 @@
   function scanForms() {
     scanQueued = false;
     const forms = arrayFrom(querySelectorAll(doc, 'form[toolname][tooldescription]'));
-    if (forms.length === 0 && mapSize(declared) === 0) return;
-    start();
+    if ((forms.length === 0 && mapSize(declared) === 0) || !start()) return;
     const now = new MapCtor();
     for (const form of forms) {
       const snapshot = formSnapshot(form);
@@ -937,30 +939,39 @@
   defineProperty(DocumentProto, 'modelContext', {
     configurable: true,
     enumerable: true,
-    get() { start(); return this === doc ? documentContext : undefined; },
+    get() { return start() && this === doc ? documentContext : undefined; },
   });
   defineProperty(NavigatorProto, 'modelContext', {
     configurable: true,
     enumerable: true,
-    get() { start(); return navigatorContext; },
+    get() { return start() ? navigatorContext : undefined; },
   });
   defineProperty(NavigatorProto, 'modelContextTesting', {
     configurable: true,
     enumerable: true,
-    get() { start(); return testingContext; },
+    get() { return start() ? testingContext : undefined; },
   });
 
   // ---- Starting --------------------------------------------------------------
   // What only a page that uses WebMCP needs waits for its first use: reading
-  // any `modelContext`, defining one (a polyfill), or a form declaring a tool.
+  // any `modelContext`, defining one (a polyfill), a form declaring a tool, or
+  // a call from the relay.
 
   listen(win, TO_PAGE, fromRelay);
 
+  // Starts Toolgate in this document, once; says whether it runs. A page that
+  // removed or replaced a DOM built-in Toolgate needs before its first use of
+  // WebMCP gets no WebMCP from Toolgate (a warning says why), never an error.
   let started = false;
   function start() {
-    if (started) return;
+    if (started) return documentContext !== null;
     started = true;
-    captureDom();
+    try {
+      captureDom();
+    } catch (error) {
+      warn(`Toolgate is off in this document: the page replaced a built-in that WebMCP needs (${errorText(error)}).`);
+      return false;
+    }
     native = nativeContextOf(nativeOnDocument, doc) ?? nativeContextOf(nativeOnNavigator, win.navigator);
     documentContext = new ModelContext();
     navigatorContext = new LegacyModelContext();
@@ -968,6 +979,7 @@
     arrayPush(changeTargets, documentContext, testingContext);
     listen(win, 'pagehide', leaving);
     listen(win, 'pageshow', restored);
+    return true;
   }
 
   // ---- Pages that bring their own polyfill ----------------------------------
@@ -981,7 +993,7 @@
   let foreignCall = null; // the page's declaration while its polyfill runs
   const adopted = new WeakSetCtor();
   function adoptForeignContexts() {
-    start();
+    if (!start()) return;
     const hosts = [[doc, 'document_object'], [win.navigator, 'navigator_object']];
     for (let i = 0; i < hosts.length; i++) {
       const target = hosts[i][0];

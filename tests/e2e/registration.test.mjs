@@ -466,6 +466,37 @@ for (const native of [false, true]) {
       await browser.assertNoErrors();
     });
 
+    test('a page that removes or breaks a DOM built-in before it first uses WebMCP gets no WebMCP from Toolgate, and nothing throws into it', async () => {
+      // Removed, or replaced by something that is not an interface at all.
+      for (const sabotage of ['delete window.AbortSignal', 'window.CustomEvent = 5']) {
+        const page = await blank();
+        await page.evaluate(sabotage);
+        const out = await page.evaluate(() => {
+          const thrownBy = (fn) => {
+            try {
+              return { value: typeof fn() };
+            } catch (error) {
+              return { error: String(error) };
+            }
+          };
+          return {
+            document: thrownBy(() => document.modelContext),
+            navigator: thrownBy(() => navigator.modelContext),
+            testing: thrownBy(() => navigator.modelContextTesting),
+            define: thrownBy(() => Object.defineProperty({}, 'modelContext', { value: 1 })),
+          };
+        });
+        assert.deepEqual(out, {
+          document: { value: 'undefined' },
+          navigator: { value: 'undefined' },
+          testing: { value: 'undefined' },
+          define: { value: 'object' },
+        }, sabotage);
+        await page.close();
+      }
+      await browser.assertNoErrors();
+    });
+
     test('closing a tab forgets its tools', async () => {
       const page = await blank();
       await page.evaluate(() => document.modelContext.registerTool({ name: 't', description: 'd', execute: () => 1 }));
