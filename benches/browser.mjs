@@ -44,7 +44,7 @@ const COMPARE = argv.includes('--compare') ? argv[argv.indexOf('--compare') + 1]
 const RUNS = SMOKE
   ? { loadRounds: 1, blockLoads: 1, warmLoads: 1, register: 1, registerN: 1000, classifyOne: 1, classifyMany: 1, calls: 3, batch: 2, warmup: 1,
     cold: 1, tabs: 3, toolsPerTab: 5, chats: 2, callsPerChat: 5, rounds: 1, profileCalls: 5 }
-  : { loadRounds: 30, blockLoads: 5, warmLoads: 2, register: 20, registerN: 1000, classifyOne: 30, classifyMany: 15, calls: 60, batch: 10, warmup: 5,
+  : { loadRounds: 30, blockLoads: 5, warmLoads: 2, register: 20, registerN: 1000, classifyOne: 30, classifyMany: 15, calls: 150, batch: 10, warmup: 5,
     cold: 20, tabs: 100, toolsPerTab: 50, chats: 10, callsPerChat: 100, rounds: 3, profileCalls: 1000 };
 
 const started = performance.now();
