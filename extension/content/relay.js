@@ -29,6 +29,29 @@
   const calls = new Map();
   let lastCall = 0;
 
+  // One timer watches every call's deadline: a timer set and cleared per
+  // call costs the page's main thread on every call (README, figure 4). It
+  // is set again only for a deadline earlier than the one it waits for, so
+  // once the calls are over it fires at most once more, and finds nothing.
+  let sweep = { timer: undefined, at: Infinity };
+  function watch(at) {
+    if (at >= sweep.at) return;
+    clearTimeout(sweep.timer);
+    sweep = { timer: setTimeout(expire, Math.max(0, at - performance.now())), at };
+  }
+  function expire() {
+    sweep = { timer: undefined, at: Infinity };
+    const now = performance.now();
+    for (const [callId, { respond, at }] of calls) {
+      if (at <= now) {
+        calls.delete(callId);
+        respond({ ok: false, error: 'the tool did not answer within the call timeout' });
+      } else {
+        watch(at);
+      }
+    }
+  }
+
   window.addEventListener(TO_RELAY, (event) => {
     if (typeof event.detail !== 'string') return;
     let report;
@@ -38,9 +61,8 @@
       return;
     }
     if (report?.type === 'call_result' && calls.has(report.call_id)) {
-      const { respond, timer } = calls.get(report.call_id);
+      const { respond } = calls.get(report.call_id);
       calls.delete(report.call_id);
-      clearTimeout(timer);
       respond(report.ok === true ? { ok: true, json: report.json } : { ok: false, error: String(report.error) });
       return;
     }
@@ -79,15 +101,11 @@
       const callId = ++lastCall;
       // The worker stops waiting after its call timeout; a second later this
       // relay lets go too, so that a tool that never answers holds nothing
-      // (here, or the worker's message) for the document's life. An answer
-      // clears the timer, so that fast calls leave none pending.
+      // (here, or the worker's message) for the document's life.
       const timeout = Number(message.timeout_ms);
-      const timer = Number.isFinite(timeout) && timeout >= 0
-        ? setTimeout(() => {
-          if (calls.delete(callId)) respond({ ok: false, error: 'the tool did not answer within the call timeout' });
-        }, timeout + 1000)
-        : undefined;
-      calls.set(callId, { respond, timer });
+      const at = Number.isFinite(timeout) && timeout >= 0 ? performance.now() + timeout + 1000 : Infinity;
+      calls.set(callId, { respond, at });
+      watch(at);
       toPage({ type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments });
       return true; // The answer comes when the page's tool settles.
     }

@@ -1039,18 +1039,23 @@ describe('when a call fails', () => {
   test('the relay lets go of a call its page never answers, once the worker stopped waiting', async () => {
     const { page, tabId } = await h.open('notes.localhost');
     const sw = await h.browser.worker();
-    // The call message the worker sends, with a short timeout: the page's
-    // tool never answers, so only the relay can.
-    const answer = await sw.evaluate(async (tab) => {
+    // Call messages as the worker sends them: the page's tool never answers,
+    // so only the relay can. One timer watches every call's deadline, so a
+    // call with a long timeout, then calls with shorter ones, must each be let
+    // go at its own deadline, not at the long one's.
+    const answers = await sw.evaluate(async (tab) => {
       const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
       const { documentId } = frames.find((f) => f.frameId === 0);
-      const sent = chrome.tabs.sendMessage(tab,
-        { type: 'call', source: 'document', name: 'hang', arguments: {}, timeout_ms: 100 }, { frameId: 0, documentId });
-      const held = new Promise((resolve) => setTimeout(() => resolve('still held after 5 s'), 5000));
-      return Promise.race([sent, held]);
+      const send = (timeout) => chrome.tabs.sendMessage(tab,
+        { type: 'call', source: 'document', name: 'hang', arguments: {}, timeout_ms: timeout }, { frameId: 0, documentId });
+      const held = (ms) => new Promise((resolve) => setTimeout(() => resolve(`still held after ${ms / 1000} s`), ms));
+      const long = send(60_000);
+      const short = [send(1_000), send(100)];
+      return Promise.all([...short.map((sent) => Promise.race([sent, held(5000)])), Promise.race([long, held(6000)])]);
     }, tabId);
-    assert.deepEqual(answer, { ok: false, error: 'the tool did not answer within the call timeout' });
-    assert.equal(await callsOf(page, 'hang'), 1);
+    const letGo = { ok: false, error: 'the tool did not answer within the call timeout' };
+    assert.deepEqual(answers, [letGo, letGo, 'still held after 6 s']);
+    assert.equal(await callsOf(page, 'hang'), 3);
     await page.close();
     await h.browser.assertNoErrors();
   });
