@@ -470,7 +470,9 @@
   // and why it cannot be serialised, if it cannot (a Symbol, a cycle, a
   // BigInt, a throwing toJSON). Its getters and toJSON run once, here.
   async function runTool(entry, input) {
-    const value = await apply(entry.execute, undefined, [input]);
+    return outcome(await apply(entry.execute, undefined, [input]));
+  }
+  function outcome(value) {
     if (typeof value === 'symbol') {
       return { value, text: undefined, unserialisable: new TypeErrorCtor('The tool returned a Symbol, which cannot be serialised.') };
     }
@@ -613,15 +615,33 @@
       answer({ ok: false, error: `${name} is no longer registered on this page` });
       return;
     }
-    // The page's execute runs now, then toolactivated fires, as for executeTool.
-    const running = runTool(entry, input ?? {});
-    dispatch(win, toolActivated(entry.snapshot.name));
-    promiseThen(running, ({ text, unserialisable }) => {
+    const finish = ({ text, unserialisable }) => {
       if (unserialisable) answer({ ok: false, error: `${name} returned a result that cannot be serialised (${errorText(unserialisable)})` });
       else answer({ ok: true, json: text === undefined ? 'null' : text });
-    }, (error) => {
-      answer({ ok: false, error: `${name} threw ${errorText(error)}` });
-    });
+    };
+    const fail = (error) => answer({ ok: false, error: `${name} threw ${errorText(error)}` });
+    // The page's execute runs now, then toolactivated fires, as for executeTool.
+    let value;
+    let threw = false;
+    try {
+      value = apply(entry.execute, undefined, [input ?? {}]);
+    } catch (error) {
+      threw = true;
+      value = error;
+    }
+    dispatch(win, toolActivated(entry.snapshot.name));
+    if (threw) fail(value);
+    // A plain value is the result as it is: answered at once, not a turn
+    // later, which saves the call about 15 µs (README, figure 4).
+    else if (isPlain(value)) finish(outcome(value));
+    else promiseThen(settled(value), finish, fail);
+  }
+  const isPlain = (value) => value === null || value === undefined
+    || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  // Awaited as `await` does it: a page's thenable, or a promise whose
+  // `constructor` getter throws, rejects instead of throwing here.
+  async function settled(value) {
+    return outcome(await value);
   }
 
   // `toolactivated`: a WebMCPEvent where the browser has one, else an Event with `toolName`.

@@ -1106,6 +1106,47 @@ describe('when a call fails', () => {
     await h.browser.assertNoErrors();
   });
 
+  // The page answers a plain result at once and awaits anything else: the
+  // agent must not be able to tell which way a result came.
+  test('a plain result answered at once reads as the same result awaited; a hostile thenable fails cleanly', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    const plain = { text: 'ok', number: 2.5, nan: NaN, yes: true, nothing: null, absent: undefined, empty: '' };
+    await page.evaluate((names) => {
+      const readOnly = { readOnlyHint: true };
+      const values = { text: 'ok', number: 2.5, nan: NaN, yes: true, nothing: null, absent: undefined, empty: '' };
+      for (const name of names) {
+        document.modelContext.registerTool({ name: `now_${name}`, description: 'A plain result.', annotations: readOnly, execute: () => values[name] });
+        document.modelContext.registerTool({ name: `later_${name}`, description: 'The same, awaited.', annotations: readOnly, execute: async () => values[name] });
+      }
+      // A promise whose constructor getter throws (read when it is awaited),
+      // and a thenable whose then throws.
+      const hostile = Promise.resolve('never seen');
+      Object.defineProperty(hostile, 'constructor', { get() { throw new Error('constructor getter'); } });
+      document.modelContext.registerTool({ name: 'hostile_promise', description: 'Hostile.', annotations: readOnly, execute: () => hostile });
+      document.modelContext.registerTool({
+        name: 'hostile_thenable', description: 'Hostile.', annotations: readOnly,
+        execute: () => ({ then() { throw new Error('then threw'); } }),
+      });
+    }, Object.keys(plain));
+    const count = 11 + 2 * Object.keys(plain).length + 2;
+    await h.browser.waitForPalette(page, (p) => entries(p).length === count, 'the tools added');
+    const chat = await h.chat();
+    const text = async (name) => (await h.runs(chat, tabId, name)).result.content[0].text;
+    for (const name of Object.keys(plain)) {
+      const now = await text(`now_${name}`);
+      assert.equal(now, await text(`later_${name}`), `now_${name} and later_${name}`);
+      assert.equal(now, name === 'absent' || name === 'nan' || name === 'nothing' ? 'null' : String(plain[name]), name);
+    }
+    for (const [name, why] of [['hostile_promise', 'constructor getter'], ['hostile_thenable', 'then threw']]) {
+      const { reply } = await h.start(chat, h.request(tabId, name));
+      assert.equal(reply.result.isError, true, name);
+      assert.equal(reply.result.content[0].text, `${name} threw Error: ${why}`);
+    }
+    await stillWorks(chat, tabId, page);
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   // One timer watches every running call's deadline: a call under a shorter
   // timeout, started while a longer one runs, must not wait for the longer.
   test('a timeout shortened while a longer call runs fires on its own time', async () => {
