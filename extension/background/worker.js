@@ -341,10 +341,13 @@ function checkDeadlines() {
   }
   if (next < Infinity) watch(next);
 }
+// Timers take at most 2^31 − 1 ms (24.8 days): a longer delay fires at once.
+// A timer capped there finds nothing due, and is set again.
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 function watch(at) {
   if (at >= sweep.at) return;
   clearTimeout(sweep.timer);
-  sweep = { timer: setTimeout(checkDeadlines, Math.max(0, at - performance.now())), at };
+  sweep = { timer: setTimeout(checkDeadlines, Math.min(LONGEST_TIMER_MS, Math.max(0, at - performance.now()))), at };
 }
 
 function withTimeout(promise, ms, message) {

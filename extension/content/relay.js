@@ -33,11 +33,14 @@
   // call costs the page's main thread on every call (README, figure 4). It
   // is set again only for a deadline earlier than the one it waits for, so
   // once the calls are over it fires at most once more, and finds nothing.
+  // Timers take at most 2^31 − 1 ms (24.8 days): a longer delay fires at
+  // once. A timer capped there finds nothing due, and is set again.
+  const LONGEST_TIMER_MS = 2 ** 31 - 1;
   let sweep = { timer: undefined, at: Infinity };
   function watch(at) {
     if (at >= sweep.at) return;
     clearTimeout(sweep.timer);
-    sweep = { timer: setTimeout(expire, Math.max(0, at - performance.now())), at };
+    sweep = { timer: setTimeout(expire, Math.min(LONGEST_TIMER_MS, Math.max(0, at - performance.now()))), at };
   }
   function expire() {
     sweep = { timer: undefined, at: Infinity };

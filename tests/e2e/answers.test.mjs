@@ -1171,6 +1171,21 @@ describe('when a call fails', () => {
     await h.browser.assertNoErrors();
   });
 
+  // Timers take at most 2^31 − 1 ms; a longer delay fires at once. A call
+  // timeout past that (a CI run that never wants one) must still let a
+  // tool take its time, in the worker and in the page's relay.
+  test('a call timeout longer than a timer can wait still waits', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    const chat = await h.chat();
+    const sw = await h.browser.worker();
+    await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 30 * 24 * 3600 * 1000 }));
+    const { reply } = await h.start(chat, h.request(tabId, 'slow', { ms: 300 }));
+    assert.equal(reply.result.isError, false, JSON.stringify(reply));
+    await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 1500 }));
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   test('the tab closes or navigates mid-call', async () => {
     const chat = await h.chat();
     const closing = await h.open('notes.localhost');
