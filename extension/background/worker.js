@@ -184,13 +184,21 @@ let settingsNow = null;
 function settings() {
   if (!settingsRead) {
     const reading = chrome.storage.local.get(SETTINGS_KEY).then(({ [SETTINGS_KEY]: stored }) => {
-      const read = { ...DEFAULT_SETTINGS, ...stored };
+      // A stored value that is not a setting (written by hand) gives the default.
+      const read = { ...DEFAULT_SETTINGS };
+      for (const key of Object.keys(read)) if (isSetting(stored?.[key])) read[key] = stored[key];
       if (settingsRead === reading) settingsNow = read; // Unless they changed meanwhile.
       return read;
     });
     settingsRead = reading;
   }
   return settingsRead;
+}
+const isSetting = (value) => Number.isSafeInteger(value) && value >= 1;
+function describeValue(value) {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'bigint') return `the BigInt ${value}n`;
+  return typeof value === 'object' && value !== null ? 'an object' : String(value);
 }
 function forgetSettings() {
   settingsRead = null;
@@ -437,8 +445,18 @@ self.toolgate = {
   openChat,
   errors,
   ready: () => ready.then(() => true),
-  // Settings: {callTimeoutMs, resultCapBytes}.
+  // Settings: {callTimeoutMs, resultCapBytes}, each a whole number of at
+  // least 1. Bad settings are refused with the reason, and change nothing.
   configure: async (changes) => {
+    if (changes === null || typeof changes !== 'object' || Array.isArray(changes)) {
+      throw new Error('settings: give an object, as {callTimeoutMs, resultCapBytes}');
+    }
+    for (const [key, value] of Object.entries(changes)) {
+      if (!(key in DEFAULT_SETTINGS)) {
+        throw new Error(`settings: there is no setting ${key} (there are ${Object.keys(DEFAULT_SETTINGS).join(', ')})`);
+      }
+      if (!isSetting(value)) throw new Error(`settings: ${key} must be a whole number of at least 1, not ${describeValue(value)}`);
+    }
     const now = await settings();
     await chrome.storage.local.set({ [SETTINGS_KEY]: { ...now, ...changes } });
     forgetSettings();

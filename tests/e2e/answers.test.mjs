@@ -1186,6 +1186,28 @@ describe('when a call fails', () => {
     await h.browser.assertNoErrors();
   });
 
+  test('bad settings are refused with the reason, and change nothing', async () => {
+    const { page, tabId } = await h.open('notes.localhost');
+    const chat = await h.chat();
+    const sw = await h.browser.worker();
+    const refused = (changes) => sw.evaluate((c) => self.toolgate.configure(c).then(() => 'taken', (e) => e.message), changes);
+    assert.equal(await refused({ callTimeoutMs: 'abc' }), 'settings: callTimeoutMs must be a whole number of at least 1, not the string "abc"');
+    assert.equal(await refused({ callTimeoutMs: 0 }), 'settings: callTimeoutMs must be a whole number of at least 1, not 0');
+    assert.equal(await refused({ resultCapBytes: 1.5 }), 'settings: resultCapBytes must be a whole number of at least 1, not 1.5');
+    assert.equal(await refused({ timeout: 5 }), 'settings: there is no setting timeout (there are callTimeoutMs, resultCapBytes)');
+    assert.equal(await refused(null), 'settings: give an object, as {callTimeoutMs, resultCapBytes}');
+    // Nothing changed: the harness's 1.5 s timeout still holds.
+    assert.equal((await h.start(chat, h.request(tabId, 'hang'))).reply.result.content[0].text, 'hang did not answer within 1.5 s');
+    // A value written to storage by hand that is not a setting gives the default.
+    // (A timeout of -5 ms would fail the call at once; the default lets it answer.)
+    await sw.evaluate(() => chrome.storage.local.set({ settings: { callTimeoutMs: -5, resultCapBytes: 10 } }));
+    const reply = (await h.start(chat, h.request(tabId, 'slow', { ms: 300 }))).reply;
+    assert.match(reply.result.content[0].text, /^the tool's result is \d+ bytes, over Toolgate's cap of 10 bytes$/);
+    assert.equal(await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 1500, resultCapBytes: 1024 * 1024 }).then(() => 'taken')), 'taken');
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
   test('the tab closes or navigates mid-call', async () => {
     const chat = await h.chat();
     const closing = await h.open('notes.localhost');
