@@ -10,13 +10,16 @@ use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
 
 /// What a content script may send: reports about its own frame's tools,
-/// `{"type": "updates", "ops": […]}`: changes to the tools the frame
-/// publishes, in order.
+/// `{"type": "updates", "batch": 7, "ops": […]}`: changes to the tools the
+/// frame publishes, in order. The report is the text the page's world wrote,
+/// handed on unread by the relay, which answers the page's `batch` number.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FromPage {
     #[serde(rename = "type")]
     pub message: PageMessage,
+    /// The page's own number for the report (the relay's; nothing here uses it).
+    pub batch: u64,
     pub ops: Vec<Op>,
 }
 

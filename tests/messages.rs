@@ -89,9 +89,13 @@ fn events_page_messages_and_ui_messages_read_by_their_type() {
         .expect_err("no tab")
         .contains("missing field `tab_id`"));
 
-    let page: FromPage = read(json!({"type": "updates", "ops": [{"op": "reset"}]})).expect("page");
+    let page: FromPage =
+        read(json!({"type": "updates", "batch": 3, "ops": [{"op": "reset"}]})).expect("page");
     assert_eq!(page.ops, [Op::Reset]);
-    assert!(read::<FromPage>(json!({"type": "palette", "ops": []}))
+    assert!(read::<FromPage>(json!({"type": "updates", "ops": []}))
+        .expect_err("a report names its batch")
+        .contains("missing field `batch`"));
+    assert!(read::<FromPage>(json!({"type": "palette", "batch": 1, "ops": []}))
         .expect_err("a page cannot send a palette request")
         .contains("unknown variant `palette`"));
 

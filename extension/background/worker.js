@@ -145,9 +145,11 @@ function fromPage(message, sender) {
     document_id: sender.documentId,
     origin: sender.origin,
   };
+  // The relay hands the report on as the text the page's world wrote.
+  if (typeof message !== 'string') return Promise.reject(new Error('bad page message: a report is JSON text'));
   return serially(async () => {
     const core = await ready;
-    const { results, effects } = fromJson(core.fromPage(toJson(from, 'sender'), toJson(message, 'page message')));
+    const { results, effects } = fromJson(core.fromPage(toJson(from, 'sender'), message));
     await perform(effects);
     return { results };
   });

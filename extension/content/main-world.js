@@ -176,6 +176,7 @@
     mapSet(waiting, batch, pendingCallbacks);
     pendingOps = [];
     pendingCallbacks = [];
+    // In this order: the relay reads `type` and `batch` from the text's start.
     dispatch(win, new CustomEventCtor(TO_RELAY, { detail: stringify({ type: 'updates', batch, ops }) }));
   }
 

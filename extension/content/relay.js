@@ -55,11 +55,24 @@
     }
   }
 
+  // A report of the frame's tools, as main-world.js writes it. It goes to
+  // the worker as the text it is: the worker reads it, as it reads anything a
+  // page sends, so this relay reads only the batch number it answers to.
+  // (Parsing a report of many tools here, to send it on as an object, cost
+  // the page's main thread about as much as registering them.)
+  const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
+
   window.addEventListener(TO_RELAY, (event) => {
-    if (typeof event.detail !== 'string') return;
+    const { detail } = event;
+    if (typeof detail !== 'string') return;
+    const updates = UPDATES.exec(detail);
+    if (updates) {
+      forward(Number(updates[1]), detail);
+      return;
+    }
     let report;
     try {
-      report = JSON.parse(event.detail);
+      report = JSON.parse(detail);
     } catch {
       return;
     }
@@ -67,21 +80,18 @@
       const { respond } = calls.get(report.call_id);
       calls.delete(report.call_id);
       respond(report.ok === true ? { ok: true, json: report.json } : { ok: false, error: String(report.error) });
-      return;
     }
-    if (report === null || typeof report !== 'object' || report.type !== 'updates'
-        || !Number.isSafeInteger(report.batch) || !Array.isArray(report.ops)) {
-      return;
-    }
-    const { batch, ops } = report;
+  });
+
+  function forward(batch, report) {
     listenToWorker();
-    chrome.runtime.sendMessage({ type: 'updates', ops }).then(
+    chrome.runtime.sendMessage(report).then(
       (answer) => toPage({ type: 'results', batch, results: answer?.results ?? [], error: answer?.error ?? null }),
       // The extension was reloaded or updated under this page: its tools stay
       // usable by the page, and the palette tells the person to reload the tab.
       (error) => toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) }),
     );
-  });
+  }
 
   let listening = false;
   function listenToWorker() {

@@ -393,6 +393,10 @@ for (const native of [false, true]) {
         forge(JSON.stringify({ type: 'updates', batch: 902, ops: [{ op: 'register',
           decl: { name: 'own_tool', description: 'd', path: 'document_object', annotations: { readOnlyHint: true } } }] }));
         forge(JSON.stringify({ type: 'updates', batch: 903, ops: [{ op: 'unregister', source: 'document', kind: 'tool', name: 'x', origin: 'https://bank.example' }] }));
+        // The relay hands a report on as the text it is, so the worker sees
+        // all of it, and reads only reports that start as Toolgate writes them.
+        forge(JSON.stringify({ type: 'updates', batch: 904, ops: [], tab_id: 1 }));
+        forge(JSON.stringify({ batch: 905, type: 'updates', ops: [] }));
         await new Promise((r) => setTimeout(r, 500));
         return JSON.parse(JSON.stringify(answers));
       });
@@ -400,6 +404,8 @@ for (const native of [false, true]) {
       assert.match(answers[901], /unknown field `class`/);
       assert.equal(answers[902][0].class, 'Read only');
       assert.match(answers[903], /unknown field `origin`/);
+      assert.match(answers[904], /unknown field `tab_id`/);
+      assert.equal(answers[905], undefined, 'a report written otherwise is not forwarded');
       const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'only the well-formed report');
       assert.equal(palette.groups[0].site, new URL(page.url()).origin, "the page's own site, from the browser");
       assert.equal(entries(palette)[0].name, 'own_tool');
