@@ -377,7 +377,7 @@ async function pageLoad(server) {
 // or through a plain function that stores the tool in a Map; the synchronous
 // loop's time, from performance.now().
 // Also, from the same start: `flushed`, once the microtasks queued by the
-// loop ran (Toolgate's batched report: its JSON, the relay's parse and
+// loop ran (Toolgate's batched report: its JSON, the relay's
 // sendMessage), and `settled`, once every returned promise resolved
 // (Toolgate runs every toolchange event and resolution the loop queued in one
 // later task, each resolution after its tool's event).
@@ -456,8 +456,8 @@ async function registerCost(server, browser, sw) {
     data: { toolgate: spread(pageTime.toolgate), baseline: spread(pageTime.baseline), extra: spread(extra),
       flushed: spread(flushed), settled: spread(settled) },
   });
-  notes.push(`2: of ${n} registrations, in the page from the first call: the loop ends at ${ms(median(sync.toolgate), 1)}, the batched report (JSON, relay parse, sendMessage) is sent at ${ms(median(flushed), 1)}, and every returned promise has resolved (one task: ${n} toolchange events, then each resolution after its event) at ${ms(median(settled), 1)}.`);
-  notes.push(`2: 2a/2b time the synchronous loop of ${n} document.modelContext.registerTool calls with performance.now() in the page; 2c is the page's main-thread TaskDuration (CDP Performance.getMetrics) from before the loop to ${SETTLE} ms after it, which adds the batched report (JSON of every snapshot), the relay's parse and sendMessage, the worker's answers and the toolchange events, judged as Toolgate's time over the baseline's measured the same way.`);
+  notes.push(`2: of ${n} registrations, in the page from the first call: the loop ends at ${ms(median(sync.toolgate), 1)}, the batched report (its JSON, the relay's sendMessage of that text) is sent at ${ms(median(flushed), 1)}, and every returned promise has resolved (one task: ${n} toolchange events, then each resolution after its event) at ${ms(median(settled), 1)}.`);
+  notes.push(`2: 2a/2b time the synchronous loop of ${n} document.modelContext.registerTool calls with performance.now() in the page; 2c is the page's main-thread TaskDuration (CDP Performance.getMetrics) from before the loop to ${SETTLE} ms after it, which adds the batched report (JSON of every snapshot), the relay's sendMessage of that text, the worker's answers and the toolchange events, judged as Toolgate's time over the baseline's measured the same way.`);
   if (perTool > 20 || median(sync.toolgate) > 20 || median(extra) > 20) {
     await page.goto(server.url('bench.localhost', `/bench.html?r${++k}`));
     const summary = await profiled(session, () => page.evaluate(registerLoop, ['toolgate', n, 'profiled']));
