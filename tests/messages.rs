@@ -95,9 +95,11 @@ fn events_page_messages_and_ui_messages_read_by_their_type() {
     assert!(read::<FromPage>(json!({"type": "updates", "ops": []}))
         .expect_err("a report names its batch")
         .contains("missing field `batch`"));
-    assert!(read::<FromPage>(json!({"type": "palette", "batch": 1, "ops": []}))
-        .expect_err("a page cannot send a palette request")
-        .contains("unknown variant `palette`"));
+    assert!(
+        read::<FromPage>(json!({"type": "palette", "batch": 1, "ops": []}))
+            .expect_err("a page cannot send a palette request")
+            .contains("unknown variant `palette`")
+    );
 
     let ui: FromUi =
         read(json!({"type": "open_chat", "chat_id": "c", "label": "Chat"})).expect("ui");
