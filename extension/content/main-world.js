@@ -471,7 +471,7 @@
   // and why it cannot be serialised, if it cannot (a Symbol, a cycle, a
   // BigInt, a throwing toJSON). Its getters and toJSON run once, here.
   async function runTool(entry, input) {
-    return outcome(await apply(entry.execute, undefined, [input]));
+    return settled(apply(entry.execute, undefined, [input]));
   }
   function outcome(value) {
     if (typeof value === 'symbol') {
