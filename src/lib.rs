@@ -4,6 +4,7 @@
 //! - [`classify`]: seed 000's classes, rules, badges and lint notes;
 //! - [`registry`]: the tools each tab, frame and document publishes, as a state machine;
 //! - [`palette`]: the view the tools palette shows;
+//! - [`bridge`]: the protocol between desktop agents (toolgate-mcp) and the extension;
 //! - [`answers`]: seed 001's answers, per chat and site, and what a call needs;
 //! - [`agent`]: the agent entry (MCP-shaped requests), pending calls and their cards;
 //! - [`cards`]: the two cards' texts and menus, word for word from seed 001;
@@ -17,6 +18,7 @@
 
 pub mod agent;
 pub mod answers;
+pub mod bridge;
 pub mod cards;
 pub mod classify;
 pub mod declaration;
