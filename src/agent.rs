@@ -17,6 +17,9 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
+mod frames;
+pub use frames::{FrameCall, Withdrawn};
+
 /// The largest tool result handed to an agent, in bytes of JSON.
 pub const DEFAULT_RESULT_CAP: usize = 1024 * 1024;
 /// How many finished replies are kept for agents that lost their wait.
@@ -521,12 +524,18 @@ impl Session {
 
     /// A JSON-RPC request from a chat, as JSON text.
     pub fn request(&mut self, chat: &str, request: &str, world: &World) -> Step {
+        self.quietly(chat, |session| session.respond(chat, request, world))
+    }
+
+    /// Takes one step for `chat`, marking the session unsaved unless the
+    /// step changed nothing stored.
+    fn quietly(&mut self, chat: &str, decide: impl FnOnce(&mut Session) -> Step) -> Step {
         // A Read-only call allowed without a card changes nothing stored: its
         // call is kept apart (`repeatable`), unless deciding it created the
         // chat or used up the chat's last approval.
         let chat_state = |s: &Session| s.answers.chats.get(chat).map(|c| c.last_approval.is_some());
         let before = chat_state(self);
-        let step = self.respond(chat, request, world);
+        let step = decide(self);
         let quiet = match &step {
             Step::NeedTabs => true,
             Step::Run { run } => run.repeatable,
@@ -545,25 +554,8 @@ impl Session {
                 }
             }
         };
-        if !self.done.is_empty() {
-            if let Some(done) = self.take_done(&request_key(chat, &id)) {
-                return Step::Reply { reply: done };
-            }
-        }
-        if let Some((&card_id, _)) = self.pending.iter().find(|(_, p)| {
-            p.chat == chat && (p.request_id == id || p.followers.iter().any(|f| f.request_id == id))
-        }) {
-            return Step::Wait { card_id };
-        }
-        if let Some((&call_id, _)) = self
-            .running
-            .iter()
-            .chain(&self.repeatable)
-            .find(|(_, (c, r, _))| c == chat && *r == id)
-        {
-            // Still running in this worker (calls lost to a restart were
-            // settled by `restarted`): the agent waits for the same reply.
-            return Step::Attach { call_id };
+        if let Some(step) = self.resume(chat, &id) {
+            return step;
         }
         match method.as_deref() {
             Some("initialize") => Step::Reply {
@@ -584,6 +576,32 @@ impl Session {
                 reply: error_reply(&id, -32600, "a request needs a method"),
             },
         }
+    }
+
+    /// Where a request sent again stands: its kept reply, the card it waits
+    /// on, or its running call. `None` for a request not seen before.
+    fn resume(&mut self, chat: &str, id: &Value) -> Option<Step> {
+        if !self.done.is_empty() {
+            if let Some(done) = self.take_done(&request_key(chat, id)) {
+                return Some(Step::Reply { reply: done });
+            }
+        }
+        if let Some((&card_id, _)) = self.pending.iter().find(|(_, p)| {
+            p.chat == chat && (p.request_id == *id || p.followers.iter().any(|f| f.request_id == *id))
+        }) {
+            return Some(Step::Wait { card_id });
+        }
+        if let Some((&call_id, _)) = self
+            .running
+            .iter()
+            .chain(&self.repeatable)
+            .find(|(_, (c, r, _))| c == chat && r == id)
+        {
+            // Still running in this worker (calls lost to a restart were
+            // settled by `restarted`): the agent waits for the same reply.
+            return Some(Step::Attach { call_id });
+        }
+        None
     }
 
     fn call(&mut self, chat: &str, id: &Value, params: Option<&RawValue>, world: &World) -> Step {
@@ -658,17 +676,31 @@ impl Session {
                 }
             }
         };
+        let arguments = p.arguments.map_or("{}", RawValue::get);
+        self.call_found(chat, id, p.tab_id, found, arguments, world)
+    }
+
+    /// A call of the tool found: its arguments checked against its schema
+    /// before anyone is asked, then decided.
+    fn call_found(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        tab_id: TabId,
+        found: Found<'_>,
+        arguments: &str,
+        world: &World,
+    ) -> Step {
+        let name = &found.tool.decl.name;
         if found.tool.decl.kind == Kind::Skill {
             return Step::Reply {
                 reply: error_reply(
                     id,
                     -32602,
-                    &format!("{} is a skill: skills are read, never called", p.name),
+                    &format!("{name} is a skill: skills are read, never called"),
                 ),
             };
         }
-        // Arguments are checked before anyone is asked.
-        let arguments = p.arguments.map_or("{}", RawValue::get);
         if let Some(schema) = found.tool.schema() {
             let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
             if let Err(errors) = crate::schema::check(schema, &value) {
@@ -676,18 +708,18 @@ impl Session {
                     reply: error_reply(
                         id,
                         -32602,
-                        &format!("invalid arguments for {}: {}", p.name, errors.join("; ")),
+                        &format!("invalid arguments for {name}: {}", errors.join("; ")),
                     ),
                 };
             }
         }
         let wanted = Wanted::Call {
-            tab_id: p.tab_id,
+            tab_id,
             frame_id: found.frame_id,
             document_id: found.document_id,
             source: found.tool.source,
             site: found.site,
-            name: p.name,
+            name: name.clone(),
             arguments: arguments.to_owned(),
             allowed_once: false,
         };
@@ -916,10 +948,15 @@ impl Session {
     }
 
     /// Records which window shows a card.
-    pub fn card_opened(&mut self, card_id: u64, window_id: i64) {
+    /// Returns whether the card still waits (it may have been withdrawn).
+    pub fn card_opened(&mut self, card_id: u64, window_id: i64) -> bool {
         self.unsaved = true;
-        if let Some(p) = self.pending.get_mut(&card_id) {
-            p.window_id = Some(window_id);
+        match self.pending.get_mut(&card_id) {
+            Some(p) => {
+                p.window_id = Some(window_id);
+                true
+            }
+            None => false,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The binding between the core and the service worker: conversions only.
 
-use crate::agent::{Answer, Session, TabInfo, World};
+use crate::agent::{Answer, FrameCall, Session, TabInfo, World};
 use crate::messages::{FromPage, FromUi};
 use crate::registry::{Event, FrameRef, Registry, TabRecord};
 use serde::Serialize;
@@ -113,6 +113,40 @@ impl Core {
         write(&self.session.request(chat, request, &world))
     }
 
+    /// A call that reached Toolgate's native copy of a tool in one frame,
+    /// as chat `chat`'s request `request_id` (JSON text). `call` is a
+    /// `FrameCall` as JSON text, its frame filled in from the browser's sender.
+    #[wasm_bindgen(js_name = "frameCall")]
+    pub fn frame_call(
+        &mut self,
+        chat: &str,
+        request_id: &str,
+        call: &str,
+        now_ms: f64,
+    ) -> Result<String, JsError> {
+        let id: serde_json::Value = read(request_id, "request id")?;
+        let call: FrameCall = read(call, "frame call")?;
+        let world = World {
+            registry: &self.registry,
+            tabs: None,
+            now_ms: now_ms as u64,
+        };
+        write(&self.session.frame_call(chat, &id, &call, &world))
+    }
+
+    /// Withdraws request `request_id` (JSON text) of `chat` from the card it
+    /// waits on; with no id, every waiting request of the chat.
+    pub fn withdraw(&mut self, chat: &str, request_id: Option<String>) -> Result<String, JsError> {
+        let withdrawn = match request_id {
+            Some(text) => {
+                let id: serde_json::Value = read(&text, "request id")?;
+                self.session.withdraw(chat, &id)
+            }
+            None => self.session.withdraw_chat(chat),
+        };
+        write(&withdrawn)
+    }
+
     /// A person's answer to a card.
     pub fn answer(
         &mut self,
@@ -163,10 +197,11 @@ impl Core {
         write(&answered)
     }
 
-    /// Records the window a card is shown in.
+    /// Records the window a card is shown in; returns
+    /// whether the card still waits (it may have been withdrawn meanwhile).
     #[wasm_bindgen(js_name = "cardOpened")]
-    pub fn card_opened(&mut self, card_id: f64, window_id: f64) {
-        self.session.card_opened(card_id as u64, window_id as i64);
+    pub fn card_opened(&mut self, card_id: f64, window_id: f64) -> bool {
+        self.session.card_opened(card_id as u64, window_id as i64)
     }
 
     /// A card's contents, or `undefined` if it no longer waits.
