@@ -2,14 +2,46 @@
 //
 // Every launch collects uncaught errors and console errors from every page
 // and from the service worker; `assertNoErrors()` fails a test on any of them.
+//
+// Which Chromium: TOOLGATE_BROWSER=148 (Debian 12's /usr/bin/chromium, the
+// default) or TOOLGATE_BROWSER=156 (Debian 13's, what users run: the Debian 13
+// root build.sh makes, through tests/support/chromium-156.sh). CHROMIUM=path
+// overrides the executable. `BROWSER_VERSION` is the major version that
+// executable reports, for tests that apply to one browser only:
+//   test('…', { skip: BROWSER_VERSION === 148 ? 'why' : false }, …)
 import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const EXTENSION = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const BROWSERS = {
+  148: '/usr/bin/chromium',
+  156: fileURLToPath(new URL('./chromium-156.sh', import.meta.url)),
+};
+const WANTED = process.env.TOOLGATE_BROWSER || '148';
+if (!Object.hasOwn(BROWSERS, WANTED)) {
+  throw new Error(`TOOLGATE_BROWSER=${WANTED}: expected one of ${Object.keys(BROWSERS).join(', ')}`);
+}
+export const CHROMIUM = process.env.CHROMIUM || BROWSERS[WANTED];
+
+// "Chromium 156.0.8078.114 built on Debian GNU/Linux 13 (trixie)" -> 156.
+export const BROWSER_VERSION = (() => {
+  let text;
+  try {
+    text = execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    throw new Error(`cannot run ${CHROMIUM} --version (run ./build.sh test to install it): ${error.stderr || error.message}`);
+  }
+  const major = Number(/Chrom(?:e|ium) (\d+)\./.exec(text)?.[1]);
+  if (!major) throw new Error(`${CHROMIUM} --version gave no version: ${text}`);
+  if (!process.env.CHROMIUM && String(major) !== WANTED) {
+    process.emitWarning(`TOOLGATE_BROWSER=${WANTED} runs ${CHROMIUM}, which is Chromium ${major}`);
+  }
+  return major;
+})();
 
 // Without these, Chromium reaches for the network, which these machines close.
 const QUIET = [

@@ -25,17 +25,21 @@ fi
 
 [ -x "$ROOT/usr/bin/chromium" ] || { echo "no Chromium 156 root at $ROOT: run ./build.sh" >&2; exit 127; }
 
+# Each mount is made private: where the host's mounts are shared (systemd's
+# default), the tmpfs on ROOT/dev/shm would otherwise also land on the host's
+# /dev/shm, and its unmount too.
 bind() { # source target
   mountpoint -q "$2" && return
   as_root mkdir -p "$2"
   as_root mount --bind "$1" "$2"
+  as_root mount --make-private "$2"
 }
 (
   flock 9
   bind /proc "$ROOT/proc"
   bind /sys "$ROOT/sys"
   bind /dev "$ROOT/dev"
-  mountpoint -q "$ROOT/dev/shm" || as_root mount -t tmpfs -o mode=1777 tmpfs "$ROOT/dev/shm"
+  mountpoint -q "$ROOT/dev/shm" || { as_root mount -t tmpfs -o mode=1777 tmpfs "$ROOT/dev/shm" && as_root mount --make-private "$ROOT/dev/shm"; }
   bind /tmp "$ROOT/tmp"
   bind "$REPO" "$ROOT$REPO"
 ) 9>"$ROOT.lock"
