@@ -56,6 +56,14 @@ pub enum FromUi {
         chat_id: String,
         request: serde_json::Value,
     },
+    /// The settings page: which agents are connected, allowed and refused.
+    Agents,
+    /// The settings page: lets an extension connect as an agent.
+    AllowExtension { extension_id: String, label: String },
+    /// The settings page: no longer lets an extension connect.
+    ForgetExtension { extension_id: String },
+    /// The settings page's "Connect again" to toolgate-mcp.
+    ConnectDesktop,
 }
 
 #[derive(Deserialize)]
@@ -66,6 +74,10 @@ enum UiName {
     Answer,
     OpenChat,
     Agent,
+    Agents,
+    AllowExtension,
+    ForgetExtension,
+    ConnectDesktop,
 }
 
 /// Every field any `FromUi` has, flat.
@@ -81,6 +93,7 @@ struct UiWire {
     label: Option<String>,
     read_only: Option<bool>,
     request: Option<serde_json::Value>,
+    extension_id: Option<String>,
 }
 
 impl TryFrom<UiWire> for FromUi {
@@ -95,6 +108,7 @@ impl TryFrom<UiWire> for FromUi {
             ("label", w.label.is_some()),
             ("read_only", w.read_only.is_some()),
             ("request", w.request.is_some()),
+            ("extension_id", w.extension_id.is_some()),
         ];
         Ok(match w.message {
             UiName::Palette => {
@@ -130,6 +144,27 @@ impl TryFrom<UiWire> for FromUi {
                     chat_id: needed(w.chat_id, "chat_id")?,
                     request: needed(w.request, "request")?,
                 }
+            }
+            UiName::Agents => {
+                only(&present, &[])?;
+                FromUi::Agents
+            }
+            UiName::AllowExtension => {
+                only(&present, &["extension_id", "label"])?;
+                FromUi::AllowExtension {
+                    extension_id: needed(w.extension_id, "extension_id")?,
+                    label: w.label.unwrap_or_default(),
+                }
+            }
+            UiName::ForgetExtension => {
+                only(&present, &["extension_id"])?;
+                FromUi::ForgetExtension {
+                    extension_id: needed(w.extension_id, "extension_id")?,
+                }
+            }
+            UiName::ConnectDesktop => {
+                only(&present, &[])?;
+                FromUi::ConnectDesktop
             }
         })
     }

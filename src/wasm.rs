@@ -45,6 +45,15 @@ pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
     write(&parsed)
 }
 
+/// Parses a message from a desktop agent's session (toolgate-mcp's host,
+/// over native messaging) into its one typed form, or fails with a clear
+/// error. Every message from an agent channel is read here first.
+#[wasm_bindgen(js_name = "parseAgentMessage")]
+pub fn parse_agent_message(message: &str) -> Result<String, JsError> {
+    let parsed: crate::bridge::FromAgent = read(message, "agent message")?;
+    write(&parsed)
+}
+
 /// The core as the service worker holds it: a cache of the registry and the
 /// agent session it persisted in `chrome.storage.session`.
 #[wasm_bindgen]

@@ -5,7 +5,9 @@
 // rebuilt by `ready` on every start. Every chrome.* listener is registered
 // synchronously below (listeners added later miss the event that woke the
 // worker), and every handler waits on `ready`.
-import init, { Core, parseUiMessage } from '../../pkg/toolgate.js';
+import init, { Core, parseAgentMessage, parseUiMessage } from '../../pkg/toolgate.js';
+import { desktopAgents } from './desktop.js';
+import { otherExtensions } from './external.js';
 
 const TAB_KEY = 'tab:';
 const SESSION_KEY = 'session';
@@ -139,6 +141,7 @@ function changeSession(change) {
 }
 
 function fromPage(message, sender) {
+  if (isNativeCall(message)) return nativeCall(message, sender);
   const from = {
     tab_id: sender.tab.id,
     frame_id: sender.frameId,
@@ -155,6 +158,41 @@ function fromPage(message, sender) {
   });
 }
 
+// ---- The browser's own agent ---------------------------------------------
+// A call that reached the copy of a tool Toolgate registered with the
+// browser's own WebMCP (the browser's built-in agent, or an agent driving the
+// browser through DevTools) is decided like any agent's call, as one chat per
+// tab (ARCHITECTURE.md, "Who is gated"). Which tool, in which frame and
+// document, comes from the browser's `sender`; the page says only the name,
+// the registration's source and the arguments the browser gave.
+const isNativeCall = (m) => m !== null && typeof m === 'object' && m.type === 'native_call'
+  && Object.keys(m).every((k) => ['type', 'call', 'source', 'name', 'arguments'].includes(k))
+  && Number.isSafeInteger(m.call) && typeof m.name === 'string' && typeof m.source === 'string';
+const BROWSER_AGENT = "the browser's agent in this tab";
+const browserChats = new Set(); // chats opened (labelled) by this worker
+async function nativeCall(message, sender) {
+  const chat = `browser-agent:${sender.tab.id}`;
+  if (!browserChats.has(chat)) {
+    browserChats.add(chat);
+    await openChat(chat, { label: BROWSER_AGENT });
+  }
+  // One id per call of one document: sent again (the worker stopped), it
+  // finds its card or its kept reply.
+  const id = `${sender.documentId}:${message.call}`;
+  const call = {
+    tab_id: sender.tab.id,
+    frame_id: sender.frameId,
+    document_id: sender.documentId,
+    source: message.source,
+    name: message.name,
+    arguments: message.arguments ?? {},
+  };
+  const waiting = waitFor(chat, id);
+  const step = await changeSession((core) => fromJson(core.frameCall(chat, toJson(id, 'request id'), toJson(call, 'call'), Date.now())));
+  await proceed(chat, id, step, false);
+  return waiting;
+}
+
 async function fromUi(message) {
   await ready;
   const request = fromJson(parseUiMessage(toJson(message, 'ui message')));
@@ -164,6 +202,10 @@ async function fromUi(message) {
     case 'answer': return answer(request.card_id, request.answer);
     case 'open_chat': return openChat(request.chat_id, { label: request.label, readOnly: request.read_only });
     case 'agent': return agent(request.chat_id, request.request);
+    case 'agents': return agentsStatus();
+    case 'allow_extension': return external.allow(request.extension_id, request.label);
+    case 'forget_extension': return external.forget(request.extension_id);
+    case 'connect_desktop': return desktop.retry();
     default: throw new Error(`no handler for ${request.type}`);
   }
 }
@@ -177,6 +219,8 @@ async function fromUi(message) {
 
 // "chat\0id" -> functions waiting for that request's reply.
 const waiters = new Map();
+// "chat\0id" -> told when that request comes to wait on a card.
+const watchers = new Map();
 const keyOf = (chat, id) => `${chat}\u0000${JSON.stringify(id)}`;
 
 // The settings, read once per worker start and again when they change;
@@ -216,7 +260,7 @@ async function tabsInfo() {
   return tabs.map((t) => ({ id: t.id, title: t.title ?? '', url: t.url ?? '' }));
 }
 
-async function agent(chatId, request) {
+async function agent(chatId, request, { onWaiting } = {}) {
   if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
   // Most requests are decided without the open tabs; looking them up costs
   // a round trip, so only a request that needs them is asked again with them.
@@ -226,12 +270,32 @@ async function agent(chatId, request) {
   let step = await decide(null);
   if (step.step === 'need_tabs') step = await decide(await tabsInfo());
   const id = request?.id ?? null;
-  const waiting = new Promise((resolve) => {
-    const key = keyOf(chatId, id);
-    waiters.set(key, [...(waiters.get(key) ?? []), resolve]);
-  });
+  const waiting = waitFor(chatId, id, onWaiting);
   await proceed(chatId, id, step, false);
   return waiting;
+}
+
+// The reply to request `id` of `chat`, when it comes. `onWaiting` hears of
+// each card the request comes to wait on (desktop agents tell their client).
+function waitFor(chat, id, onWaiting) {
+  const key = keyOf(chat, id);
+  if (onWaiting) watchers.set(key, onWaiting);
+  return new Promise((resolve) => {
+    waiters.set(key, [...(waiters.get(key) ?? []), resolve]);
+  });
+}
+
+// Withdraws request `id` of `chat` (every waiting request of the chat, with
+// no id) from the card it waits on: an MCP cancellation, an agent gone away.
+// A card nobody waits on any more closes; its agent is told the request was
+// withdrawn.
+async function withdraw(chat, id) {
+  const withdrawn = await changeSession((core) => fromJson(core.withdraw(chat, id === undefined ? undefined : toJson(id, 'request id'))));
+  for (const window of withdrawn.close_windows) chrome.windows.remove(window).catch(() => {});
+  for (const request of withdrawn.requests) {
+    deliver(chat, request, { jsonrpc: '2.0', id: request, error: { code: -32800, message: 'the request was withdrawn: the agent cancelled it or went away' } }, false);
+  }
+  return withdrawn.requests.length;
 }
 
 async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
@@ -246,8 +310,12 @@ async function proceed(chat, id, step, kept) {
   switch (step.step) {
     case 'reply': return deliver(chat, id, step.reply, kept);
     case 'run': return run(chat, id, step.run);
-    case 'ask': return openCard(step.card_id);
-    case 'wait': return undefined; // Its card is open; the answer will come.
+    case 'ask':
+      watchers.get(keyOf(chat, id))?.(step.card_id);
+      return openCard(step.card_id);
+    case 'wait': // Its card is open; the answer will come.
+      watchers.get(keyOf(chat, id))?.(step.card_id);
+      return undefined;
     case 'attach': return undefined; // Its call is running; the reply will come.
     case 'need_tabs': throw new Error('the core asked for the open tabs twice');
     default: throw new Error(`unknown step ${step.step}`);
@@ -259,6 +327,7 @@ function deliver(chat, id, reply, kept) {
   const waiting = waiters.get(key);
   if (!waiting) return undefined; // Kept in the session until the agent asks again.
   waiters.delete(key);
+  watchers.delete(key);
   for (const resolve of waiting) resolve(reply);
   if (!kept) return undefined;
   return changeSession((core) => core.collected(chat, toJson(id, 'request id')));
@@ -267,7 +336,9 @@ function deliver(chat, id, reply, kept) {
 async function openCard(cardId) {
   const url = chrome.runtime.getURL(`extension/ui/card.html?card=${cardId}`);
   const window = await chrome.windows.create({ url, type: 'popup', width: 460, height: 620, focused: true });
-  await changeSession((core) => core.cardOpened(cardId, window.id));
+  // Withdrawn while its window opened: nobody waits on it any more.
+  const waits = await changeSession((core) => core.cardOpened(cardId, window.id));
+  if (!waits) await chrome.windows.remove(window.id).catch(() => {});
 }
 
 async function card(cardId) {
@@ -306,7 +377,11 @@ async function run(chat, id, spec) {
       chrome.tabs.sendMessage(
         spec.tab_id,
         // The core hands the arguments over as JSON text (see `Run`).
-        { type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments), timeout_ms: callTimeoutMs },
+        {
+          type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments), timeout_ms: callTimeoutMs,
+          // For the browser's own agent, the page hands it the tool's own value.
+          native_call: nativeCallOf(chat, id, spec.document_id),
+        },
         { frameId: spec.frame_id, documentId: spec.document_id },
       ),
       callTimeoutMs,
@@ -321,6 +396,12 @@ async function run(chat, id, spec) {
   const taken = waiters.has(keyOf(chat, id));
   const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken)));
   if (reply) await deliver(chat, id, reply, !taken);
+}
+
+// The page's number for a native call of this document (see nativeCall).
+function nativeCallOf(chat, id, documentId) {
+  if (!chat.startsWith('browser-agent:') || typeof id !== 'string' || !id.startsWith(`${documentId}:`)) return undefined;
+  return Number(id.slice(documentId.length + 1));
 }
 
 // "60", "1.5": a timeout as a person reads it.
@@ -439,12 +520,25 @@ chrome.webNavigation.onCommitted.addListener((details) => {
   });
 });
 
+// ---- Agents from outside the browser, and from other extensions -----------
+// Both feed `agent` like the console does; see desktop.js and external.js.
+const desktop = desktopAgents({ ready, parse: parseAgentMessage, agent, openChat, withdraw, errors });
+const external = otherExtensions({ agent, openChat, withdraw, errors });
+chrome.runtime.onConnectExternal.addListener(external.onConnect);
+desktop.connect();
+
+async function agentsStatus() {
+  return { desktop: desktop.status(), extensions: await external.status() };
+}
+
 // For tests, web developers' own CI, and agent transports: the palette, and
 // the one agent entry.
 self.toolgate = {
   palette,
   agent,
   openChat,
+  withdraw,
+  agents: agentsStatus,
   errors,
   ready: () => ready.then(() => true),
   // Settings: {callTimeoutMs, resultCapBytes}, each a whole number of at

@@ -60,6 +60,7 @@
   const listen = uncurry(EventTarget.prototype.addEventListener);
   const unlisten = uncurry(EventTarget.prototype.removeEventListener);
   const TypeErrorCtor = TypeError;
+  const ErrorCtor = Error;
   const queueMicrotaskFn = globalThis.queueMicrotask;
   const warn = console.warn;
   const reportErrorFn = globalThis.reportError;
@@ -195,6 +196,10 @@
     if (message?.type === 'call') {
       // Unanswered if Toolgate could not start here: the worker's timeout answers.
       if (start()) runForAgent(message);
+      return;
+    }
+    if (message?.type === 'native_result') {
+      nativeReply(message);
       return;
     }
     if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;
@@ -453,17 +458,61 @@
     });
   }
 
-  // Toolgate's own `execute`, the one every caller reaches: the native API
-  // (the browser's own agent) and executeTool. It runs the function the page
-  // gave at registration, never a later one, and hands back only results
-  // that can be serialised: Chromium's native API (M148) crashes the renderer
-  // on a result it cannot serialise. It decides nothing: only agent calls
-  // that come through Toolgate's worker are put to the person. Calls from the
-  // browser's own agent (the native API) and from `executeTool` are not, yet.
+  // The `execute` of the copy Toolgate registers with the browser's own
+  // WebMCP. Whatever calls it comes from outside Toolgate: the browser's own
+  // agent, or an agent driving the browser through DevTools
+  // (`WebMCP.invokeTool`). So it runs nothing itself: it asks the worker,
+  // through the relay, as the chat "the browser's agent in this tab", and
+  // the worker decides as for any agent (ARCHITECTURE.md, "Who is gated").
+  // If the call may run, the worker runs it as it runs every agent's call
+  // (`runForAgent`, below), and the value the page's function gave is what
+  // the browser gets; if not, this throws the refusal, which the browser
+  // reports as the call's failure. A page calling its own tool (executeTool)
+  // never comes here.
+  let lastNativeCall = 0;
+  const nativeCalls = new MapCtor(); // call number -> {resolve, reject}
+  const nativeValues = new MapCtor(); // call number -> the page's result, once run
   function gatedExecute(entry) {
-    return async function execute(input) {
-      return servable(await runTool(entry, input));
+    return function execute(input) {
+      return new PromiseCtor((resolve, reject) => {
+        const call = ++lastNativeCall;
+        let detail;
+        try {
+          detail = stringify({ type: 'native_call', call, source: entry.source, name: entry.snapshot.name, arguments: input ?? {} });
+        } catch (error) {
+          reject(new TypeErrorCtor(`Toolgate could not read the call's input: ${errorText(error)}`));
+          return;
+        }
+        mapSet(nativeCalls, call, { resolve, reject });
+        dispatch(win, new CustomEventCtor(TO_RELAY, { detail }));
+      });
     };
+  }
+
+  // The worker's reply to a native call: a JSON-RPC response, as an agent
+  // gets it. The page can forge this event, but only about its own calls.
+  function nativeReply({ call, reply }) {
+    const waiting = mapGet(nativeCalls, call);
+    if (!waiting) return;
+    mapDelete(nativeCalls, call);
+    const ran = mapHas(nativeValues, call);
+    const value = mapGet(nativeValues, call);
+    mapDelete(nativeValues, call);
+    const result = reply?.result;
+    if (result && result.isError === false) {
+      if (ran) {
+        try {
+          waiting.resolve(servable(value));
+        } catch (error) {
+          waiting.reject(error);
+        }
+      } else {
+        waiting.resolve(result.structuredContent ?? result.content?.[0]?.text);
+      }
+      return;
+    }
+    const why = result?.content?.[0]?.text ?? reply?.error?.message ?? 'Toolgate gave no answer';
+    waiting.reject(new ErrorCtor(`Toolgate refused this call: ${toString(why)}`));
   }
 
   // Runs the function the page gave at registration and settles with its
@@ -607,10 +656,14 @@
   // Runs a tool an agent called through Toolgate, and answers the relay with
   // the result's JSON text (written once, handed on as text to the worker's
   // core), or the reason it failed.
-  function runForAgent({ call_id: callId, source, name, arguments: input }) {
+  function runForAgent({ call_id: callId, source, name, arguments: input, native_call: nativeCall }) {
     const answer = (result) => dispatch(win, new CustomEventCtor(TO_RELAY, {
       detail: stringify({ type: 'call_result', call_id: callId, ...result }),
     }));
+    // A native call's own value goes back to the browser, not its JSON.
+    const keep = mapHas(nativeCalls, nativeCall)
+      ? (outcome) => { mapSet(nativeValues, nativeCall, outcome); return outcome; }
+      : (outcome) => outcome;
     const entry = mapGet(entries, keyOf(toString(source), 'tool', toString(name)));
     if (!entry) {
       answer({ ok: false, error: `${name} is no longer registered on this page` });
@@ -634,8 +687,8 @@
     if (threw) fail(value);
     // A plain value is the result as it is: answered at once, not a turn
     // later, which saves the call about 15 µs (README, figure 4).
-    else if (isPlain(value)) finish(outcome(value));
-    else promiseThen(settled(value), finish, fail);
+    else if (isPlain(value)) finish(keep(outcome(value)));
+    else promiseThen(settled(value), (result) => finish(keep(result)), fail);
   }
   const isPlain = (value) => value === null || value === undefined
     || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';

@@ -76,6 +76,11 @@
     } catch {
       return;
     }
+    if (report?.type === 'native_call' && Number.isSafeInteger(report.call) && typeof report.name === 'string'
+      && typeof report.source === 'string') {
+      nativeCall(report);
+      return;
+    }
     if (report?.type === 'call_result' && calls.has(report.call_id)) {
       const { respond } = calls.get(report.call_id);
       calls.delete(report.call_id);
@@ -90,6 +95,27 @@
       // The extension was reloaded or updated under this page: its tools stay
       // usable by the page, and the palette tells the person to reload the tab.
       (error) => toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) }),
+    );
+  }
+
+  // A call that reached the page's copy of a tool in the browser's own
+  // WebMCP (main-world.js, gatedExecute): the worker decides it, and may
+  // first ask the person, which can take minutes. If the worker stopped
+  // meanwhile (MV3 stops idle workers), the same call is sent again: the
+  // worker finds it waiting on the same card, or its reply kept.
+  const NATIVE_RETRIES = 5;
+  function nativeCall({ call, source, name, arguments: input }, tries = 0) {
+    listenToWorker();
+    chrome.runtime.sendMessage({ type: 'native_call', call, source, name, arguments: input }).then(
+      (reply) => toPage({ type: 'native_result', call, reply }),
+      (error) => {
+        const text = String(error?.message ?? error);
+        if (tries < NATIVE_RETRIES && /message port closed|Receiving end does not exist|Could not establish connection/i.test(text)) {
+          setTimeout(() => nativeCall({ call, source, name, arguments: input }, tries + 1), 100 * 2 ** tries);
+          return;
+        }
+        toPage({ type: 'native_result', call, reply: { error: { code: -32000, message: `Toolgate could not decide this call: ${text}` } } });
+      },
     );
   }
 
@@ -119,7 +145,10 @@
       const at = Number.isFinite(timeout) && timeout >= 0 ? performance.now() + timeout + 1000 : Infinity;
       calls.set(callId, { respond, at });
       watch(at);
-      toPage({ type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments });
+      toPage({
+        type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments,
+        native_call: message.native_call,
+      });
       return true; // The answer comes when the page's tool settles.
     }
     return false;

@@ -1,0 +1,128 @@
+// Desktop agents: MCP clients reach Toolgate through toolgate-mcp, which the
+// browser starts as a native-messaging host (ARCHITECTURE.md, "Desktop
+// agents"). One MCP session is one chat, named after its client.
+//
+// When the port is held: an open native port keeps this MV3 worker alive,
+// and it must be open for a desktop agent to reach Toolgate at all (nothing
+// outside the browser can wake an extension). So the worker connects once
+// at every start; where toolgate-mcp is installed, the port stays open as
+// long as the browser runs. Where it is not installed, the one attempt
+// fails at once and nothing is tried again until the worker starts again or
+// the person asks (the settings page's "Connect again"): no loop, and the
+// worker sleeps as usual. A host that exits on its own is started again a
+// few times, further apart each time, then left until the next start.
+export const HOST = 'dev.toolgate.mcp';
+const RETRIES = 5;
+const NOT_INSTALLED = /not found|forbidden/i;
+
+export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors }) {
+  let port = null;
+  let state = { state: 'idle', error: null, since: null };
+  let retries = 0;
+  let retryTimer = null;
+  const sessions = new Map(); // session -> {client, since}
+  const chatOf = (session) => `mcp:${session}`;
+
+  function connect() {
+    clearTimeout(retryTimer);
+    retryTimer = null;
+    if (port) return;
+    state = { state: 'connecting', error: null, since: Date.now() };
+    try {
+      port = chrome.runtime.connectNative(HOST);
+    } catch (error) {
+      state = { state: 'not_installed', error: String(error?.message ?? error), since: Date.now() };
+      return;
+    }
+    port.onMessage.addListener((message) => {
+      if (state.state !== 'connected') state = { state: 'connected', error: null, since: Date.now() };
+      retries = 0;
+      received(message).catch((error) => errors.push(`a desktop agent's message: ${error?.stack ?? error}`));
+    });
+    port.onDisconnect.addListener(() => {
+      const error = chrome.runtime.lastError?.message ?? 'toolgate-mcp closed the connection';
+      port = null;
+      // Every session's waiting requests go with the host.
+      for (const session of sessions.keys()) withdraw(chatOf(session)).catch(() => {});
+      sessions.clear();
+      if (NOT_INSTALLED.test(error)) {
+        state = { state: 'not_installed', error, since: Date.now() };
+        return;
+      }
+      state = { state: 'disconnected', error, since: Date.now() };
+      if (retries < RETRIES) {
+        retryTimer = setTimeout(connect, 1000 * 2 ** retries);
+        retries += 1;
+      }
+    });
+    // connectNative gives no "connected" event: the port is taken as open
+    // until it says otherwise.
+    state = { state: 'connected', error: null, since: Date.now() };
+  }
+
+  function send(message) {
+    if (!port) return;
+    try {
+      port.postMessage(message);
+    } catch (error) {
+      errors.push(`writing to toolgate-mcp: ${error?.stack ?? error}`);
+    }
+  }
+
+  async function received(raw) {
+    await ready;
+    let message;
+    try {
+      message = JSON.parse(parse(JSON.stringify(raw)));
+    } catch (error) {
+      // A host that speaks another protocol: said, and nothing else happens.
+      errors.push(`toolgate-mcp sent a message Toolgate does not read: ${error?.message ?? error}`);
+      return;
+    }
+    const { session } = message;
+    const chat = chatOf(session);
+    switch (message.type) {
+      case 'open':
+        sessions.set(session, { client: message.client, since: Date.now() });
+        await openChat(chat, { label: message.client });
+        return;
+      case 'request': {
+        if (!sessions.has(session)) {
+          send({ type: 'reply', session, reply: { jsonrpc: '2.0', id: message.request?.id ?? null, error: { code: -32002, message: 'this session was not opened' } } });
+          return;
+        }
+        const id = message.request?.id ?? null;
+        const onWaiting = () => send({ type: 'waiting', session, request_id: id, message: 'waiting for the person to answer Toolgate\'s card' });
+        const reply = await agent(chat, message.request, { onWaiting })
+          .catch((error) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: String(error?.message ?? error) } }));
+        send({ type: 'reply', session, reply });
+        return;
+      }
+      case 'cancel':
+        await withdraw(chat, message.request_id);
+        return;
+      case 'close':
+        sessions.delete(session);
+        await withdraw(chat);
+        return;
+      default:
+        errors.push(`no handler for a desktop agent's ${message.type}`);
+    }
+  }
+
+  return {
+    connect,
+    // What the settings page shows.
+    status: () => ({
+      ...state,
+      host: HOST,
+      sessions: [...sessions].map(([session, { client, since }]) => ({ session, client, since })),
+    }),
+    // The settings page's "Connect again".
+    retry: () => {
+      retries = 0;
+      connect();
+      return true;
+    },
+  };
+}
