@@ -1,0 +1,269 @@
+//! `toolgate-mcp install`: the native-messaging host manifest, written where
+//! each Chromium-based browser reads it.
+//!
+//! Linux and macOS read per-user manifests from
+//! `<user data dir>/NativeMessagingHosts/<name>.json`. Windows reads the
+//! manifest's path from the registry instead: the default value of
+//! `HKCU\Software\Google\Chrome\NativeMessagingHosts\dev.toolgate.mcp`
+//! (`HKCU\Software\Microsoft\Edge\...` for Edge, `HKCU\Software\Chromium\...`
+//! for Chromium); that is documented in README.md, not done here.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use toolgate::bridge::{EXTENSION_ID, HOST_NAME};
+
+/// What `install` and `doctor` are told.
+#[derive(Debug, PartialEq)]
+pub struct Options {
+    /// One browser profile folder (`--user-data-dir`), instead of every
+    /// browser's default.
+    pub user_data_dir: Option<PathBuf>,
+    /// The extension allowed to start the host (`--extension-id`).
+    pub extension_id: String,
+}
+
+impl Options {
+    /// Reads `[--user-data-dir DIR] [--extension-id ID]`.
+    ///
+    /// # Errors
+    ///
+    /// A sentence naming the argument that is not understood, or missing its
+    /// value, or an extension id that is not one.
+    pub fn parse(args: &[OsString]) -> Result<Options, String> {
+        let mut options = Options {
+            user_data_dir: None,
+            extension_id: EXTENSION_ID.to_owned(),
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let text = arg.to_string_lossy();
+            let (flag, inline) = match text.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value)),
+                _ => (text.to_string(), None),
+            };
+            let mut value = || -> Result<OsString, String> {
+                match inline {
+                    Some(v) => Ok(v.into()),
+                    None => args.next().cloned().ok_or(format!("{flag} needs a value")),
+                }
+            };
+            match flag.as_str() {
+                "--user-data-dir" => options.user_data_dir = Some(PathBuf::from(value()?)),
+                "--extension-id" => {
+                    options.extension_id = value()?.to_string_lossy().into_owned();
+                }
+                _ => return Err(format!("not understood: {text}")),
+            }
+        }
+        let id = &options.extension_id;
+        if id.len() != 32 || !id.bytes().all(|b| (b'a'..=b'p').contains(&b)) {
+            return Err(format!(
+                "{id:?} is not an extension id (32 letters a to p, as chrome://extensions shows)"
+            ));
+        }
+        Ok(options)
+    }
+
+    /// The origin the manifest allows.
+    pub fn origin(&self) -> String {
+        format!("chrome-extension://{}/", self.extension_id)
+    }
+}
+
+/// A browser whose per-user data folder is known.
+pub struct Browser {
+    pub name: &'static str,
+    /// Its default user data folder; the manifest goes in its
+    /// `NativeMessagingHosts`.
+    pub data_dir: PathBuf,
+}
+
+/// The browsers' default user data folders, for this platform.
+pub fn browsers() -> Vec<Browser> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    if cfg!(target_os = "macos") {
+        let support = home.join("Library/Application Support");
+        return [
+            ("Chromium", "Chromium"),
+            ("Google Chrome", "Google/Chrome"),
+            ("Microsoft Edge", "Microsoft Edge"),
+            ("Brave", "BraveSoftware/Brave-Browser"),
+        ]
+        .into_iter()
+        .map(|(name, dir)| Browser {
+            name,
+            data_dir: support.join(dir),
+        })
+        .collect();
+    }
+    // Chrome on Linux honours XDG_CONFIG_HOME, as the others do.
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".config"));
+    [
+        ("Chromium", "chromium"),
+        ("Google Chrome", "google-chrome"),
+        ("Microsoft Edge", "microsoft-edge"),
+        ("Brave", "BraveSoftware/Brave-Browser"),
+    ]
+    .into_iter()
+    .map(|(name, dir)| Browser {
+        name,
+        data_dir: config.join(dir),
+    })
+    .collect()
+}
+
+/// Where a user data folder's host manifest is.
+pub fn manifest_path(data_dir: &Path) -> PathBuf {
+    data_dir
+        .join("NativeMessagingHosts")
+        .join(format!("{HOST_NAME}.json"))
+}
+
+/// The host manifest: this host, at `exe`, for `origin` only.
+pub fn manifest(exe: &Path, origin: &str) -> Value {
+    json!({
+        "name": HOST_NAME,
+        "description": "Toolgate: lets desktop AI agents (MCP clients) reach the browser's WebMCP tools, gated by Toolgate",
+        "path": exe,
+        "type": "stdio",
+        "allowed_origins": [origin],
+    })
+}
+
+/// This executable's absolute path, links resolved.
+///
+/// # Errors
+///
+/// When the system cannot say where this executable is.
+pub fn this_exe() -> io::Result<PathBuf> {
+    std::env::current_exe()?.canonicalize()
+}
+
+/// Writes the manifest into `data_dir`, creating `NativeMessagingHosts`.
+///
+/// # Errors
+///
+/// When the folder cannot be created or the file written.
+pub fn write(data_dir: &Path, manifest: &Value) -> io::Result<PathBuf> {
+    let path = manifest_path(data_dir);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut text = serde_json::to_string_pretty(manifest).map_err(io::Error::other)?;
+    text.push('\n');
+    std::fs::write(&path, text)?;
+    Ok(path)
+}
+
+/// Runs `install`; returns the exit code.
+pub fn run(options: &Options) -> u8 {
+    let exe = match this_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("toolgate-mcp install: cannot tell where this executable is: {e}");
+            return 1;
+        }
+    };
+    let manifest = manifest(&exe, &options.origin());
+    let targets: Vec<(String, PathBuf)> = match &options.user_data_dir {
+        Some(dir) => vec![(dir.display().to_string(), dir.clone())],
+        None => {
+            let (found, missing): (Vec<_>, Vec<_>) =
+                browsers().into_iter().partition(|b| b.data_dir.is_dir());
+            if !missing.is_empty() {
+                let names: Vec<_> = missing.iter().map(|b| b.name).collect();
+                println!("not found (no profile folder): {}", names.join(", "));
+            }
+            if found.is_empty() {
+                eprintln!(
+                    "toolgate-mcp install: no Chromium-based browser profile found; start the \
+                     browser once, or give --user-data-dir DIR"
+                );
+                return 1;
+            }
+            found
+                .into_iter()
+                .map(|b| (b.name.to_owned(), b.data_dir))
+                .collect()
+        }
+    };
+    let mut code = 0;
+    for (name, dir) in targets {
+        match write(&dir, &manifest) {
+            Ok(path) => println!("written for {name}: {}", path.display()),
+            Err(e) => {
+                eprintln!(
+                    "toolgate-mcp install: cannot write the manifest for {name} in {}: {e}",
+                    dir.display()
+                );
+                code = 1;
+            }
+        }
+    }
+    if code == 0 {
+        println!(
+            "the host is {} for {}; restart the browser if Toolgate was running",
+            exe.display(),
+            options.origin()
+        );
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn options_default_to_every_browser_and_toolgates_id() {
+        let options = Options::parse(&[]).expect("valid");
+        assert_eq!(options.user_data_dir, None);
+        assert_eq!(
+            options.origin(),
+            format!("chrome-extension://{EXTENSION_ID}/")
+        );
+    }
+
+    #[test]
+    fn options_take_a_user_data_dir_and_an_extension_id_both_ways() {
+        let id = "abcdefghijklmnopabcdefghijklmnop";
+        let a = Options::parse(&args(&["--user-data-dir", "/p", "--extension-id", id]));
+        let b = Options::parse(&args(&[
+            "--user-data-dir=/p",
+            &format!("--extension-id={id}"),
+        ]));
+        assert_eq!(a, b);
+        let a = a.expect("valid");
+        assert_eq!(a.user_data_dir, Some(PathBuf::from("/p")));
+        assert_eq!(a.origin(), format!("chrome-extension://{id}/"));
+    }
+
+    #[test]
+    fn options_refuse_what_they_do_not_know() {
+        assert!(Options::parse(&args(&["--user-data-dir"])).is_err());
+        assert!(Options::parse(&args(&["--profile", "x"])).is_err());
+        assert!(Options::parse(&args(&["--extension-id", "Toolgate"])).is_err());
+    }
+
+    #[test]
+    fn the_manifest_names_the_host_this_path_and_only_the_extension() {
+        let m = manifest(Path::new("/opt/toolgate-mcp"), "chrome-extension://x/");
+        assert_eq!(m["name"], HOST_NAME);
+        assert_eq!(m["path"], "/opt/toolgate-mcp");
+        assert_eq!(m["type"], "stdio");
+        assert_eq!(m["allowed_origins"], json!(["chrome-extension://x/"]));
+        assert!(m["description"].as_str().is_some_and(|d| !d.is_empty()));
+    }
+}
