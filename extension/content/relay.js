@@ -110,7 +110,7 @@
       (reply) => toPage({ type: 'native_result', call, reply }),
       (error) => {
         const text = String(error?.message ?? error);
-        if (tries < NATIVE_RETRIES && /message port closed|Receiving end does not exist|Could not establish connection/i.test(text)) {
+        if (tries < NATIVE_RETRIES && /message (port|channel) closed|Receiving end does not exist|Could not establish connection/i.test(text)) {
           setTimeout(() => nativeCall({ call, source, name, arguments: input }, tries + 1), 100 * 2 ** tries);
           return;
         }
