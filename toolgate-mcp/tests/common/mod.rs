@@ -1,0 +1,311 @@
+//! Real processes for the tests: the built binary as the host (this test is
+//! the browser, on its stdin/stdout with native framing) and as the stdio MCP
+//! server (this test is the MCP client, with raw JSON-RPC lines).
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+pub const EXE: &str = env!("CARGO_BIN_EXE_toolgate-mcp");
+pub const WAIT: Duration = Duration::from_secs(5);
+/// The origin the browser names the host's caller by (any id will do: the
+/// host leaves the check to Chrome).
+pub const ORIGIN: &str = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/";
+
+/// Collects a child's stderr, for messages and for failures.
+fn collect(mut from: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+    let text = Arc::new(Mutex::new(String::new()));
+    let into = text.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = from.read(&mut buf) {
+            into.lock()
+                .expect("lock")
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    text
+}
+
+fn wait_exit(child: &mut Child, within: Duration) -> Option<ExitStatus> {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+/// Writes one native-messaging frame.
+pub fn write_frame(to: &mut impl Write, message: &Value) {
+    let bytes = serde_json::to_vec(message).expect("json");
+    to.write_all(&(bytes.len() as u32).to_ne_bytes())
+        .expect("length");
+    to.write_all(&bytes).expect("payload");
+    to.flush().expect("flush");
+}
+
+/// Reads one native-messaging frame; `None` at the end of the stream.
+pub fn read_frame(from: &mut impl Read) -> Option<Value> {
+    let mut len = [0u8; 4];
+    from.read_exact(&mut len).ok()?;
+    let mut bytes = vec![0u8; u32::from_ne_bytes(len) as usize];
+    from.read_exact(&mut bytes).ok()?;
+    Some(serde_json::from_slice(&bytes).expect("a frame of JSON"))
+}
+
+/// The host, with this test as its browser.
+pub struct Browser {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    frames: Receiver<Value>,
+    pub stderr: Arc<Mutex<String>>,
+    pub socket: PathBuf,
+}
+
+impl Browser {
+    /// Starts a host on `socket`; returns once it answers there.
+    pub fn start(socket: &Path) -> Browser {
+        let mut browser = Browser::spawn(socket);
+        let until = Instant::now() + WAIT;
+        while UnixStream::connect(socket).is_err() {
+            assert!(
+                Instant::now() < until,
+                "the host never answered on {}: {}",
+                socket.display(),
+                browser.stderr()
+            );
+            if let Some(status) = browser.child.try_wait().expect("try_wait") {
+                panic!("the host exited ({status}): {}", browser.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        browser
+    }
+
+    /// Starts a host without waiting for it.
+    pub fn spawn(socket: &Path) -> Browser {
+        let mut child = Command::new(EXE)
+            .arg(ORIGIN)
+            .env("TOOLGATE_SOCKET", socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the host starts");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let (tx, frames) = mpsc::channel();
+        std::thread::spawn(move || {
+            while let Some(frame) = read_frame(&mut stdout) {
+                if tx.send(frame).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = collect(child.stderr.take().expect("stderr"));
+        Browser {
+            stdin: child.stdin.take(),
+            child,
+            frames,
+            stderr,
+            socket: socket.into(),
+        }
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().expect("lock").clone()
+    }
+
+    /// The next message the host hands the browser.
+    pub fn recv(&self) -> Value {
+        match self.frames.recv_timeout(WAIT) {
+            Ok(frame) => frame,
+            Err(e) => panic!("no message reached the browser ({e}): {}", self.stderr()),
+        }
+    }
+
+    /// The next message within `within`, if any.
+    pub fn recv_within(&self, within: Duration) -> Option<Value> {
+        self.frames.recv_timeout(within).ok()
+    }
+
+    /// Sends the host a message, as the extension would.
+    pub fn send(&mut self, message: &Value) {
+        self.write(&{
+            let bytes = serde_json::to_vec(message).expect("json");
+            let mut out = (bytes.len() as u32).to_ne_bytes().to_vec();
+            out.extend(bytes);
+            out
+        });
+    }
+
+    /// Writes raw bytes to the host's stdin.
+    pub fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Closes the port (the host's stdin); returns how the host exited.
+    pub fn close(&mut self) -> ExitStatus {
+        self.stdin = None;
+        self.exit()
+    }
+
+    /// Waits for the host to exit.
+    pub fn exit(&mut self) -> ExitStatus {
+        match wait_exit(&mut self.child, WAIT) {
+            Some(status) => status,
+            None => panic!("the host did not exit: {}", self.stderr()),
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The stdio MCP server, with this test as its MCP client.
+pub struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    /// Messages read while waiting for another.
+    held: Vec<Value>,
+    next_id: i64,
+    pub stderr: Arc<Mutex<String>>,
+}
+
+impl Client {
+    pub fn start(socket: &Path) -> Client {
+        let mut child = Command::new(EXE)
+            .env("TOOLGATE_SOCKET", socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                let value = serde_json::from_str(&line).expect("a line of JSON");
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = collect(child.stderr.take().expect("stderr"));
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            held: Vec::new(),
+            next_id: 1,
+            stderr,
+        }
+    }
+
+    fn write(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Sends a request; returns its id.
+    pub fn request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// `initialize` as `name`, then `notifications/initialized`.
+    pub fn initialize(&mut self, name: &str) -> Value {
+        let id = self.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": name, "version": "1.0"}}),
+        );
+        let reply = self.response(id);
+        self.notify("notifications/initialized", json!({}));
+        reply
+    }
+
+    /// Calls a tool; returns the request's id.
+    pub fn call(&mut self, name: &str, arguments: Value, meta: Option<Value>) -> i64 {
+        let mut params = json!({"name": name, "arguments": arguments});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        self.request("tools/call", params)
+    }
+
+    /// The first message that `matches`, within `within`; others are held.
+    pub fn find(&mut self, within: Duration, matches: impl Fn(&Value) -> bool) -> Option<Value> {
+        if let Some(at) = self.held.iter().position(&matches) {
+            return Some(self.held.remove(at));
+        }
+        let until = Instant::now() + within;
+        loop {
+            let left = until.checked_duration_since(Instant::now())?;
+            let message = self.lines.recv_timeout(left).ok()?;
+            if matches(&message) {
+                return Some(message);
+            }
+            self.held.push(message);
+        }
+    }
+
+    /// The response to request `id`.
+    pub fn response(&mut self, id: i64) -> Value {
+        match self.find(WAIT, |m| m["id"] == id && m.get("method").is_none()) {
+            Some(message) => message,
+            None => panic!("no response to {id}: {}", self.stderr.lock().expect("lock")),
+        }
+    }
+
+    /// Closes the client's end (stdin).
+    pub fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    pub fn exit(&mut self, within: Duration) -> Option<ExitStatus> {
+        wait_exit(&mut self.child, within)
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A temporary folder for a test's socket (closed to others, as the host
+/// requires of a folder it is given).
+pub fn socket_dir() -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let socket = dir.path().join("host.sock");
+    (dir, socket)
+}
