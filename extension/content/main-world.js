@@ -499,6 +499,11 @@
     const value = mapGet(nativeValues, call);
     mapDelete(nativeValues, call);
     const result = reply?.result;
+    if (waiting.form) {
+      // Allowed: the page's answer to the released submission is the call's.
+      if (!(result && result.isError === false)) waiting.reject(refusalOf(reply));
+      return;
+    }
     if (result && result.isError === false) {
       if (ran) {
         try {
@@ -511,8 +516,11 @@
       }
       return;
     }
-    const why = result?.content?.[0]?.text ?? reply?.error?.message ?? 'Toolgate gave no answer';
-    waiting.reject(new ErrorCtor(`Toolgate refused this call: ${toString(why)}`));
+    waiting.reject(refusalOf(reply));
+  }
+  function refusalOf(reply) {
+    const why = reply?.result?.content?.[0]?.text ?? reply?.error?.message ?? 'Toolgate gave no answer';
+    return new ErrorCtor(`Toolgate refused this call: ${toString(why)}`);
   }
 
   // Runs the function the page gave at registration and settles with its
@@ -664,6 +672,16 @@
     const keep = mapHas(nativeCalls, nativeCall)
       ? (outcome) => { mapSet(nativeValues, nativeCall, outcome); return outcome; }
       : (outcome) => outcome;
+    const held = mapGet(nativeCalls, nativeCall);
+    if (held?.form) {
+      try {
+        releaseForm(held);
+        answer({ ok: true, json: 'null' });
+      } catch (error) {
+        answer({ ok: false, error: `${name}'s form could not be submitted: ${errorText(error)}` });
+      }
+      return;
+    }
     const entry = mapGet(entries, keyOf(toString(source), 'tool', toString(name)));
     if (!entry) {
       answer({ ok: false, error: `${name} is no longer registered on this page` });
@@ -996,6 +1014,75 @@
       attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'name', 'required', 'type'],
     });
   }
+  // ---- Form tools called through the browser's own WebMCP -------------------
+  // Chromium registers every <form toolname> with its native WebMCP itself,
+  // so Toolgate has no copy to gate there. An agent's call fills the form and
+  // then submits it with a trusted, cancelable SubmitEvent whose
+  // `agentInvoked` is true, the person's submit included when the form has
+  // no `toolautosubmit`. This capturing listener, on window before any page
+  // script, holds that submission: no page handler runs and nothing
+  // navigates, and the call waits on a promise Toolgate hands to
+  // `respondWith`. The worker decides as for any call (gatedExecute, above).
+  // Refused, the promise rejects: the caller gets the native failure. Allowed,
+  // the form is submitted again (`requestSubmit`, let through once), the page
+  // answers that submission as it would have, and the held promise is left
+  // unsettled so that the page's own answer is the call's (measured on
+  // Chromium 148 and 156: the first settled answer wins). The fill itself
+  // happens before any event a page can stop; only the submission is gated.
+  let releasing = null; // the form Toolgate is submitting again, once
+  function holdAgentSubmit(event) {
+    if (!event.isTrusted || event.agentInvoked !== true) return;
+    const form = event.target;
+    if (form === releasing) {
+      releasing = null;
+      return;
+    }
+    if (!start()) return;
+    const name = getAttribute(form, 'toolname');
+    if (name === null) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    const call = ++lastNativeCall;
+    const held = new PromiseCtor((_, reject) => {
+      mapSet(nativeCalls, call, { form, submitter: event.submitter, reject });
+    });
+    // The refusal goes to the caller through respondWith; it is no uncaught
+    // error of the page's.
+    promiseThen(held, undefined, () => {});
+    event.respondWith(held);
+    dispatch(win, new CustomEventCtor(TO_RELAY, {
+      detail: stringify({ type: 'native_call', call, source: 'declarative', name, arguments: formArguments(form) }),
+    }));
+  }
+  listen(win, 'submit', holdAgentSubmit, true);
+
+  // What an agent filled a form with, as its schema reads (formSnapshot).
+  function formArguments(form) {
+    const values = {};
+    for (const field of arrayFrom(form.elements)) {
+      const { name, type } = field;
+      if (!name || ['submit', 'button', 'reset', 'hidden', 'file', 'image'].includes(type) || field.tagName === 'FIELDSET') continue;
+      if (type === 'checkbox') values[name] = field.checked;
+      else if (type === 'radio') {
+        if (field.checked) values[name] = field.value;
+      } else if (type === 'number' || type === 'range') {
+        if (field.value !== '') values[name] = field.valueAsNumber;
+      } else if (field.value !== '' || !hasOwn(values, name)) values[name] = field.value;
+    }
+    return values;
+  }
+
+  // The worker let a held form call run: the form is submitted again, and
+  // the page's own answer to that submission is the call's.
+  function releaseForm(held) {
+    releasing = held.form;
+    try {
+      held.form.requestSubmit(held.submitter ?? undefined);
+    } finally {
+      releasing = null;
+    }
+  }
+
   // A capturing listener on window, added before any page script: the first
   // to hear DOMContentLoaded, which no page listener can stop first.
   if (doc.readyState === 'loading') listen(win, 'DOMContentLoaded', watchForms, { once: true, capture: true });

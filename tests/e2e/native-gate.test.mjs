@@ -17,17 +17,22 @@ const REFUSED = /Toolgate refused this call/;
 
 describe("the browser's own WebMCP", () => {
   let server;
+  let shop; // a page whose only tool is a <form toolname>
   let browser;
   let cards;
   let nextPage = 0;
 
   before(async () => {
     server = await serve('examples/notes');
+    shop = await serve('tests/pages/native');
     // WebMCP is for secure contexts: a real host name over http is one only
     // when the browser is told to treat it so.
     browser = await launch({
       native: true,
-      args: ['--host-resolver-rules=MAP *.test 127.0.0.1', `--unsafely-treat-insecure-origin-as-secure=${server.url('notes.test', '')}`],
+      args: [
+        '--host-resolver-rules=MAP *.test 127.0.0.1',
+        `--unsafely-treat-insecure-origin-as-secure=${server.url('notes.test', '')},${shop.url('shop.test', '')}`,
+      ],
     });
     cards = cardWatcher(browser.context);
   });
@@ -37,6 +42,7 @@ describe("the browser's own WebMCP", () => {
     } finally {
       await browser?.close();
       await server?.close();
+      await shop?.close();
     }
   });
 
@@ -152,6 +158,45 @@ describe("the browser's own WebMCP", () => {
     });
     assert.match(JSON.stringify(output), /Shopping/);
     assert.equal(cards.pending(), false, 'no card opened');
+    await page.close();
+  });
+
+  // Chromium registers form tools itself; Toolgate holds the agent's
+  // submission until the worker decides (main-world.js, holdAgentSubmit).
+  async function openShop() {
+    const page = await browser.newPage(shop.url('shop.test', `/order.html?${++nextPage}`));
+    await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the order form');
+    return { page, agent: await browserAgent(browser.context, page) };
+  }
+  const logOf = (page) => page.locator('#log').innerText();
+
+  test('a form tool called natively waits on the cards; refused, the page never sees the submission', async () => {
+    const { page, agent } = await openShop();
+    const call = agent.call('track_order', { order: 'A1' });
+    const site = await cards.next();
+    assert.equal(await cardKind(site), 'site');
+    await choose(site, 'Allow non-consequential read/write tools on this website');
+    const confirm = await cards.next();
+    assert.equal(await cardKind(confirm), 'call', 'a form tool declares nothing: Consequential, confirmed per call');
+    assert.match(await confirm.locator('body').innerText(), /A1/, 'the card shows what the agent filled in');
+    await choose(confirm, 'Deny this call');
+    const got = await call;
+    assert.equal(got.ok, false, JSON.stringify(got));
+    assert.equal(await logOf(page), '', "the page's submit handler never ran");
+    expectRefusalLogged();
+    await page.close();
+  });
+
+  test('a form tool allowed natively is submitted once, and the page\'s own answer is the caller\'s', async () => {
+    const { page, agent } = await openShop();
+    const call = agent.call('track_order', { order: 'B2' });
+    await choose(await cards.next(), 'Allow all tools on this website');
+    const got = await call;
+    assert.equal(got.ok, true, JSON.stringify(got));
+    const output = typeof got.output === 'string' ? JSON.parse(got.output) : got.output;
+    assert.deepEqual(output, { order: 'B2', status: 'shipped' });
+    assert.equal(await logOf(page), 'tracked B2', 'submitted exactly once');
+    assert.equal(cards.pending(), false);
     await page.close();
   });
 });

@@ -17,6 +17,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const EXTENSION = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+// Toolgate's extension id, fixed by the `key` in manifest.json.
+export const TOOLGATE_ID = 'ckcdjacnpndbpfeglbpdejjppnhdelmo';
 const BROWSERS = {
   148: '/usr/bin/chromium',
   156: fileURLToPath(new URL('./chromium-156.sh', import.meta.url)),
@@ -58,15 +60,24 @@ const QUIET = [
 //     to reach the test server under a real (non-localhost) host name.
 // With `extension: false`, `loadExtension()` installs Toolgate later, as a
 // person installing it into a browser with tabs already open would.
-export async function launch({ extension = true, native = false, headless = true, args: more = [] } = {}) {
+//   alsoLoad: more unpacked extensions to load beside Toolgate (paths);
+//   beforeStart(profileDir): runs before the browser starts, e.g. to install
+//     a native-messaging host manifest into the fresh profile;
+//   env: the browser's environment (a native host it starts inherits it).
+export async function launch({
+  extension = true, native = false, headless = true, args: more = [], alsoLoad = [], beforeStart = null, env = undefined,
+} = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
+  if (beforeStart) await beforeStart(profile);
   const args = [...QUIET, '--enable-unsafe-extension-debugging', ...more];
-  if (extension) args.push(`--disable-extensions-except=${EXTENSION}`, `--load-extension=${EXTENSION}`);
+  const loaded = [...(extension ? [EXTENSION] : []), ...alsoLoad].join(',');
+  if (loaded) args.push(`--disable-extensions-except=${loaded}`, `--load-extension=${loaded}`);
   if (native) args.push('--enable-features=WebMCP,WebMCPTesting');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
     args,
+    env: env ? { ...process.env, ...env } : undefined,
     // Playwright turns extensions and the back/forward cache off; a person's browser has both.
     ignoreDefaultArgs: ['--disable-extensions', '--disable-back-forward-cache'],
   });
@@ -81,9 +92,13 @@ export async function launch({ extension = true, native = false, headless = true
   context.pages().forEach(watch);
   context.on('page', watch);
 
-  let worker = null;
+  // Toolgate's worker, not another loaded extension's (its id is fixed by
+  // the key in manifest.json).
+  const isToolgate = (sw) => sw.url().startsWith(`chrome-extension://${TOOLGATE_ID}/`);
+  const toolgateWorker = async () => context.serviceWorkers().filter(isToolgate).at(-1)
+    ?? context.waitForEvent('serviceworker', { predicate: isToolgate });
   if (extension) {
-    worker = context.serviceWorkers()[0] ?? await context.waitForEvent('serviceworker');
+    const worker = await toolgateWorker();
     await worker.evaluate(() => self.toolgate.ready());
   }
 
@@ -92,8 +107,7 @@ export async function launch({ extension = true, native = false, headless = true
     errors,
     // The current service worker (a new one after a restart).
     async worker() {
-      const current = context.serviceWorkers().at(-1);
-      const sw = current ?? await context.waitForEvent('serviceworker');
+      const sw = await toolgateWorker();
       await sw.evaluate(() => self.toolgate.ready());
       return sw;
     },
