@@ -1,0 +1,71 @@
+// Toolgate's settings page: which desktop agents are connected through
+// toolgate-mcp, and which other extensions may connect as agents. Names and
+// ids are shown as text, never as HTML.
+import { $, el } from './dom.js';
+
+const send = async (message) => {
+  const answer = await chrome.runtime.sendMessage(message);
+  if (answer && typeof answer === 'object' && 'error' in answer && Object.keys(answer).length === 1) {
+    throw new Error(answer.error);
+  }
+  return answer;
+};
+const when = (ms) => new Date(ms).toLocaleString();
+
+const DESKTOP_STATES = {
+  connected: 'toolgate-mcp is connected.',
+  connecting: 'Connecting to toolgate-mcp…',
+  not_installed: 'toolgate-mcp is not installed for this browser: run `toolgate-mcp install`, then Connect again.',
+  disconnected: 'toolgate-mcp stopped.',
+  idle: 'Not connected.',
+};
+
+async function render() {
+  const { desktop, extensions } = await send({ type: 'agents' });
+  const said = DESKTOP_STATES[desktop.state] ?? desktop.state;
+  $('desktop-state').textContent = desktop.error && desktop.state !== 'connected' ? `${said} (${desktop.error})` : said;
+  $('desktop-sessions').replaceChildren(...(desktop.sessions.length
+    ? desktop.sessions.map((s) => el('li', { text: `${s.client}, connected since ${when(s.since)}` }))
+    : [el('li', { text: desktop.state === 'connected' ? 'No desktop agent is connected.' : 'None.' })]));
+
+  const connected = new Map(extensions.connected.map((c) => [c.id, c]));
+  $('allowed').replaceChildren(...(extensions.allowed.length
+    ? extensions.allowed.map(({ id, label }) => {
+      const forget = el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${label || id}` });
+      forget.addEventListener('click', async () => {
+        await send({ type: 'forget_extension', extension_id: id });
+        await render();
+      });
+      const now = connected.has(id) ? ' (connected)' : '';
+      return el('li', {}, [el('span', { text: label ? `${label} ` : '' }), el('span', { class: 'id', text: id }), el('span', { text: `${now} ` }), forget]);
+    })
+    : [el('li', { text: 'None.' })]));
+  $('refused').replaceChildren(...(extensions.refused.length
+    ? extensions.refused.map(({ id, at, times }) => el('li', {}, [
+      el('span', { class: 'id', text: id }),
+      el('span', { text: ` refused ${times === 1 ? 'once' : `${times} times`}, last ${when(at)}` }),
+    ]))
+    : [el('li', { text: 'None.' })]));
+}
+
+$('allow-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  $('allow-error').textContent = '';
+  try {
+    await send({ type: 'allow_extension', extension_id: $('allow-id').value.trim(), label: $('allow-label').value.trim() });
+    $('allow-id').value = '';
+    $('allow-label').value = '';
+  } catch (error) {
+    $('allow-error').textContent = String(error?.message ?? error);
+  }
+  await render();
+});
+$('desktop-connect').addEventListener('click', async () => {
+  await send({ type: 'connect_desktop' });
+  await new Promise((done) => setTimeout(done, 300));
+  await render();
+});
+
+render();
+// Agents come and go: shown as they are now.
+setInterval(render, 2000);
