@@ -118,9 +118,9 @@ chroot_apt() {
     trap cleanup EXIT
     for fs in proc dev sys; do
       if ! mountpoint -q "$dir/$fs"; then
-        as_root mount --bind "/$fs" "$dir/$fs"
-        as_root mount --make-private "$dir/$fs"
+        as_root mount --bind "/$fs" "$dir/$fs" || exit 1
         mounted+=("$dir/$fs")
+        as_root mount --make-private "$dir/$fs" || exit 1
       fi
     done
     as_root env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 \
@@ -154,8 +154,12 @@ ensure_chromium_156() {
   }
   echo "deb $security trixie-security main" | as_root tee -a "$partial/etc/apt/sources.list" >/dev/null
   log "installing Chromium in the Debian 13 root"
-  chroot_apt "$partial" update >/dev/null
-  chroot_apt "$partial" install -y --no-install-recommends chromium fonts-dejavu-core >/dev/null
+  { chroot_apt "$partial" update && chroot_apt "$partial" install -y --no-install-recommends chromium fonts-dejavu-core; } \
+    >"$root.apt.log" 2>&1 || {
+    tail -n 20 "$root.apt.log" >&2
+    echo "build.sh: installing Chromium in $partial failed; its log: $root.apt.log" >&2
+    exit 1
+  }
   [ -z "$(mounts_under "$partial")" ] || { echo "build.sh: mounts left in $partial" >&2; exit 1; }
   as_root mv "$partial" "$root"
   log "Chromium 156 root: $("$PWD/tests/support/chromium-156.sh" --version 2>/dev/null)"
