@@ -138,6 +138,10 @@ ensure_chromium_156() {
     echo "build.sh: $root exists but has no usr/bin/chromium; move it away (check 'mount | grep $root' first) or set TOOLGATE_TRIXIE_ROOT" >&2
     exit 1
   fi
+  as_root mkdir -p "$(dirname "$root")"
+  # One maker at a time; a second waits, then finds the root made.
+  if [ -w "$(dirname "$root")" ]; then exec 8>"$root.make.lock" && flock 8; fi
+  if [ -x "$root/usr/bin/chromium" ]; then exec 8>&-; return; fi
   [ -x /usr/sbin/debootstrap ] || apt_install debootstrap
   local mirror security partial=$root.partial
   mirror=$(apt_uris | grep -v security | head -n 1) || true
@@ -145,7 +149,6 @@ ensure_chromium_156() {
   mirror=${mirror:-http://deb.debian.org/debian}
   security=${security:-http://deb.debian.org/debian-security}
   log "making a Debian 13 root for Chromium 156 at $root from $mirror (about a minute, once)"
-  as_root mkdir -p "$(dirname "$root")"
   remove_partial_root "$partial"
   as_root /usr/sbin/debootstrap --variant=minbase trixie "$partial" "$mirror" >"$root.debootstrap.log" 2>&1 || {
     tail -n 20 "$root.debootstrap.log" >&2
@@ -162,13 +165,15 @@ ensure_chromium_156() {
   }
   [ -z "$(mounts_under "$partial")" ] || { echo "build.sh: mounts left in $partial" >&2; exit 1; }
   as_root mv "$partial" "$root"
-  log "Chromium 156 root: $("$PWD/tests/support/chromium-156.sh" --version 2>/dev/null)"
+  exec 8>&-
 }
 
 # The end-to-end suite on one browser: 148 (Debian 12's /usr/bin/chromium) or
 # 156 (the Debian 13 root's); tests/support/browser.mjs reads TOOLGATE_BROWSER.
 e2e() {
-  log "end-to-end tests in headless Chromium $1"
+  local exe=/usr/bin/chromium
+  [ "$1" = 148 ] || exe=tests/support/chromium-156.sh
+  log "end-to-end tests in headless Chromium $1: $exe, $("$exe" --version 2>/dev/null)"
   TOOLGATE_BROWSER=$1 node --test --test-concurrency=1 tests/e2e/
 }
 

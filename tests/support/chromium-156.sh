@@ -15,11 +15,26 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 targets() { printf '%s\n' "$ROOT/proc" "$ROOT/sys" "$ROOT/dev" "$ROOT/dev/shm" "$ROOT/tmp" "$ROOT$REPO"; }
 
-if [ "${1:-}" = "--unmount" ]; then
-  # Innermost first: the checkout and /dev/shm sit inside other mounts.
-  for target in $(targets | sort -r); do
-    if mountpoint -q "$target"; then as_root umount -l "$target"; fi
+# Whether a process runs inside the root (a browser of another test run).
+in_use() {
+  local link
+  for link in /proc/[0-9]*/root; do
+    [ "$(as_root readlink "$link" 2>/dev/null)" = "$ROOT" ] && return 0
   done
+  return 1
+}
+
+if [ "${1:-}" = "--unmount" ]; then
+  [ -d "$ROOT" ] || exit 0
+  (
+    flock 9
+    # Another run's browser still needs them: its run unmounts them later.
+    if in_use; then echo "chromium-156.sh: a browser still runs in $ROOT; its mounts stay" >&2; exit 0; fi
+    # Innermost first: the checkout and /dev/shm sit inside other mounts.
+    for target in $(targets | sort -r); do
+      if mountpoint -q "$target"; then as_root umount -l "$target"; fi
+    done
+  ) 9>"$ROOT.lock"
   exit 0
 fi
 
