@@ -251,13 +251,23 @@ impl Listener {
     }
 }
 
-/// Connects to the host's socket.
+/// Connects to the host's socket, and checks that the host is ours: a socket
+/// someone else put there (in a folder they made before we did) would
+/// otherwise receive this user's calls.
 ///
 /// # Errors
 ///
-/// When nothing listens at `path` (missing, refused, not allowed).
+/// When nothing listens at `path` (missing, refused, not allowed), or when
+/// what listens runs as another user.
 pub async fn connect(path: &Path) -> io::Result<Stream> {
-    UnixStream::connect(path).await
+    let stream = UnixStream::connect(path).await?;
+    match stream.peer_cred()?.uid() {
+        peer if peer == uid() => Ok(stream),
+        peer => Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("the socket is served by user {peer}, not by you"),
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -506,3 +506,36 @@ fn a_host_replaces_a_stale_socket_left_by_one_that_died() {
     let browser = Browser::start(&socket);
     let (_client, _session) = opened(&socket, &browser, "c");
 }
+
+#[test]
+fn another_users_connection_is_refused_on_both_sides() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: only root can run a process as another user");
+        return;
+    }
+    let (dir, socket) = socket_dir();
+    let browser = Browser::start(&socket);
+    // Open the folder and the socket to everyone: only the uid checks remain.
+    let open = |p: &std::path::Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    open(dir.path(), 0o755);
+    open(&socket, 0o666);
+    let mut other = Client::start_as(&socket, 65534);
+    other.initialize("other");
+    let id = other.call("browser_list_tabs", json!({}), None);
+    let response = other.response(id);
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    assert!(text_of(&response).contains("not by you"), "{response}");
+    let stray = browser.recv_within(Duration::from_millis(300));
+    assert!(stray.is_none(), "{stray:?}");
+    assert!(
+        browser
+            .stderr()
+            .contains("refused a connection from another user"),
+        "{}",
+        browser.stderr()
+    );
+}

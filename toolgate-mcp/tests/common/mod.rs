@@ -191,7 +191,19 @@ pub struct Client {
 
 impl Client {
     pub fn start(socket: &Path) -> Client {
-        let mut child = Command::new(EXE)
+        Client::spawn(Command::new(EXE), socket)
+    }
+
+    /// Starts the server as another user (the test must run as root).
+    pub fn start_as(socket: &Path, uid: u32) -> Client {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(EXE);
+        command.uid(uid);
+        Client::spawn(command, socket)
+    }
+
+    fn spawn(mut command: Command, socket: &Path) -> Client {
+        let mut child = command
             .env("TOOLGATE_SOCKET", socket)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
