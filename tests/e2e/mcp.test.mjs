@@ -1,0 +1,191 @@
+// Desktop agents over MCP (SPEC §3), real parts only: the official
+// TypeScript MCP client (@modelcontextprotocol/sdk, StdioClientTransport)
+// starts toolgate-mcp over stdio, exactly as the README's client
+// configuration says; the host manifest is installed into the test profile
+// with `toolgate-mcp install --user-data-dir`; Chromium starts the host
+// itself when Toolgate connects, and the two processes meet on the socket.
+// Every card is clicked as a person would.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { entries, launch } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+import { cardKind, cardWatcher, choose } from '../support/cards.mjs';
+
+const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+// Built by ./build.sh; a test run builds nothing itself.
+const MCP = process.env.TOOLGATE_MCP ?? join(REPO, 'target/debug/toolgate-mcp');
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+describe('desktop agents through toolgate-mcp', () => {
+  let server;
+  let browser;
+  let cards;
+  let socketDir;
+  let socket;
+  const clients = [];
+
+  before(async () => {
+    assert.ok(existsSync(MCP), `${MCP} is built by ./build.sh`);
+    server = await serve('examples/notes');
+    // /tmp, which the Chromium 156 root sees at the same path.
+    socketDir = await mkdtemp(join(tmpdir(), 'toolgate-mcp-'));
+    socket = join(socketDir, 'run', 'host.sock');
+    browser = await launch({
+      args: ['--host-resolver-rules=MAP *.test 127.0.0.1'],
+      beforeStart: (profile) => {
+        execFileSync(MCP, ['install', '--user-data-dir', profile], { stdio: 'pipe' });
+      },
+      env: { TOOLGATE_SOCKET: socket },
+    });
+    cards = cardWatcher(browser.context);
+    // The worker connects at its start; the host then listens.
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(socket)) {
+      if (Date.now() > deadline) throw new Error(`toolgate-mcp's host never listened on ${socket}`);
+      await sleep(25);
+    }
+  });
+  after(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    try {
+      await browser?.assertNoErrors();
+    } finally {
+      await browser?.close();
+      await server?.close();
+      await rm(socketDir, { recursive: true, force: true });
+    }
+  });
+
+  // An MCP client, started as Claude Desktop and others start a server.
+  async function connect(name) {
+    const client = new Client({ name, version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: MCP, args: [], env: { ...process.env, TOOLGATE_SOCKET: socket }, stderr: 'pipe' }));
+    clients.push(client);
+    return client;
+  }
+  const call = (client, name, args, options) => client.callTool({ name, arguments: args }, undefined, options);
+  async function notesTab(host) {
+    const page = await browser.newPage(server.url(host, `/?${host}`));
+    await browser.waitForPalette(page, (p) => entries(p).length === 10, 'the Notes example');
+    return { page, tabId: await browser.tabId(page) };
+  }
+
+  test('lists the browser tools, the tabs, and calls a Read-only tool on localhost with no card', async () => {
+    const client = await connect('Claude Desktop');
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['browser_call_webmcp_tool', 'browser_list_tabs', 'browser_list_webmcp_tools']);
+    assert.deepEqual(tools.find((t) => t.name === 'browser_call_webmcp_tool').inputSchema.required, ['tabId', 'name']);
+
+    const { page, tabId } = await notesTab('notes.localhost');
+    const tabs = await call(client, 'browser_list_tabs', {});
+    assert.ok(tabs.structuredContent.tabs.some((t) => t.tabId === tabId), JSON.stringify(tabs));
+    const listed = await call(client, 'browser_list_webmcp_tools', { tabId });
+    assert.ok(listed.structuredContent.tools.some((t) => t.name === 'list_notes' && t.class === 'Read only'));
+    const notes = await call(client, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
+    assert.equal(notes.isError, false, JSON.stringify(notes));
+    assert.match(notes.content[0].text, /Shopping/);
+    assert.equal(cards.pending(), false, 'localhost, Read only: no card');
+    await page.close();
+  });
+
+  test('a Consequential tool on a real host name asks both cards, named after the client; a refusal says why', async () => {
+    const client = await connect('Claude Desktop');
+    const { page, tabId } = await notesTab('notes.test');
+    const progress = [];
+    const reply = call(client, 'browser_call_webmcp_tool', { tabId, name: 'delete_note', arguments: { title: 'Old draft' } },
+      { onprogress: (p) => progress.push(p) });
+    const site = await cards.next();
+    assert.equal(await cardKind(site), 'site');
+    assert.equal(await site.locator('#chat').textContent(), 'Asked by Claude Desktop');
+    await choose(site, 'Allow read-only tools on this website');
+    const confirm = await cards.next();
+    assert.equal(await cardKind(confirm), 'call');
+    await choose(confirm, 'Deny this call');
+    const refused = await reply;
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0].text, /you denied this call to delete_note/);
+    assert.ok(progress.length > 0, 'the client heard that the call waits on a person');
+    assert.match(await page.locator('#notes').innerText(), /Old draft/);
+
+    // The same chat: "Always allow" then lets it run.
+    const again = call(client, 'browser_call_webmcp_tool', { tabId, name: 'delete_note', arguments: { title: 'Old draft' } });
+    await choose(await cards.next(), 'Always allow “delete_note” on ' + new URL(server.url('notes.test')).host);
+    const ran = await again;
+    assert.equal(ran.isError, false, JSON.stringify(ran));
+    assert.doesNotMatch(await page.locator('#notes').innerText(), /Old draft/);
+    await page.close();
+  });
+
+  test('a cancelled call is withdrawn and its card closes', async () => {
+    const client = await connect('Cursor');
+    const { page, tabId } = await notesTab('notes.test');
+    const controller = new AbortController();
+    const reply = call(client, 'browser_call_webmcp_tool', { tabId, name: 'add_note', arguments: { title: 'x', body: 'y' } },
+      { signal: controller.signal });
+    const site = await cards.next();
+    const closed = site.waitForEvent('close');
+    controller.abort('the person changed their mind');
+    await assert.rejects(reply, /abort|cancel|changed their mind/i);
+    await closed;
+    assert.doesNotMatch(await page.locator('#notes').innerText(), /x: y/);
+    await page.close();
+  });
+
+  test('two clients at once are two chats with separate answers', async () => {
+    const a = await connect('Claude Code');
+    const b = await connect('VS Code');
+    const { page, tabId } = await notesTab('notes.test');
+    const first = call(a, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
+    const siteA = await cards.next();
+    assert.equal(await siteA.locator('#chat').textContent(), 'Asked by Claude Code');
+    await choose(siteA, 'Allow all tools on this website');
+    assert.equal((await first).isError, false);
+    assert.equal((await call(a, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} })).isError, false);
+    assert.equal(cards.pending(), false, "Claude Code's answer holds for Claude Code");
+
+    const second = call(b, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
+    const siteB = await cards.next();
+    assert.equal(await siteB.locator('#chat').textContent(), 'Asked by VS Code', 'VS Code is asked for itself');
+    await choose(siteB, 'Deny this call');
+    assert.equal((await second).isError, true);
+    await page.close();
+  });
+
+  test('a client that disconnects withdraws its waiting call', async () => {
+    const client = await connect('Windsurf');
+    const { page, tabId } = await notesTab('notes.test');
+    call(client, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} }).catch(() => {});
+    const site = await cards.next();
+    const closed = site.waitForEvent('close');
+    await client.close();
+    await closed;
+    await page.close();
+  });
+});
+
+describe('toolgate-mcp with no browser', () => {
+  test('every tool call says Toolgate cannot be reached, at once', async () => {
+    assert.ok(existsSync(MCP), `${MCP} is built by ./build.sh`);
+    const dir = await mkdtemp(join(tmpdir(), 'toolgate-mcp-'));
+    const client = new Client({ name: 'Claude Desktop', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: MCP, env: { ...process.env, TOOLGATE_SOCKET: join(dir, 'none.sock') }, stderr: 'pipe' }));
+    try {
+      const started = Date.now();
+      const reply = await client.callTool({ name: 'browser_list_tabs', arguments: {} }).then((r) => r, (e) => ({ error: e }));
+      const said = reply.error ? String(reply.error.message) : reply.content?.[0]?.text;
+      assert.match(said, /not reachable/i);
+      assert.ok(Date.now() - started < 5_000, 'nothing hangs');
+    } finally {
+      await client.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
