@@ -152,12 +152,17 @@ async fn serve(stream: Stream, routes: Routes, to_browser: UnboundedSender<Bytes
         eprintln!("toolgate-mcp host: refused a second connection for session {session:?}");
         return;
     }
-    let end = match framing::encode(&open, MAX_TO_BROWSER) {
+    // A session the browser never saw opened is not closed there either.
+    let (opened, end) = match framing::encode(&open, MAX_TO_BROWSER) {
         Ok(frame) => {
             let _ = to_browser.send(frame);
-            relay(&session, &mut frames, &mut out, &mut inbox, &to_browser).await
+            let end = relay(&session, &mut frames, &mut out, &mut inbox, &to_browser).await;
+            (true, end)
         }
-        Err(e) => Some(Refusal::Told(format!("refused the session's opening: {e}"))),
+        Err(e) => (
+            false,
+            Some(Refusal::Told(format!("refused the session's opening: {e}"))),
+        ),
     };
     routes.with(|r| r.remove(&session));
     match end {
@@ -170,6 +175,9 @@ async fn serve(stream: Stream, routes: Routes, to_browser: UnboundedSender<Bytes
             eprintln!("toolgate-mcp host: closed session {session:?}: {why}")
         }
         None => {}
+    }
+    if !opened {
+        return;
     }
     if let Ok(close) = framing::encode(&FromAgent::Close { session }, MAX_TO_BROWSER) {
         let _ = to_browser.send(close);

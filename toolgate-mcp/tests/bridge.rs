@@ -398,6 +398,15 @@ fn a_message_too_large_for_the_browser_is_refused_with_the_reason() {
         &json!({"type": "cancel", "session": "big", "request_id": 7}),
     );
     assert_eq!(browser.recv()["type"], "cancel");
+
+    // An opening too large is refused with the reason; the browser hears nothing.
+    let mut conn = raw(&socket, &"y".repeat(toolgate::bridge::MAX_TO_BROWSER));
+    let refusal = read_frame(&mut conn).expect("a reply");
+    let message = refusal["reply"]["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains("opening"), "{message}");
+    assert!(read_frame(&mut conn).is_none(), "the connection is closed");
+    let stray = browser.recv_within(Duration::from_millis(300));
+    assert!(stray.is_none(), "{stray:?}");
 }
 
 #[test]
