@@ -400,7 +400,13 @@ fn a_message_too_large_for_the_browser_is_refused_with_the_reason() {
     assert_eq!(browser.recv()["type"], "cancel");
 
     // An opening too large is refused with the reason; the browser hears nothing.
-    let mut conn = raw(&socket, &"y".repeat(toolgate::bridge::MAX_TO_BROWSER));
+    let mut conn = UnixStream::connect(&socket).expect("connect");
+    conn.set_read_timeout(Some(WAIT)).expect("timeout");
+    let client = "y".repeat(toolgate::bridge::MAX_TO_BROWSER);
+    write_frame(
+        &mut conn,
+        &json!({"type": "open", "session": "s2", "client": client}),
+    );
     let refusal = read_frame(&mut conn).expect("a reply");
     let message = refusal["reply"]["error"]["message"].as_str().unwrap_or("");
     assert!(message.contains("opening"), "{message}");
