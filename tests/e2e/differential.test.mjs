@@ -241,7 +241,8 @@ test('Toolgate (B, C): unserialisable results make executeTool reject; the page 
       await t.test(`through navigator.modelContextTesting [${side}]`, async () => check(await run(side, 'unserializable'), side));
     }
     // On C the browser's own agent calls Toolgate's native copies: the real crash risk.
-    await t.test('through the native API, on Toolgate\'s native copies [C]', { skip: NO_LEGACY_NATIVE }, async () => {
+    // The timeout: since native calls are gated (a card asks the person), a call no card answers waits for ever.
+    await t.test('through the native API, on Toolgate\'s native copies [C]', { skip: NO_LEGACY_NATIVE, timeout: 20_000 }, async () => {
       const out = await run('C', 'nativeUnserializable');
       assert.equal(out.distinct, true, 'the init script did not capture the native modelContextTesting');
       assert.deepStrictEqual(out.nativeNames, out.listedAfter, 'Toolgate registered a copy of each tool natively');
