@@ -565,6 +565,11 @@ impl Session {
                            "serverInfo": {"name": "toolgate", "version": env!("CARGO_PKG_VERSION")}}),
                 ),
             },
+            // MCP's ping: answered at once, by the extension (the benchmark
+            // times a desktop agent's round trip with it).
+            Some("ping") => Step::Reply {
+                reply: reply(&id, json!({})),
+            },
             Some("tools/list") => Step::Reply {
                 reply: reply(&id, json!({"tools": browser_tools()})),
             },
@@ -587,7 +592,8 @@ impl Session {
             }
         }
         if let Some((&card_id, _)) = self.pending.iter().find(|(_, p)| {
-            p.chat == chat && (p.request_id == *id || p.followers.iter().any(|f| f.request_id == *id))
+            p.chat == chat
+                && (p.request_id == *id || p.followers.iter().any(|f| f.request_id == *id))
         }) {
             return Some(Step::Wait { card_id });
         }

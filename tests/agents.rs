@@ -83,7 +83,10 @@ impl Harness {
             tabs: Some(&self.tabs),
             now_ms: 1_000,
         };
-        self.session.answer(card_id, answer, &world).expect("answered").step
+        self.session
+            .answer(card_id, answer, &world)
+            .expect("answered")
+            .step
     }
 
     /// A console agent's listing of tab 1 as request `id` of `chat`.
@@ -134,18 +137,31 @@ fn a_native_call_to_a_consequential_tool_asks_the_site_question_then_runs_where_
     let step = h.answer(site_card, Answer::Site(SiteAnswer::AllowAll));
     assert_eq!(ran(&step), (0, "doc-0".into(), "delete_note".into()));
     // "Allow all tools on this website": later native calls run with no card.
-    assert_eq!(ran(&h.native(2, 0, "delete_note", json!({"title": "Older"}))).2, "delete_note");
+    assert_eq!(
+        ran(&h.native(2, 0, "delete_note", json!({"title": "Older"}))).2,
+        "delete_note"
+    );
 }
 
 #[test]
 fn a_native_call_above_the_chats_width_gets_the_call_card() {
     let mut h = Harness::new();
     let site_card = card_of(&h.native(1, 0, "list_notes", json!({})));
-    assert_eq!(ran(&h.answer(site_card, Answer::Site(SiteAnswer::AllowReadOnly))).2, "list_notes");
-    assert_eq!(ran(&h.native(2, 0, "list_notes", json!({}))).2, "list_notes");
+    assert_eq!(
+        ran(&h.answer(site_card, Answer::Site(SiteAnswer::AllowReadOnly))).2,
+        "list_notes"
+    );
+    assert_eq!(
+        ran(&h.native(2, 0, "list_notes", json!({}))).2,
+        "list_notes"
+    );
     let call_card = card_of(&h.native(3, 0, "delete_note", json!({"title": "Old"})));
     let refused = h.answer(call_card, Answer::Call(CallAnswer::DenyOnce));
-    assert!(error_of(&refused).contains("refused"), "{}", error_of(&refused));
+    assert!(
+        error_of(&refused).contains("refused"),
+        "{}",
+        error_of(&refused)
+    );
 }
 
 #[test]
@@ -154,7 +170,10 @@ fn a_native_call_runs_the_tool_of_the_frame_it_reached_not_another_of_the_same_n
     let site_card = card_of(&h.native(1, 0, "list_notes", json!({})));
     h.answer(site_card, Answer::Site(SiteAnswer::AllowNonConsequential));
     // Frame 0's `edit` is Mutating: it runs. Frame 3's is Consequential: asked.
-    assert_eq!(ran(&h.native(2, 0, "edit", json!({}))), (0, "doc-0".into(), "edit".into()));
+    assert_eq!(
+        ran(&h.native(2, 0, "edit", json!({}))),
+        (0, "doc-0".into(), "edit".into())
+    );
     card_of(&h.native(3, 3, "edit", json!({})));
 }
 
@@ -162,7 +181,10 @@ fn a_native_call_runs_the_tool_of_the_frame_it_reached_not_another_of_the_same_n
 fn a_native_call_to_a_tool_the_frame_never_registered_is_refused_with_why() {
     let mut h = Harness::new();
     let why = error_of(&h.native(1, 3, "delete_note", json!({})));
-    assert!(why.contains("delete_note is not a tool Toolgate saw this frame register"), "{why}");
+    assert!(
+        why.contains("delete_note is not a tool Toolgate saw this frame register"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -177,7 +199,10 @@ fn a_native_calls_arguments_are_checked_before_anyone_is_asked() {
 fn a_native_call_sent_again_waits_on_the_same_card() {
     let mut h = Harness::new();
     let card = card_of(&h.native(1, 0, "delete_note", json!({"title": "Old"})));
-    assert_eq!(h.native(1, 0, "delete_note", json!({"title": "Old"})), Step::Wait { card_id: card });
+    assert_eq!(
+        h.native(1, 0, "delete_note", json!({"title": "Old"})),
+        Step::Wait { card_id: card }
+    );
 }
 
 #[test]
@@ -189,7 +214,10 @@ fn a_withdrawn_request_closes_its_card_and_asks_again_when_sent_again() {
     assert_eq!(withdrawn.requests, vec![json!(1)]);
     assert_eq!(withdrawn.close_windows, vec![77]);
     assert!(h.session.pending.is_empty());
-    assert!(!h.session.card_opened(card, 78), "a withdrawn card no longer waits");
+    assert!(
+        !h.session.card_opened(card, 78),
+        "a withdrawn card no longer waits"
+    );
     let again = card_of(&h.native(1, 0, "delete_note", json!({"title": "Old"})));
     assert_ne!(again, card);
 }
@@ -203,7 +231,10 @@ fn withdrawing_the_asker_of_a_site_card_leaves_it_open_for_the_next_request_wait
     let withdrawn = h.session.withdraw("mcp:a", &json!(1));
     assert_eq!(withdrawn.requests, vec![json!(1)]);
     assert!(withdrawn.close_windows.is_empty());
-    assert_eq!(h.session.pending.get(&card).map(|p| p.request_id.clone()), Some(json!(2)));
+    assert_eq!(
+        h.session.pending.get(&card).map(|p| p.request_id.clone()),
+        Some(json!(2))
+    );
     // Its answer now goes to request 2.
     let world = World {
         registry: &h.registry,
@@ -228,7 +259,10 @@ fn withdrawing_a_chat_withdraws_each_of_its_waiting_requests_and_no_other_chats(
     assert_eq!(withdrawn.requests, vec![json!(2), json!(1)]);
     assert_eq!(withdrawn.close_windows, vec![10]);
     assert!(h.session.pending.get(&a).is_none());
-    assert!(h.session.pending.get(&b).is_some(), "another chat's card stays");
+    assert!(
+        h.session.pending.get(&b).is_some(),
+        "another chat's card stays"
+    );
     assert!(h.session.unsaved());
 }
 
@@ -239,4 +273,24 @@ fn withdrawing_a_request_that_waits_on_nothing_changes_nothing() {
     let withdrawn = h.session.withdraw("mcp:a", &json!(9));
     assert_eq!(withdrawn, Default::default());
     assert!(h.session.pending.get(&card).is_some());
+}
+
+#[test]
+fn an_mcp_ping_is_answered_at_once_with_an_empty_result() {
+    let mut h = Harness::new();
+    let world = World {
+        registry: &h.registry,
+        tabs: None,
+        now_ms: 1_000,
+    };
+    let step = h
+        .session
+        .request(CHAT, r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#, &world);
+    match step {
+        Step::Reply { reply } => assert_eq!(
+            reply.value(),
+            json!({"jsonrpc": "2.0", "id": 4, "result": {}})
+        ),
+        other => panic!("expected a reply, got {other:?}"),
+    }
 }
