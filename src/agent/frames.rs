@@ -61,7 +61,10 @@ impl Session {
                     reply: error_reply(
                         id,
                         -32602,
-                        &format!("{} is not a tool Toolgate saw this frame register", call.name),
+                        &format!(
+                            "{} is not a tool Toolgate saw this frame register",
+                            call.name
+                        ),
                     ),
                 };
             };
