@@ -2,7 +2,7 @@
 # Builds Toolgate, installing what this machine lacks (idempotent: a second run
 # installs nothing and takes seconds).
 #
-#   ./build.sh            build the extension (the repository root loads unpacked)
+#   ./build.sh            build the extension (the repository root loads unpacked) and toolgate-mcp
 #   ./build.sh example    build, then run Toolgate on the bundled Notes example
 #   ./build.sh test       build, then run every test (core, and end-to-end on both
 #                         Chromium 148 and 156), and the benchmarks once each in
@@ -200,9 +200,19 @@ build() {
   log "pkg/toolgate_bg.wasm: $raw bytes, $gz gzipped"
 }
 
+# toolgate-mcp, the desktop agents' binary (README, "Agents"). A debug build:
+# it shares its dependencies with `cargo test`, where a release build
+# (`cargo build --release -p toolgate-mcp`, smaller and faster) takes minutes more.
+build_mcp() {
+  log "building toolgate-mcp"
+  cargo build -q -p toolgate-mcp
+  log "toolgate-mcp: $(pwd)/target/debug/toolgate-mcp"
+}
+
 case "${1:-build}" in
   build)
     build
+    build_mcp
     ensure_chromium
     ;;
   example)
@@ -212,9 +222,10 @@ case "${1:-build}" in
     ;;
   test)
     build
+    build_mcp
     ensure_chromium
-    log "core tests"
-    cargo test
+    log "core and toolgate-mcp tests"
+    cargo test --workspace
     # The 156 wrapper's bind mounts outlive its browsers: undo them however the runs end.
     trap 'tests/support/chromium-156.sh --unmount' EXIT
     ensure_chromium_156
@@ -228,6 +239,7 @@ case "${1:-build}" in
     if [ -f benches/browser.mjs ]; then
       log "benchmarks, smoke mode (each figure once; no timing is judged)"
       node benches/browser.mjs --smoke
+      node benches/mcp.mjs --smoke
     fi
     ;;
   bench)
@@ -238,6 +250,9 @@ case "${1:-build}" in
     cargo bench --bench core >&2
     log "browser benchmarks in headless Chromium"
     node benches/browser.mjs "${@:2}"
+    # Figure 9 with the binary users are told to build.
+    cargo build -q --release -p toolgate-mcp
+    TOOLGATE_MCP=target/release/toolgate-mcp node benches/mcp.mjs "${@:2}"
     ;;
   *)
     echo "usage: $0 [build|example|test|bench]" >&2
