@@ -252,7 +252,8 @@ case "${1:-build}" in
     node benches/browser.mjs "${@:2}"
     # Figure 9 with the binary users are told to build.
     cargo build -q --release -p toolgate-mcp
-    TOOLGATE_MCP=target/release/toolgate-mcp node benches/mcp.mjs "${@:2}"
+    # To stderr, so that stdout keeps only the browser benchmark's table or JSON.
+    TOOLGATE_MCP=target/release/toolgate-mcp node benches/mcp.mjs >&2
     ;;
   *)
     echo "usage: $0 [build|example|test|bench]" >&2
