@@ -518,9 +518,11 @@
     }
     waiting.reject(refusalOf(reply));
   }
+  // Why a native call failed: Toolgate refused it, or it ran and failed.
   function refusalOf(reply) {
-    const why = reply?.result?.content?.[0]?.text ?? reply?.error?.message ?? 'Toolgate gave no answer';
-    return new ErrorCtor(`Toolgate refused this call: ${toString(why)}`);
+    const why = toString(reply?.result?.content?.[0]?.text ?? reply?.error?.message ?? 'Toolgate gave no answer');
+    const ran = reply?.result?._meta?.toolgate?.decision === 'run';
+    return new ErrorCtor(ran ? why : `Toolgate refused this call: ${why}`);
   }
 
   // Runs the function the page gave at registration and settles with its

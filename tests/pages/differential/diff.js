@@ -436,12 +436,16 @@
 
   // ---- Results nothing can serialise (never run on the native side alone) ---
 
+  // Read only, so that on side C the browser's own agent's calls of
+  // Toolgate's native copies run without a card (localhost: a chat starts
+  // at "read-only tools" there): what is tested is the result, not the gate.
   function registerUnserializable() {
-    mc().registerTool(tool('un.cyclic', { execute: () => cyclic() }));
-    mc().registerTool(tool('un.symbol', { execute: () => Symbol('s') }));
-    mc().registerTool(tool('un.bigint', { execute: () => ({ n: 1n }) }));
-    mc().registerTool(tool('un.toJSONthrows', { execute: () => ({ toJSON() { throw new Error('toJSON'); } }) }));
-    mc().registerTool(tool('un.ok', { execute: () => 'still fine' }));
+    const readOnly = { annotations: { readOnlyHint: true } };
+    mc().registerTool(tool('un.cyclic', { execute: () => cyclic(), ...readOnly }));
+    mc().registerTool(tool('un.symbol', { execute: () => Symbol('s'), ...readOnly }));
+    mc().registerTool(tool('un.bigint', { execute: () => ({ n: 1n }), ...readOnly }));
+    mc().registerTool(tool('un.toJSONthrows', { execute: () => ({ toJSON() { throw new Error('toJSON'); } }), ...readOnly }));
+    mc().registerTool(tool('un.ok', { execute: () => 'still fine', ...readOnly }));
     return list().map((entry) => entry.name);
   }
 
