@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
+import { cardKind, choose } from '../support/cards.mjs';
 
 const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -146,12 +147,6 @@ function harness({ configure = null } = {}) {
   return h;
 }
 
-// What a card is, from its heading.
-async function cardKind(card) {
-  const heading = await card.locator('#heading').textContent();
-  return heading.startsWith('An agent wants permission') ? 'site' : 'call';
-}
-
 function assertRan(reply, name) {
   assert.equal(reply.error, undefined, `${name}: ${reply.error?.message}`);
   assert.equal(reply.result.isError, false, `${name} ran: ${reply.result.content?.[0]?.text}`);
@@ -175,29 +170,6 @@ async function chatWith(h, tabId, answer, label) {
   return chat;
 }
 const NON_CONSEQUENTIAL = 'Allow non-consequential read/write tools on this website';
-
-// Which arrow a wider answer sits behind.
-const ON_FACE = ['Allow this call only', 'Deny this call'];
-const arrowFor = (label) => (/^(Allow|Always)/.test(label) ? 'More ways to allow' : 'More ways to deny');
-
-// Clicks an answer by its visible label, opening its arrow's menu first when
-// it is a wider one; resolves once the card has closed.
-async function choose(card, label) {
-  const closed = card.waitForEvent('close');
-  // The answer closes the card, which may happen before the click returns.
-  const answering = (locator) => locator.click().catch((error) => {
-    if (!card.isClosed()) throw error;
-  });
-  if (ON_FACE.includes(label)) {
-    await answering(card.getByRole('button', { name: label, exact: true }));
-  } else {
-    const arrow = card.getByRole('button', { name: arrowFor(label), exact: true });
-    await arrow.click();
-    assert.equal(await arrow.getAttribute('aria-expanded'), 'true', `${arrowFor(label)} opened its menu`);
-    await answering(card.getByRole('menuitem', { name: label, exact: true }));
-  }
-  await closed;
-}
 
 // The labels behind an arrow, opening and closing its menu.
 async function menuLabels(card, arrowName) {
