@@ -77,6 +77,12 @@ describe('other extensions as agents', () => {
     const page = await settings();
     await page.locator('#refused', { hasText: AGENT_ID }).waitFor();
     assert.match(await page.locator('#refused').innerText(), /refused once/);
+    // No toolgate-mcp is installed in this profile: said, and not tried again in a loop.
+    assert.match(await page.locator('#desktop-state').innerText(), /toolgate-mcp is not installed/);
+    const toolgate = await browser.worker();
+    const since = await toolgate.evaluate(async () => (await self.toolgate.agents()).desktop.since);
+    await new Promise((done) => setTimeout(done, 1500));
+    assert.equal(await toolgate.evaluate(async () => (await self.toolgate.agents()).desktop.since), since, 'no second attempt');
     await page.close();
   });
 

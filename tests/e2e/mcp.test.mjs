@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { entries, launch } from '../support/browser.mjs';
+import { TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { cardKind, cardWatcher, choose } from '../support/cards.mjs';
 
@@ -156,6 +156,13 @@ describe('desktop agents through toolgate-mcp', () => {
     assert.equal(await siteB.locator('#chat').textContent(), 'Asked by VS Code', 'VS Code is asked for itself');
     await choose(siteB, 'Deny this call');
     assert.equal((await second).isError, true);
+
+    // The settings page names the desktop agents connected now.
+    const settings = await browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+    await settings.locator('#desktop-sessions', { hasText: 'VS Code' }).waitFor();
+    assert.match(await settings.locator('#desktop-sessions').innerText(), /Claude Code/);
+    assert.equal(await settings.locator('#desktop-state').innerText(), 'toolgate-mcp is connected.');
+    await settings.close();
     await page.close();
   });
 
