@@ -670,10 +670,10 @@ fn requests_that_cannot_be_read_get_json_rpc_errors() {
         ),
         (r#"{"id": 4}"#, json!(4), -32600, "a request needs a method"),
         (
-            r#"{"id": 5, "method": "ping"}"#,
+            r#"{"id": 5, "method": "resources/list"}"#,
             json!(5),
             -32601,
-            "unknown method \"ping\"",
+            "unknown method \"resources/list\"",
         ),
         (
             r#"{"id": 6, "method": "tools/call", "params": [1]}"#,
