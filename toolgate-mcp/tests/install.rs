@@ -36,6 +36,20 @@ fn manifest_at(data_dir: &Path) -> Value {
     serde_json::from_str(&text).expect("JSON")
 }
 
+/// Writes `<data_dir>/Default/<file>` listing extension `id`, as Chromium
+/// does for an installed or unpacked extension.
+fn profile_with(data_dir: &Path, file: &str, id: &str) -> PathBuf {
+    let profile = data_dir.join("Default");
+    std::fs::create_dir_all(&profile).expect("mkdir");
+    let prefs = serde_json::json!({"extensions": {"settings": {id: {"location": 4}}}});
+    std::fs::write(profile.join(file), prefs.to_string()).expect("write");
+    profile
+}
+
+fn lines_starting<'a>(text: &'a str, start: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.starts_with(start)).collect()
+}
+
 fn this_binary() -> PathBuf {
     Path::new(EXE).canonicalize().expect("the binary")
 }
@@ -157,6 +171,12 @@ fn doctor_says_what_is_missing_and_exits_non_zero() {
     assert!(
         missing
             .iter()
+            .any(|l| l.contains("extension:") && l.contains("Load unpacked")),
+        "{text}"
+    );
+    assert!(
+        missing
+            .iter()
             .any(|l| l.contains("socket:") && l.contains("nothing at")),
         "{text}"
     );
@@ -184,11 +204,119 @@ fn doctor_is_all_ok_after_install_with_a_browser_and_a_host() {
     let (out, text) = run(&["install"], home.path(), &bin, &socket);
     assert!(out.status.success(), "{text}");
     let _host = Browser::start(&socket);
+    // Everything but the extension: still not all set.
+    let (out, text) = run(&["doctor"], home.path(), &bin, &socket);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let missing = lines_starting(&text, "MISSING");
+    assert!(
+        matches!(missing.as_slice(), [l] if l.starts_with("MISSING  extension:")),
+        "{text}"
+    );
+
+    let profile = profile_with(
+        &home.path().join(".config/chromium"),
+        "Secure Preferences",
+        EXTENSION_ID,
+    );
     let (out, text) = run(&["doctor"], home.path(), &bin, &socket);
     assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "OK       extension: Toolgate ({EXTENSION_ID}) in {}",
+            profile.display()
+        )),
+        "{text}"
+    );
     assert!(!text.contains("MISSING"), "{text}");
     assert!(
         text.contains("this binary") && text.contains("a host answers"),
+        "{text}"
+    );
+}
+
+#[test]
+fn doctor_with_a_user_data_dir_looks_for_the_extension_there_only() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let (_dir, socket) = socket_dir();
+    let chromium = profile_with(
+        &home.path().join(".config/chromium"),
+        "Preferences",
+        EXTENSION_ID,
+    );
+    let own = home.path().join("own");
+    profile_with(&own, "Preferences", "abcdefghijklmnopabcdefghijklmnop");
+    let dir = format!("--user-data-dir={}", own.display());
+
+    let (out, text) = run(&["doctor", &dir], home.path(), home.path(), &socket);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let extension: Vec<_> = text.lines().filter(|l| l.contains("extension:")).collect();
+    assert!(
+        matches!(extension.as_slice(), [l] if l.starts_with("MISSING")
+            && l.contains(&own.display().to_string())
+            && l.contains("1 profile")),
+        "{text}"
+    );
+    assert!(!text.contains(&chromium.display().to_string()), "{text}");
+
+    let profile = profile_with(&own, "Secure Preferences", EXTENSION_ID);
+    let (_, text) = run(&["doctor", &dir], home.path(), home.path(), &socket);
+    let extension: Vec<_> = text.lines().filter(|l| l.contains("extension:")).collect();
+    assert_eq!(
+        extension,
+        [format!(
+            "OK       extension: Toolgate ({EXTENSION_ID}) in {}",
+            profile.display()
+        )],
+        "{text}"
+    );
+}
+
+#[test]
+fn doctor_takes_the_extension_id_it_is_given() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let (_dir, socket) = socket_dir();
+    let id = "abcdefghijklmnopabcdefghijklmnop";
+    let own = home.path().join("own");
+    profile_with(&own, "Preferences", id);
+    let dir = format!("--user-data-dir={}", own.display());
+    let (_, text) = run(&["doctor", &dir], home.path(), home.path(), &socket);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("MISSING  extension:") && l.contains(EXTENSION_ID)),
+        "{text}"
+    );
+    let (_, text) = run(
+        &["doctor", &dir, "--extension-id", id],
+        home.path(),
+        home.path(),
+        &socket,
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("OK       extension:") && l.contains(id)),
+        "{text}"
+    );
+}
+
+#[test]
+fn doctor_names_a_garbage_preferences_file_and_exits_1_not_a_panic() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let (_dir, socket) = socket_dir();
+    let own = home.path().join("own");
+    std::fs::create_dir_all(own.join("Default")).expect("mkdir");
+    let garbage = own.join("Default/Preferences");
+    std::fs::write(&garbage, b"\0\xffnot json").expect("write");
+    let dir = format!("--user-data-dir={}", own.display());
+    let (out, text) = run(&["doctor", &dir], home.path(), home.path(), &socket);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        lines_starting(&text, "NOTE     extension:")
+            .iter()
+            .any(|l| l.contains(&garbage.display().to_string()) && l.contains("not JSON")),
+        "{text}"
+    );
+    assert!(
+        lines_starting(&text, "MISSING  extension:").len() == 1,
         "{text}"
     );
 }
