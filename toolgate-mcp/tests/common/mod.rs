@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -20,11 +21,14 @@ pub const WAIT: Duration = Duration::from_secs(5);
 /// host leaves the check to Chrome).
 pub const ORIGIN: &str = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/";
 
-/// Collects a child's stderr, for messages and for failures.
-fn collect(mut from: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+/// Collects a child's stderr, for messages and for failures. The thread
+/// ends at the stream's end: joined once the child exited, the text is all
+/// the child wrote (a test that reads it right after the exit would
+/// otherwise race the thread).
+fn collect(mut from: impl Read + Send + 'static) -> (Arc<Mutex<String>>, JoinHandle<()>) {
     let text = Arc::new(Mutex::new(String::new()));
     let into = text.clone();
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         let mut buf = [0u8; 4096];
         while let Ok(n @ 1..) = from.read(&mut buf) {
             into.lock()
@@ -32,7 +36,14 @@ fn collect(mut from: impl Read + Send + 'static) -> Arc<Mutex<String>> {
                 .push_str(&String::from_utf8_lossy(&buf[..n]));
         }
     });
-    text
+    (text, reader)
+}
+
+/// Waits for the stderr reader once the child has exited.
+fn finish_reading(reader: &mut Option<JoinHandle<()>>) {
+    if let Some(reader) = reader.take() {
+        let _ = reader.join();
+    }
 }
 
 fn wait_exit(child: &mut Child, within: Duration) -> Option<ExitStatus> {
@@ -70,6 +81,7 @@ pub struct Browser {
     stdin: Option<ChildStdin>,
     frames: Receiver<Value>,
     pub stderr: Arc<Mutex<String>>,
+    stderr_reader: Option<JoinHandle<()>>,
     pub socket: PathBuf,
 }
 
@@ -112,12 +124,13 @@ impl Browser {
                 }
             }
         });
-        let stderr = collect(child.stderr.take().expect("stderr"));
+        let (stderr, stderr_reader) = collect(child.stderr.take().expect("stderr"));
         Browser {
             stdin: child.stdin.take(),
             child,
             frames,
             stderr,
+            stderr_reader: Some(stderr_reader),
             socket: socket.into(),
         }
     }
@@ -165,7 +178,10 @@ impl Browser {
     /// Waits for the host to exit.
     pub fn exit(&mut self) -> ExitStatus {
         match wait_exit(&mut self.child, WAIT) {
-            Some(status) => status,
+            Some(status) => {
+                finish_reading(&mut self.stderr_reader);
+                status
+            }
             None => panic!("the host did not exit: {}", self.stderr()),
         }
     }
@@ -187,6 +203,7 @@ pub struct Client {
     held: Vec<Value>,
     next_id: i64,
     pub stderr: Arc<Mutex<String>>,
+    stderr_reader: Option<JoinHandle<()>>,
 }
 
 impl Client {
@@ -221,7 +238,7 @@ impl Client {
                 }
             }
         });
-        let stderr = collect(child.stderr.take().expect("stderr"));
+        let (stderr, stderr_reader) = collect(child.stderr.take().expect("stderr"));
         Client {
             stdin: child.stdin.take(),
             child,
@@ -229,6 +246,7 @@ impl Client {
             held: Vec::new(),
             next_id: 1,
             stderr,
+            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -301,7 +319,11 @@ impl Client {
     }
 
     pub fn exit(&mut self, within: Duration) -> Option<ExitStatus> {
-        wait_exit(&mut self.child, within)
+        let status = wait_exit(&mut self.child, within);
+        if status.is_some() {
+            finish_reading(&mut self.stderr_reader);
+        }
+        status
     }
 }
 
