@@ -508,6 +508,8 @@ async function pageState(tab) {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   applyEvent({ type: 'tab_closed', tab_id: tabId });
+  // The browser's agent in that tab is gone with it: its cards close.
+  withdraw(`browser-agent:${tabId}`).catch((error) => errors.push(`closing tab ${tabId}'s cards: ${error?.stack ?? error}`));
 });
 
 chrome.webNavigation.onCommitted.addListener((details) => {

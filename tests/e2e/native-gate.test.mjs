@@ -147,6 +147,15 @@ describe("the browser's own WebMCP", () => {
     await page.close();
   });
 
+  test("closing the tab withdraws the browser's agent's waiting call: its card closes", async () => {
+    const { page, agent } = await open();
+    agent.call('delete_note', { title: 'Old draft' }).catch(() => {});
+    const site = await cards.next();
+    const closed = site.waitForEvent('close');
+    await page.close();
+    await closed;
+  });
+
   test("the page calling its own tool is the page's own code: no card", async () => {
     const { page } = await open();
     const output = await page.evaluate(async () => {
