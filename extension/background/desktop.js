@@ -27,7 +27,6 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
     clearTimeout(retryTimer);
     retryTimer = null;
     if (port) return;
-    state = { state: 'connecting', error: null, since: Date.now() };
     try {
       port = chrome.runtime.connectNative(HOST);
     } catch (error) {
@@ -35,8 +34,7 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
       return;
     }
     port.onMessage.addListener((message) => {
-      if (state.state !== 'connected') state = { state: 'connected', error: null, since: Date.now() };
-      retries = 0;
+      retries = 0; // A host that speaks is a working one: its next exit starts the backoff anew.
       received(message).catch((error) => errors.push(`a desktop agent's message: ${error?.stack ?? error}`));
     });
     port.onDisconnect.addListener(() => {

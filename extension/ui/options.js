@@ -14,7 +14,6 @@ const when = (ms) => new Date(ms).toLocaleString();
 
 const DESKTOP_STATES = {
   connected: 'toolgate-mcp is connected.',
-  connecting: 'Connecting to toolgate-mcp…',
   not_installed: 'toolgate-mcp is not installed for this browser: run `toolgate-mcp install`, then Connect again.',
   disconnected: 'toolgate-mcp stopped.',
   idle: 'Not connected.',
