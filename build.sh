@@ -4,9 +4,9 @@
 #
 #   ./build.sh            build the extension (the repository root loads unpacked) and toolgate-mcp
 #   ./build.sh example    build, then run Toolgate on the bundled Notes example
-#   ./build.sh test       build, then run every test (core, and end-to-end on both
-#                         Chromium 148 and 156), and the benchmarks once each in
-#                         smoke mode (timing nothing)
+#   ./build.sh test       check formatting and clippy, build, then run every test
+#                         (core, and end-to-end on both Chromium 148 and 156), and
+#                         the benchmarks once each in smoke mode (timing nothing)
 #   ./build.sh bench      build, then run the benchmarks (add --json for machine-readable output)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -209,6 +209,21 @@ build_mcp() {
   log "toolgate-mcp: $(pwd)/target/debug/toolgate-mcp"
 }
 
+# Formatting and clippy (the crates deny `clippy::unwrap_used`, among others)
+# over every target, before any test: a warning fails the run.
+lint() {
+  local c
+  for c in rustfmt clippy; do
+    rustup component list --installed 2>/dev/null | grep -q "^$c" || { log "adding the $c component"; rustup component add "$c"; }
+  done
+  log "cargo fmt --check, cargo clippy -D warnings"
+  cargo fmt --all --check
+  cargo clippy -q --workspace --all-targets -- -D warnings
+  # The binding (src/wasm.rs) compiles only for Wasm.
+  ensure_wasm_target
+  if [ "$CARGO" = cargo ]; then cargo clippy -q --lib --target wasm32-unknown-unknown -- -D warnings; fi
+}
+
 case "${1:-build}" in
   build)
     build
@@ -221,6 +236,7 @@ case "${1:-build}" in
     node examples/run.mjs "${@:2}"
     ;;
   test)
+    lint
     build
     build_mcp
     ensure_chromium
