@@ -32,11 +32,12 @@ use serde_json::{json, Value};
 
 use std::hint::black_box;
 use std::time::Duration;
-use toolgate::agent::{Session, Step, TabInfo, World, CALL_TOOL};
-use toolgate::answers::{CallAnswer, SiteAnswer};
-use toolgate::classify::classify;
-use toolgate::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
-use toolgate::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
+use toolgate::decisions::agent::{Session, Step, TabInfo, World};
+use toolgate::decisions::answers::{CallAnswer, SiteAnswer};
+use toolgate::page::classify::classify;
+use toolgate::page::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
+use toolgate::page::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
+use toolgate::protocol::CALL_TOOL;
 use toolgate::vecmap::VecMap;
 
 /// A small deterministic generator (xorshift64*): the same inputs every run.
@@ -338,7 +339,7 @@ fn bench_decide(c: &mut Criterion) {
                       "arguments": {"query": "blue shoes", "limit": 10, "tags": ["sale"]}}}})
     .to_string();
     match session.clone().request(CHAT, &request, &world) {
-        Step::Run { run } => assert_eq!(run.name, "tool_499"),
+        Step::Run { run } => assert_eq!(run.target.name, "tool_499"),
         other => panic!("the call should run by its grant, not {other:?}"),
     }
 

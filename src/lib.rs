@@ -1,14 +1,12 @@
-//! Toolgate's core: plain Rust, no browser in sight.
+//! Toolgate's core: plain Rust, no browser in sight. Its modules import one
+//! way only: views → decisions → page facts; the agent protocol depends on
+//! nothing else in the core (ARCHITECTURE.md, "Code map").
 //!
-//! - [`declaration`]: raw page snapshots in, validated declarations out;
-//! - [`classify`]: seed 000's classes, rules, badges and lint notes;
-//! - [`registry`]: the tools each tab, frame and document publishes, as a state machine;
-//! - [`palette`]: the view the tools palette shows;
-//! - [`bridge`]: the protocol between desktop agents (toolgate-mcp) and the extension;
-//! - [`answers`]: seed 001's answers, per chat and site, and what a call needs;
-//! - [`agent`]: the agent entry (MCP-shaped requests), pending calls and their cards;
-//! - [`cards`]: the two cards' texts and menus, word for word from seed 001;
-//! - [`schema`]: arguments checked against a tool's inputSchema;
+//! - [`page`]: page facts: declarations read, classed, and kept per tab, frame and document;
+//! - [`decisions`]: the person's answers, and what each agent request comes to;
+//! - [`views`]: the palette and the two cards;
+//! - [`protocol`]: what agents send and are sent: JSON-RPC and MCP, and the desktop bridge;
+//! - [`toolgate`]: everything the service worker holds, rebuilt from storage;
 //! - [`messages`]: every message the service worker accepts, typed once, by trust tier;
 //! - [`wire`]: how tagged messages are read (one reader per type);
 //! - [`vecmap`]: the small sorted map every map in the core is.
@@ -16,17 +14,13 @@
 //! The `wasm` module is the only binding to JavaScript and holds no logic.
 #![deny(clippy::unwrap_used)]
 
-pub mod agent;
-pub mod answers;
-pub mod bridge;
-pub mod cards;
-pub mod classify;
-pub mod declaration;
+pub mod decisions;
 pub mod messages;
-pub mod palette;
-pub mod registry;
-pub mod schema;
+pub mod page;
+pub mod protocol;
+pub mod toolgate;
 pub mod vecmap;
+pub mod views;
 pub mod wire;
 
 #[cfg(target_arch = "wasm32")]

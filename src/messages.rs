@@ -5,7 +5,7 @@
 //! message as that tier's type. A page can send anything; it can only ever be
 //! parsed as `FromPage`.
 
-use crate::registry::{Op, TabId};
+use crate::page::registry::{Op, TabId};
 use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
 
@@ -43,7 +43,7 @@ pub enum FromUi {
     /// A person's answer to a card, from the card page.
     Answer {
         card_id: u64,
-        answer: crate::agent::Answer,
+        answer: crate::decisions::answers::Answer,
     },
     /// Opens (or reopens) a chat: the agent console's "New chat".
     OpenChat {
@@ -88,7 +88,7 @@ struct UiWire {
     message: UiName,
     tab_id: Option<TabId>,
     card_id: Option<u64>,
-    answer: Option<crate::agent::Answer>,
+    answer: Option<crate::decisions::answers::Answer>,
     chat_id: Option<String>,
     label: Option<String>,
     read_only: Option<bool>,

@@ -102,6 +102,11 @@ impl<K: Ord, V> VecMap<K, V> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
+    /// The entries, in key order, with their values to change.
+    pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = (&K, &mut V)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> {
         self.entries.iter().map(|(k, _)| k)
     }

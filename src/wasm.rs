@@ -1,10 +1,11 @@
 //! The binding between the core and the service worker: conversions only.
 
-use crate::agent::{Answer, FrameCall, Session, TabInfo, World};
+use crate::decisions::agent::{FrameCall, TabInfo};
+use crate::decisions::answers::Answer;
 use crate::messages::{FromPage, FromUi};
-use crate::registry::{Event, FrameRef, Registry, TabRecord};
+use crate::page::registry::{Event, FrameRef};
+use crate::toolgate::Toolgate;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -33,8 +34,8 @@ fn read<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, JsE
 
 #[derive(Serialize)]
 struct Applied {
-    results: Vec<crate::registry::Registered>,
-    effects: Vec<crate::registry::Effect>,
+    results: Vec<crate::page::registry::Registered>,
+    effects: Vec<crate::page::registry::Effect>,
 }
 
 /// Parses a message from Toolgate's own pages into its one typed form, or
@@ -50,17 +51,14 @@ pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
 /// error. Every message from an agent channel is read here first.
 #[wasm_bindgen(js_name = "parseAgentMessage")]
 pub fn parse_agent_message(message: &str) -> Result<String, JsError> {
-    let parsed: crate::bridge::FromAgent = read(message, "agent message")?;
+    let parsed: crate::protocol::bridge::FromAgent = read(message, "agent message")?;
     write(&parsed)
 }
 
 /// The core as the service worker holds it: a cache of the registry and the
 /// agent session it persisted in `chrome.storage.session`.
 #[wasm_bindgen]
-pub struct Core {
-    registry: Registry,
-    session: Session,
-}
+pub struct Core(Toolgate);
 
 #[wasm_bindgen]
 impl Core {
@@ -68,22 +66,9 @@ impl Core {
     /// (JSON text, as `Effect::Persist` and `sessionRecord` gave them).
     #[wasm_bindgen(constructor)]
     pub fn new(records: Vec<String>, session: Option<String>) -> Result<Core, JsError> {
-        let records = records
-            .iter()
-            .map(|text| serde_json::from_str::<TabRecord>(text))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| JsError::new(&format!("bad stored tab record: {e}")))?;
-        let mut session: Session = match session {
-            Some(text) => serde_json::from_str(&text)
-                .map_err(|e| JsError::new(&format!("bad stored session: {e}")))?,
-            None => Session::default(),
-        };
-        // A new core is a new worker: calls the old one was running are lost.
-        session.restarted();
-        Ok(Core {
-            registry: Registry::load(records),
-            session,
-        })
+        Toolgate::from_storage(&records, session.as_deref())
+            .map(Core)
+            .map_err(|e| JsError::new(&e))
     }
 
     /// The agent session as it must be stored, or `undefined` when what
@@ -91,14 +76,14 @@ impl Core {
     /// numbers, which JS objects cannot be.
     #[wasm_bindgen(js_name = "sessionRecord")]
     pub fn session_record(&mut self) -> Result<Option<String>, JsError> {
-        self.session.record().map_err(|e| JsError::new(&e))
+        self.0.session.record().map_err(|e| JsError::new(&e))
     }
 
     /// Whether the agent session must be stored again: cheap, unlike
     /// `sessionRecord`, which writes the whole session out.
     #[wasm_bindgen(js_name = "sessionUnsaved")]
     pub fn session_unsaved(&self) -> bool {
-        self.session.unsaved()
+        self.0.session.unsaved()
     }
 
     /// An agent's JSON-RPC request, as chat `chat`. `tabs` may be absent:
@@ -114,12 +99,11 @@ impl Core {
             Some(tabs) => Some(read(&tabs, "tabs")?),
             None => None,
         };
-        let world = World {
-            registry: &self.registry,
-            tabs: tabs.as_deref(),
-            now_ms: now_ms as u64,
-        };
-        write(&self.session.request(chat, request, &world))
+        write(
+            &self
+                .0
+                .request(chat, request, tabs.as_deref(), now_ms as u64),
+        )
     }
 
     /// A call that reached Toolgate's native copy of a tool in one frame,
@@ -135,25 +119,17 @@ impl Core {
     ) -> Result<String, JsError> {
         let id: serde_json::Value = read(request_id, "request id")?;
         let call: FrameCall = read(call, "frame call")?;
-        let world = World {
-            registry: &self.registry,
-            tabs: None,
-            now_ms: now_ms as u64,
-        };
-        write(&self.session.frame_call(chat, &id, &call, &world))
+        write(&self.0.frame_call(chat, &id, &call, now_ms as u64))
     }
 
     /// Withdraws request `request_id` (JSON text) of `chat` from the card it
     /// waits on; with no id, every waiting request of the chat.
     pub fn withdraw(&mut self, chat: &str, request_id: Option<String>) -> Result<String, JsError> {
-        let withdrawn = match request_id {
-            Some(text) => {
-                let id: serde_json::Value = read(&text, "request id")?;
-                self.session.withdraw(chat, &id)
-            }
-            None => self.session.withdraw_chat(chat),
+        let id: Option<serde_json::Value> = match request_id {
+            Some(text) => Some(read(&text, "request id")?),
+            None => None,
         };
-        write(&withdrawn)
+        write(&self.0.withdraw(chat, id.as_ref()))
     }
 
     /// A person's answer to a card.
@@ -165,7 +141,12 @@ impl Core {
         now_ms: f64,
     ) -> Result<String, JsError> {
         let answer: Answer = read(answer, "answer")?;
-        self.settle(card_id as u64, answer, tabs, now_ms)
+        let tabs: Vec<TabInfo> = read(tabs, "tabs")?;
+        let answered = self
+            .0
+            .answer(card_id as u64, answer, &tabs, now_ms as u64)
+            .map_err(|e| JsError::new(&e))?;
+        write(&answered)
     }
 
     /// A card's window was closed: it counts as the card's closing answer.
@@ -177,51 +158,28 @@ impl Core {
         tabs: &str,
         now_ms: f64,
     ) -> Result<Option<String>, JsError> {
-        let Some(card_id) = self.session.card_of_window(window_id as i64) else {
-            return Ok(None);
-        };
-        let Some(answer) = self.session.close_answer(card_id) else {
-            return Ok(None);
-        };
-        self.settle(card_id, answer, tabs, now_ms).map(Some)
-    }
-
-    fn settle(
-        &mut self,
-        card_id: u64,
-        answer: Answer,
-        tabs: &str,
-        now_ms: f64,
-    ) -> Result<String, JsError> {
         let tabs: Vec<TabInfo> = read(tabs, "tabs")?;
-        let world = World {
-            registry: &self.registry,
-            tabs: Some(&tabs),
-            now_ms: now_ms as u64,
-        };
-        let answered = self
-            .session
-            .answer(card_id, answer, &world)
-            .map_err(|e| JsError::new(&e))?;
-        write(&answered)
+        match self
+            .0
+            .window_closed(window_id as i64, &tabs, now_ms as u64)
+            .map_err(|e| JsError::new(&e))?
+        {
+            Some(answered) => write(&answered).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Records the window a card is shown in; returns
     /// whether the card still waits (it may have been withdrawn meanwhile).
     #[wasm_bindgen(js_name = "cardOpened")]
     pub fn card_opened(&mut self, card_id: f64, window_id: f64) -> bool {
-        self.session.card_opened(card_id as u64, window_id as i64)
+        self.0.session.card_opened(card_id as u64, window_id as i64)
     }
 
     /// A card's contents, or `undefined` if it no longer waits.
     pub fn card(&self, card_id: f64, tabs: &str, now_ms: f64) -> Result<Option<String>, JsError> {
         let tabs: Vec<TabInfo> = read(tabs, "tabs")?;
-        let world = World {
-            registry: &self.registry,
-            tabs: Some(&tabs),
-            now_ms: now_ms as u64,
-        };
-        match crate::cards::card(&self.session, card_id as u64, &world) {
+        match self.0.card(card_id as u64, &tabs, now_ms as u64) {
             Some(card) => write(&card).map(Some),
             None => Ok(None),
         }
@@ -240,30 +198,26 @@ impl Core {
         cap: f64,
         taken: bool,
     ) -> Option<String> {
-        // The page wrote the text: a page that forges its answer gets a
-        // clear error for its agent, not a broken reply.
-        let outcome = match (failure, &result) {
-            (Some(reason), _) => Err(reason),
-            (None, Some(text)) => serde_json::from_str::<&RawValue>(text)
-                .map_err(|e| format!("the page answered with a result that is not JSON: {e}")),
-            (None, None) => Err("the page gave no answer".to_owned()),
-        };
-        self.session
-            .finish(call_id as u64, outcome, cap as usize, taken)
-            .map(|(_, _, reply)| reply.text().to_owned())
+        self.0.finish(
+            call_id as u64,
+            result.as_deref(),
+            failure,
+            cap as usize,
+            taken,
+        )
     }
 
     /// An agent took its reply directly: it need not be kept. Whether the
     /// session changed, `sessionUnsaved` says.
     pub fn collected(&mut self, chat: &str, request_id: &str) -> Result<(), JsError> {
         let id: serde_json::Value = read(request_id, "request id")?;
-        self.session.collected(chat, &id);
+        self.0.session.collected(chat, &id);
         Ok(())
     }
 
     #[wasm_bindgen(js_name = "openChat")]
     pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
-        self.session.open_chat(chat, label, read_only);
+        self.0.session.open_chat(chat, label, read_only);
     }
 
     /// A content script's message; `from` is what the browser said of its sender.
@@ -283,18 +237,21 @@ impl Core {
     /// The palette of one tab.
     pub fn palette(&self, tab_id: f64) -> Result<String, JsError> {
         // Tab ids are small integers; JS hands them over as numbers.
-        write(&crate::palette::palette(&self.registry, tab_id as i64))
+        write(&crate::views::palette::palette(
+            &self.0.registry,
+            tab_id as i64,
+        ))
     }
 
     /// Ids of the tabs that publish tools.
     #[wasm_bindgen(js_name = "tabIds")]
     pub fn tab_ids(&self) -> Vec<f64> {
         // Tab ids are small integers, exactly representable as f64.
-        self.registry.tab_ids().map(|id| id as f64).collect()
+        self.0.registry.tab_ids().map(|id| id as f64).collect()
     }
 
     fn apply_event(&mut self, event: Event) -> Result<String, JsError> {
-        let (results, effects) = self.registry.apply(event);
+        let (results, effects) = self.0.apply(event);
         write(&Applied { results, effects })
     }
 }

@@ -3,9 +3,9 @@
 //! agents withdrawing requests they no longer wait for (`withdraw`).
 
 use serde_json::{json, Value};
-use toolgate::agent::{Answer, FrameCall, Session, Step, TabInfo, World};
-use toolgate::answers::{CallAnswer, SiteAnswer};
-use toolgate::registry::{Event, FrameRef, Registry};
+use toolgate::decisions::agent::{FrameCall, Session, Step, TabInfo, World};
+use toolgate::decisions::answers::{Answer, CallAnswer, SiteAnswer};
+use toolgate::page::registry::{Event, FrameRef, Registry};
 
 const REMOTE: &str = "https://notes.example";
 const CHAT: &str = "browser-agent:1";
@@ -111,7 +111,11 @@ fn card_of(step: &Step) -> u64 {
 
 fn ran(step: &Step) -> (i64, String, String) {
     match step {
-        Step::Run { run } => (run.frame_id, run.document_id.clone(), run.name.clone()),
+        Step::Run { run } => (
+            run.target.frame_id,
+            run.target.document_id.clone(),
+            run.target.name.clone(),
+        ),
         other => panic!("expected the tool to run, got {other:?}"),
     }
 }

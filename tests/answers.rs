@@ -3,10 +3,10 @@
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use toolgate::agent::{Answer, Answered, Session, Step, TabInfo, World, DONE_KEPT_BYTES};
-use toolgate::answers::{CallAnswer, SiteAnswer};
-use toolgate::cards::card;
-use toolgate::registry::{Event, FrameRef, Registry};
+use toolgate::decisions::agent::{Answered, Session, Step, TabInfo, World, KEPT_REPLY_BYTES};
+use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, SiteAnswer};
+use toolgate::page::registry::{Event, FrameRef, Registry};
+use toolgate::views::cards::{self, Card};
 
 /// A tool's result as the page hands it to the core: JSON text.
 fn raw(result: &Value) -> Box<RawValue> {
@@ -150,8 +150,8 @@ fn outcome(h: &Harness, step: &Step) -> String {
     match step {
         Step::Run { .. } => "run".into(),
         Step::Ask { card_id } => match h.session.pending.get(card_id).expect("pending").card {
-            toolgate::agent::CardKind::Site => "site card".into(),
-            toolgate::agent::CardKind::Call => "call card".into(),
+            CardKind::Site => "site card".into(),
+            CardKind::Call => "call card".into(),
         },
         Step::Wait { .. } => "wait".into(),
         Step::Attach { .. } => "attach".into(),
@@ -169,6 +169,12 @@ fn outcome(h: &Harness, step: &Step) -> String {
             }
         }
     }
+}
+
+/// The card a pending request shows, as the worker builds it.
+fn card(session: &Session, card_id: u64, world: &World) -> Option<Card> {
+    let pending = session.pending.get(&card_id)?;
+    cards::card(card_id, pending, session.chat_label(&pending.chat), world)
 }
 
 fn card_id(step: &Step) -> u64 {
@@ -493,14 +499,14 @@ fn localhost_is_never_asked_the_site_question_nor_offered_site_wide_refusals() {
         "http://127.1.2.3",
         "http://[::1]:80",
     ] {
-        assert!(toolgate::answers::is_localhost(host), "{host}");
+        assert!(toolgate::decisions::answers::is_localhost(host), "{host}");
     }
     for host in [
         "https://localhost.example",
         "http://127.0.0.1.nip.io",
         "http://10.0.0.1",
     ] {
-        assert!(!toolgate::answers::is_localhost(host), "{host}");
+        assert!(!toolgate::decisions::answers::is_localhost(host), "{host}");
     }
 }
 
@@ -761,7 +767,7 @@ fn one_site_question_per_chat_and_site_at_a_time() {
         .pending
         .get(&card)
         .expect("the card")
-        .followers
+        .waiting
         .iter()
         .map(|f| &f.request_id)
         .collect();
@@ -777,7 +783,7 @@ fn one_site_question_per_chat_and_site_at_a_time() {
     let answer = h.answered(card, Answer::Site(SiteAnswer::AllowReadOnly));
     assert!(matches!(answer.step, Step::Run { .. }));
     let followers: Vec<(Value, String)> = answer
-        .followers
+        .waiting
         .iter()
         .map(|f| (f.request_id.clone(), outcome(&h, &f.step)))
         .collect();
@@ -807,8 +813,8 @@ fn after_an_answer_for_one_call_the_waiting_requests_ask_again_one_card_at_a_tim
         "the call it was asked for runs"
     );
     // The first follower opens the next site card; the second waits on it.
-    let [first, second] = &answer.followers[..] else {
-        panic!("two followers: {:?}", answer.followers)
+    let [first, second] = &answer.waiting[..] else {
+        panic!("two followers: {:?}", answer.waiting)
     };
     assert_eq!(first.request_id, json!(second_id));
     let next = card_id(&first.step);
@@ -825,7 +831,7 @@ fn after_an_answer_for_one_call_the_waiting_requests_ask_again_one_card_at_a_tim
     );
     let answer = h.answered(next, close);
     assert!(outcome(&h, &answer.step).starts_with("refused"));
-    assert!(outcome(&h, &answer.followers[0].step).starts_with("refused"));
+    assert!(outcome(&h, &answer.waiting[0].step).starts_with("refused"));
     assert!(h.session.pending.is_empty());
 }
 
@@ -943,7 +949,7 @@ fn past_the_bound_the_oldest_kept_reply_goes() {
             .expect("running");
         ids.push((chat, id));
     }
-    assert_eq!(h.session.done.len(), 100);
+    assert_eq!(h.session.kept_replies.len(), 100);
     let (newest_chat, newest) = ids.last().expect("kept");
     assert!(
         h.session.collected(newest_chat, newest),
@@ -963,7 +969,7 @@ fn kept_replies_stay_within_their_byte_budget() {
     let mut h = Harness::new();
     let kept_bytes = |h: &Harness| {
         h.session
-            .done
+            .kept_replies
             .iter()
             .map(|(_, r)| r.text().len())
             .sum::<usize>()
@@ -982,8 +988,8 @@ fn kept_replies_stay_within_their_byte_budget() {
             .expect("running");
         ids.push((chat, id));
     }
-    assert_eq!(h.session.done.len(), 2);
-    assert!(kept_bytes(&h) <= DONE_KEPT_BYTES);
+    assert_eq!(h.session.kept_replies.len(), 2);
+    assert!(kept_bytes(&h) <= KEPT_REPLY_BYTES);
     assert!(
         !h.session.collected(&ids[0].0, &ids[0].1),
         "the oldest went"
@@ -1002,8 +1008,8 @@ fn kept_replies_stay_within_their_byte_budget() {
     h.session
         .finish(run.call_id, Ok(&raw(&huge)), 8 << 20, false)
         .expect("running");
-    assert_eq!(h.session.done.len(), 2);
-    let (_, kept) = h.session.done.last().expect("kept");
+    assert_eq!(h.session.kept_replies.len(), 2);
+    let (_, kept) = h.session.kept_replies.last().expect("kept");
     let kept = kept.value();
     assert_eq!(kept["id"], h.next_id);
     assert_eq!(kept["error"]["code"], -32000);
@@ -1011,7 +1017,7 @@ fn kept_replies_stay_within_their_byte_budget() {
         .as_str()
         .expect("a message")
         .contains("too large for Toolgate to keep"));
-    assert!(kept_bytes(&h) <= DONE_KEPT_BYTES);
+    assert!(kept_bytes(&h) <= KEPT_REPLY_BYTES);
 }
 
 #[test]
@@ -1185,7 +1191,7 @@ fn a_read_only_call_is_never_stored_and_runs_again_after_a_stop() {
     let stored = serde_json::to_string(&h.session).expect("serialises");
     h.session = serde_json::from_str(&stored).expect("parses");
     h.session.restarted();
-    assert!(h.session.running.is_empty() && h.session.done.len() == 1);
+    assert!(h.session.running.is_empty() && h.session.kept_replies.len() == 1);
     let Step::Run { run: rerun } = h.resend("c", &again) else {
         panic!("runs again")
     };
@@ -1197,7 +1203,7 @@ fn a_read_only_call_is_never_stored_and_runs_again_after_a_stop() {
 
 #[test]
 fn agents_see_the_three_browser_tools_by_their_names() {
-    let tools = toolgate::agent::browser_tools();
+    let tools = toolgate::protocol::browser_tools();
     let names: Vec<&str> = tools
         .as_array()
         .expect("a list")
@@ -1207,9 +1213,9 @@ fn agents_see_the_three_browser_tools_by_their_names() {
     assert_eq!(
         names,
         [
-            toolgate::agent::LIST_TABS,
-            toolgate::agent::LIST_TOOLS,
-            toolgate::agent::CALL_TOOL
+            toolgate::protocol::LIST_TABS,
+            toolgate::protocol::LIST_TOOLS,
+            toolgate::protocol::CALL_TOOL
         ]
     );
     assert!(tools

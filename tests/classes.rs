@@ -3,8 +3,8 @@
 //! plus tables of named cases with the exact rule, badges and lint notes.
 
 use serde_json::json;
-use toolgate::classify::{classify, Badge, Class, Verdict};
-use toolgate::declaration::{Declaration, Path, RawDeclaration};
+use toolgate::page::classify::{classify, Badge, Class, Verdict};
+use toolgate::page::declaration::{Declaration, Path, RawDeclaration};
 
 const PATHS: [Path; 7] = [
     Path::DocumentObject,

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use toolgate::messages::{FromPage, FromUi};
-use toolgate::registry::{Event, Op};
+use toolgate::page::registry::{Event, Op};
 
 fn read<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
     serde_json::from_value(value).map_err(|e| e.to_string())

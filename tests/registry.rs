@@ -2,8 +2,8 @@
 //! that a registry rebuilt from what it persisted is the same registry.
 
 use serde_json::json;
-use toolgate::palette::palette;
-use toolgate::registry::{Effect, Event, FrameRef, Registry, TabRecord};
+use toolgate::page::registry::{Effect, Event, FrameRef, Registry, TabRecord};
+use toolgate::views::palette::palette;
 
 fn frame(tab_id: i64, frame_id: i64, document_id: &str, origin: &str) -> FrameRef {
     FrameRef {
@@ -247,7 +247,7 @@ fn reset_starts_the_document_over() {
 fn a_page_cannot_slip_fields_into_an_op() {
     let forged = json!([{"op": "unregister", "source": "document", "kind": "tool", "name": "x",
                          "origin": "https://bank.example"}]);
-    assert!(serde_json::from_value::<Vec<toolgate::registry::Op>>(forged).is_err());
+    assert!(serde_json::from_value::<Vec<toolgate::page::registry::Op>>(forged).is_err());
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolgate::bridge::HOST_NAME;
+use toolgate::protocol::bridge::HOST_NAME;
 
 use crate::install::{self, Options};
 use crate::transport;

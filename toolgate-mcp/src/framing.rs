@@ -13,7 +13,7 @@ use std::fmt;
 use bytes::Bytes;
 use serde::{de::DeserializeOwned, Serialize};
 use tokio_util::codec::LengthDelimitedCodec;
-use toolgate::bridge::{MAX_FROM_BROWSER, MAX_TO_BROWSER};
+use toolgate::protocol::bridge::{MAX_FROM_BROWSER, MAX_TO_BROWSER};
 
 /// The codec for frames of at most `max` bytes (the length prefix excluded).
 /// A longer frame is an error on both reading and writing: reading stops at
@@ -121,7 +121,7 @@ mod tests {
     use serde_json::json;
     use tokio::io::{AsyncRead, ReadBuf};
     use tokio_util::codec::{Decoder, Encoder, FramedRead};
-    use toolgate::bridge::{FromAgent, ToAgent};
+    use toolgate::protocol::bridge::{FromAgent, ToAgent};
 
     use super::*;
 

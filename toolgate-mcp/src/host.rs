@@ -18,7 +18,7 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio_util::codec::{FramedRead, FramedWrite};
-use toolgate::bridge::{FromAgent, ToAgent, MAX_TO_BROWSER};
+use toolgate::protocol::bridge::{FromAgent, ToAgent, MAX_TO_BROWSER};
 
 use crate::framing;
 use crate::transport::{self, Accepted, Listener, Stream};

@@ -13,7 +13,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use toolgate::bridge::{EXTENSION_ID, HOST_NAME};
+use toolgate::protocol::bridge::{EXTENSION_ID, HOST_NAME};
 
 /// What `install` and `doctor` are told.
 #[derive(Debug, PartialEq)]

@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite};
 use tokio_util::sync::CancellationToken;
-use toolgate::bridge::{FromAgent, ToAgent, MAX_TO_BROWSER};
+use toolgate::protocol::bridge::{FromAgent, ToAgent, MAX_TO_BROWSER};
 
 use crate::framing;
 use crate::transport;

@@ -7,7 +7,7 @@
 //! - `doctor [--user-data-dir DIR] [--extension-id ID]`: what is missing.
 //!
 //! The server and the host meet on a per-user socket (`transport`), framed
-//! as native messaging is (`framing`), speaking the core's `toolgate::bridge`
+//! as native messaging is (`framing`), speaking the core's `toolgate::protocol::bridge`
 //! messages.
 
 #![deny(clippy::unwrap_used)]

@@ -32,7 +32,7 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(10);
 ///
 /// When the core's definitions are not MCP tools (a broken build).
 pub fn browser_tools() -> Result<Vec<Tool>, serde_json::Error> {
-    serde_json::from_value(toolgate::agent::browser_tools())
+    serde_json::from_value(toolgate::protocol::browser_tools())
 }
 
 /// The MCP server of one session.
@@ -260,7 +260,7 @@ mod tests {
     #[test]
     fn the_browser_tools_are_the_cores_three_with_their_schemas() {
         let tools = browser_tools().expect("MCP tools");
-        let core = toolgate::agent::browser_tools();
+        let core = toolgate::protocol::browser_tools();
         let core = core.as_array().expect("an array");
         assert_eq!(tools.len(), core.len());
         for (tool, def) in tools.iter().zip(core) {

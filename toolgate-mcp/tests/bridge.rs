@@ -60,8 +60,8 @@ fn tools_list_is_the_cores_browser_tools_answered_without_a_host() {
     );
     let id = client.request("tools/list", json!({}));
     let tools = client.response(id)["result"]["tools"].clone();
-    let core: Value =
-        serde_json::from_str(include_str!("../../src/browser-tools.json")).expect("the core's");
+    let core: Value = serde_json::from_str(include_str!("../../src/protocol/browser-tools.json"))
+        .expect("the core's");
     let names = |v: &Value| -> Vec<Value> {
         v.as_array()
             .expect("tools")
@@ -382,7 +382,7 @@ fn a_message_too_large_for_the_browser_is_refused_with_the_reason() {
     let browser = Browser::start(&socket);
     let mut conn = raw(&socket, "big");
     assert_eq!(browser.recv()["type"], "open");
-    let big = "x".repeat(toolgate::bridge::MAX_TO_BROWSER);
+    let big = "x".repeat(toolgate::protocol::bridge::MAX_TO_BROWSER);
     write_frame(
         &mut conn,
         &json!({"type": "request", "session": "big",
@@ -402,7 +402,7 @@ fn a_message_too_large_for_the_browser_is_refused_with_the_reason() {
     // An opening too large is refused with the reason; the browser hears nothing.
     let mut conn = UnixStream::connect(&socket).expect("connect");
     conn.set_read_timeout(Some(WAIT)).expect("timeout");
-    let client = "y".repeat(toolgate::bridge::MAX_TO_BROWSER);
+    let client = "y".repeat(toolgate::protocol::bridge::MAX_TO_BROWSER);
     write_frame(
         &mut conn,
         &json!({"type": "open", "session": "s2", "client": client}),
@@ -420,7 +420,7 @@ fn a_call_too_large_for_the_browser_fails_in_the_server() {
     let (_dir, socket) = socket_dir();
     let browser = Browser::start(&socket);
     let (mut client, _session) = opened(&socket, &browser, "c");
-    let big = "x".repeat(toolgate::bridge::MAX_TO_BROWSER);
+    let big = "x".repeat(toolgate::protocol::bridge::MAX_TO_BROWSER);
     let id = client.call(
         "browser_call_webmcp_tool",
         json!({"tabId": 1, "name": "n", "arguments": {"s": big}}),
@@ -477,7 +477,7 @@ fn malformed_frames_from_the_browser_are_refused_and_the_host_goes_on() {
 fn a_frame_over_the_limit_from_the_browser_stops_the_host_cleanly() {
     let (_dir, socket) = socket_dir();
     let mut browser = Browser::start(&socket);
-    browser.write(&((toolgate::bridge::MAX_FROM_BROWSER + 1) as u32).to_ne_bytes());
+    browser.write(&((toolgate::protocol::bridge::MAX_FROM_BROWSER + 1) as u32).to_ne_bytes());
     let status = browser.exit();
     assert_eq!(status.code(), Some(1));
     assert!(!socket.exists());

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use common::{socket_dir, Browser, EXE};
 use serde_json::Value;
-use toolgate::bridge::{EXTENSION_ID, HOST_NAME};
+use toolgate::protocol::bridge::{EXTENSION_ID, HOST_NAME};
 
 /// Runs the binary with `home` as HOME, `path` as PATH, and `socket`.
 fn run(args: &[&str], home: &Path, path: &Path, socket: &Path) -> (Output, String) {

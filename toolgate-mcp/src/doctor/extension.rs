@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolgate::bridge::EXTENSION_ID;
+use toolgate::protocol::bridge::EXTENSION_ID;
 
 use super::Check;
 

@@ -1,10 +1,10 @@
-//! The two cards of seed 001, "Answering a permission request": every text
-//! and every label word for word, with the narrowest answer on each button's
-//! face and the wider ones behind its arrow.
+//! The two cards (docs/cards.md): every text and every label word for word,
+//! with the narrowest answer on each button's face and the wider ones
+//! behind its arrow.
 
-use crate::agent::{Answer, CardKind, Session, Wanted, World};
-use crate::answers::{is_localhost, site_host, CallAnswer, SiteAnswer};
-use crate::classify::Class;
+use crate::decisions::agent::{Action, PageCall, Pending, World};
+use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, SiteAnswer};
+use crate::page::classify::Class;
 use serde::Serialize;
 
 /// One answer as a button or menu item shows it.
@@ -53,43 +53,6 @@ fn choice(label: impl Into<String>, answer: Answer) -> Choice {
     }
 }
 
-/// The answers a card offers: all of its kind's, except that localhost is
-/// offered no site-wide refusal (SPEC §4).
-pub fn offered(kind: CardKind, site: &str) -> Vec<Answer> {
-    let (all, site_wide) = match kind {
-        CardKind::Site => (
-            [
-                SiteAnswer::AllowOnce,
-                SiteAnswer::AllowReadOnly,
-                SiteAnswer::AllowNonConsequential,
-                SiteAnswer::AllowAll,
-                SiteAnswer::DenyOnce,
-                SiteAnswer::DenyForChat,
-            ]
-            .map(Answer::Site)
-            .to_vec(),
-            Answer::Site(SiteAnswer::DenyForChat),
-        ),
-        CardKind::Call => (
-            [
-                CallAnswer::AllowOnce,
-                CallAnswer::AlwaysAllowTool,
-                CallAnswer::AllowClass,
-                CallAnswer::DenyOnce,
-                CallAnswer::NeverAllowTool,
-                CallAnswer::DenyAllSite,
-            ]
-            .map(Answer::Call)
-            .to_vec(),
-            Answer::Call(CallAnswer::DenyAllSite),
-        ),
-    };
-    let local = is_localhost(site);
-    all.into_iter()
-        .filter(|a| !(local && *a == site_wide))
-        .collect()
-}
-
 /// An argument's value as the card shows it: strings as they are, anything else as JSON.
 fn shown(value: &serde_json::Value) -> String {
     match value {
@@ -98,19 +61,12 @@ fn shown(value: &serde_json::Value) -> String {
     }
 }
 
-/// Builds the card for a pending request, or `None` if it is not waiting.
-pub fn card(session: &Session, card_id: u64, world: &World) -> Option<Card> {
-    let pending = session.pending.get(&card_id)?;
+/// Builds the card for a pending request; `chat` is the asking chat's label.
+/// `None` for a call card whose request is not a call (no such card is made).
+pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Option<Card> {
     let site = site_host(&pending.site).to_owned();
-    let offers = offered(pending.card, &pending.site);
-    let chat = session
-        .answers
-        .chats
-        .get(&pending.chat)
-        .map_or_else(|| pending.chat.clone(), |c| c.label.clone());
-    let tab_id = match &pending.wanted {
-        Wanted::List { tab_id, .. } | Wanted::Call { tab_id, .. } => *tab_id,
-    };
+    let offers = pending.card.offered(&pending.site);
+    let tab_id = pending.action.tab_id();
     let publishes: Vec<Published> = world
         .registry
         .frames(tab_id)
@@ -172,12 +128,13 @@ pub fn card(session: &Session, card_id: u64, world: &World) -> Option<Card> {
             }
         }
         CardKind::Call => {
-            let Wanted::Call {
-                name, arguments, ..
-            } = &pending.wanted
+            let Action::Call(PageCall {
+                target, arguments, ..
+            }) = &pending.action
             else {
                 return None;
             };
+            let name = &target.name;
             let class = world
                 .registry
                 .frames(tab_id)

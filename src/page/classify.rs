@@ -1,7 +1,7 @@
 //! Seed 000, "Safety classes": the hints decide the class, and the first rule
 //! that applies decides (SPEC §2).
 
-use crate::declaration::{Declaration, Hint, HintState, Kind, Path};
+use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
 use serde::Serialize;
 
 /// What the person is asked before a tool runs. Ordered from least to most.

@@ -2,8 +2,65 @@
 //! tools and skills as far as the chat may see them.
 
 use super::*;
+use crate::decisions::answers::site_host;
+use crate::protocol::reply;
+use serde_json::json;
 
 impl Session {
+    /// Decides a listing of a tab's tools: each site in the tab is listed,
+    /// withheld, or asked about, in the order the tab's frames have them.
+    pub(super) fn decide_listing(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        listing: Listing,
+        world: &World,
+    ) -> Step {
+        let tab_id = listing.tab_id;
+        let mut sites: Vec<String> = Vec::new();
+        for frame in world.registry.frames(tab_id) {
+            if !sites.contains(&frame.origin) {
+                sites.push(frame.origin.clone());
+            }
+        }
+        if sites.is_empty() && world.tabs.is_none() {
+            return Step::NeedTabs;
+        }
+        if sites.is_empty() && world.tab(tab_id).is_none() {
+            let error = RpcError::InvalidParams(format!("there is no tab {tab_id}"));
+            return Step::error(id, &error);
+        }
+        let mut listed = Vec::new();
+        let mut withheld = Vec::new();
+        for site in &sites {
+            match self.site_listing(chat, site, &listing) {
+                Decision::Run { .. } => listed.push(site.clone()),
+                Decision::Refuse { why } => withheld.push(why),
+                Decision::AskSite | Decision::AskCall { .. } => {
+                    let site = site.clone();
+                    return self.ask(chat, id, Action::List(listing), CardKind::Site, site, false);
+                }
+            }
+        }
+        Step::reply(self.listing(chat, id, tab_id, &listed, &withheld, world))
+    }
+
+    /// Whether one site's tools are listed: by what a card said of this
+    /// listing, or else by the chat's answers.
+    fn site_listing(&self, chat: &str, site: &str, listing: &Listing) -> Decision {
+        if listing.allowed_once.iter().any(|s| s == site) {
+            Decision::Run {
+                why: "you allowed this listing only".to_owned(),
+            }
+        } else if listing.denied_once.iter().any(|s| s == site) {
+            Decision::Refuse {
+                why: format!("you denied this listing on {}", site_host(site)),
+            }
+        } else {
+            self.answers.decide_list(chat, site)
+        }
+    }
+
     pub(super) fn list_tabs(&self, id: &Value, world: &World) -> Reply {
         let tabs: Vec<Value> = world
             .registry

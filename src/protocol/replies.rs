@@ -1,7 +1,7 @@
 //! JSON-RPC replies, written once from typed structs where they are made
 //! and handed on as JSON text (ARCHITECTURE.md, "Bird's-eye view").
 
-use crate::answers::Decision;
+use super::{browser_tools, RpcError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -9,14 +9,13 @@ use serde_json::{json, Value};
 /// A JSON-RPC response, as JSON text: written once, where it is made, and
 /// handed on (to the agent, into the session record) without being parsed
 /// or written again. Most are written from typed structs rather than built
-/// as `Value` trees: a Read-only call's reply is on every agent call's path
-/// (README, "Benchmarks", figure 4).
+/// as `Value` trees: a Read-only call's reply is on every agent call's path.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Reply(Box<RawValue>);
 
 impl Reply {
-    pub(super) fn new(response: &impl Serialize) -> Reply {
+    pub fn new(response: &impl Serialize) -> Reply {
         // Writing fails only for a map whose keys are not strings: none of
         // ours. Should one ever, the agent still gets a JSON-RPC error.
         serde_json::value::to_raw_value(response).map_or_else(
@@ -57,23 +56,23 @@ struct Response<'a, R: Serialize> {
 struct ErrorResponse<'a> {
     jsonrpc: &'static str,
     id: &'a Value,
-    error: RpcError<'a>,
+    error: ErrorObject<'a>,
 }
 
 #[derive(Serialize)]
-struct RpcError<'a> {
+struct ErrorObject<'a> {
     code: i64,
     message: &'a str,
 }
 
 /// An MCP tool result of one text, with what Toolgate decided.
 #[derive(Serialize)]
-struct ToolResult<'a> {
+struct ToolResult<'a, M: Serialize> {
     content: [TextContent<'a>; 1],
     #[serde(rename = "isError")]
     is_error: bool,
     #[serde(rename = "_meta")]
-    meta: ToolgateMeta<'a>,
+    meta: ToolgateMeta<'a, M>,
 }
 
 #[derive(Serialize)]
@@ -84,11 +83,12 @@ struct TextContent<'a> {
 }
 
 #[derive(Serialize)]
-struct ToolgateMeta<'a> {
-    toolgate: &'a Decision,
+struct ToolgateMeta<'a, M: Serialize> {
+    toolgate: &'a M,
 }
 
-pub(super) fn reply(id: &Value, result: impl Serialize) -> Reply {
+/// A JSON-RPC result.
+pub fn reply(id: &Value, result: impl Serialize) -> Reply {
     Reply::new(&Response {
         jsonrpc: "2.0",
         id,
@@ -96,16 +96,40 @@ pub(super) fn reply(id: &Value, result: impl Serialize) -> Reply {
     })
 }
 
-pub(super) fn error_reply(id: &Value, code: i64, message: &str) -> Reply {
+/// A JSON-RPC error.
+pub fn error_reply(id: &Value, error: &RpcError) -> Reply {
     Reply::new(&ErrorResponse {
         jsonrpc: "2.0",
         id,
-        error: RpcError { code, message },
+        error: ErrorObject {
+            code: error.code(),
+            message: error.message(),
+        },
     })
 }
 
-/// A tool result: text content, and what Toolgate decided.
-pub(super) fn tool_result(id: &Value, text: &str, is_error: bool, decision: &Decision) -> Reply {
+/// The reply to `initialize`.
+pub fn initialized(id: &Value) -> Reply {
+    reply(
+        id,
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+               "serverInfo": {"name": "toolgate", "version": env!("CARGO_PKG_VERSION")}}),
+    )
+}
+
+/// The reply to MCP's `ping`.
+pub fn pong(id: &Value) -> Reply {
+    reply(id, json!({}))
+}
+
+/// The reply to `tools/list`: the browser tools.
+pub fn tools_listed(id: &Value) -> Reply {
+    reply(id, json!({"tools": browser_tools()}))
+}
+
+/// A tool result: text content, and what Toolgate decided (`decision`,
+/// under `_meta.toolgate`).
+pub fn tool_result(id: &Value, text: &str, is_error: bool, decision: &impl Serialize) -> Reply {
     reply(
         id,
         ToolResult {
@@ -116,18 +140,10 @@ pub(super) fn tool_result(id: &Value, text: &str, is_error: bool, decision: &Dec
     )
 }
 
-pub(super) fn refusal(id: &Value, decision: Decision) -> Reply {
-    let text = match &decision {
-        Decision::Refuse { why } => why.clone(),
-        other => format!("{other:?}"),
-    };
-    tool_result(id, &text, true, &decision)
-}
-
 /// The reply to a call whose tool returned `result` (JSON text): its size is
 /// the text's, and only a result that may be MCP-shaped (an object) or is a
 /// string is parsed.
-pub(super) fn result_reply(id: &Value, result: &str, cap: usize, decision: &Decision) -> Reply {
+pub fn result_reply(id: &Value, result: &str, cap: usize, decision: &impl Serialize) -> Reply {
     let size = result.len();
     if size > cap {
         let text = format!("the tool's result is {size} bytes, over Toolgate's cap of {cap} bytes");

@@ -2,6 +2,24 @@
 //! (the worker stopped): collected by sending the same request again.
 
 use super::*;
+use crate::protocol::result_reply;
+use serde_json::value::RawValue;
+
+/// A tool's outcome as the page reported it: `result`, the result's JSON
+/// text as the page wrote it, or `failure`, why there is none (given, it
+/// wins). The page wrote the text: a page that forges its answer gets a
+/// clear error for its agent, not a broken reply.
+///
+/// # Errors
+/// The reason the call has no result, for its agent.
+pub fn page_outcome(result: Option<&str>, failure: Option<String>) -> Result<&RawValue, String> {
+    match (failure, result) {
+        (Some(reason), _) => Err(reason),
+        (None, Some(text)) => serde_json::from_str::<&RawValue>(text)
+            .map_err(|e| format!("the page answered with a result that is not JSON: {e}")),
+        (None, None) => Err("the page gave no answer".to_owned()),
+    }
+}
 
 impl Session {
     /// A finished call's outcome, from the page: `Ok(result)`, the result as
@@ -15,7 +33,11 @@ impl Session {
         cap: usize,
         taken: bool,
     ) -> Option<(String, Value, Reply)> {
-        let (chat, id, why) = match self.running.remove(&call_id) {
+        let RunningCall {
+            chat,
+            request_id: id,
+            why,
+        } = match self.running.remove(&call_id) {
             Some(running) => {
                 self.unsaved = true;
                 running
@@ -28,50 +50,50 @@ impl Session {
             Ok(result) => result_reply(&id, result.get(), cap, &decision),
         };
         if !taken {
-            self.keep_done(&chat, &id, reply.clone());
+            self.keep_reply(&chat, &id, reply.clone());
         }
         Some((chat, id, reply))
     }
 
     /// Keeps a reply for an agent that may have lost its wait (the worker
     /// stopped); the agent collects it by sending the same request again.
-    pub(super) fn keep_done(&mut self, chat: &str, id: &Value, reply: Reply) {
+    pub(super) fn keep_reply(&mut self, chat: &str, id: &Value, reply: Reply) {
         self.unsaved = true;
         let key = request_key(chat, id);
         // Kept again (the same request id), it counts as the newest.
-        self.take_done(&key);
+        self.take_kept_reply(&key);
         let size = reply.text().len();
-        let reply = if size > DONE_KEPT_BYTES {
+        let reply = if size > KEPT_REPLY_BYTES {
             let message = format!(
                 "the call ran, but its reply ({size} bytes) was too large for Toolgate to keep \
-                 until the agent asked again (it keeps up to {DONE_KEPT_BYTES} bytes)"
+                 until the agent asked again (it keeps up to {KEPT_REPLY_BYTES} bytes)"
             );
-            error_reply(id, -32000, &message)
+            error_reply(id, &RpcError::NotCarriedOut(message))
         } else {
             reply
         };
-        self.done.push((key, reply));
-        // The oldest go first, past DONE_KEPT replies or DONE_KEPT_BYTES;
+        self.kept_replies.push((key, reply));
+        // The oldest go first, past KEPT_REPLIES replies or KEPT_REPLY_BYTES;
         // the newest always fits.
-        let mut bytes: usize = self.done.iter().map(|(_, r)| r.text().len()).sum();
+        let mut bytes: usize = self.kept_replies.iter().map(|(_, r)| r.text().len()).sum();
         let mut gone = 0;
-        while self.done.len() - gone > DONE_KEPT || bytes > DONE_KEPT_BYTES {
-            bytes -= self.done[gone].1.text().len();
+        while self.kept_replies.len() - gone > KEPT_REPLIES || bytes > KEPT_REPLY_BYTES {
+            bytes -= self.kept_replies[gone].1.text().len();
             gone += 1;
         }
-        self.done.drain(..gone);
+        self.kept_replies.drain(..gone);
     }
 
     /// Removes and returns the reply kept for this request key.
-    pub(super) fn take_done(&mut self, key: &str) -> Option<Reply> {
-        let at = self.done.iter().position(|(k, _)| k == key)?;
-        Some(self.done.remove(at).1)
+    pub(super) fn take_kept_reply(&mut self, key: &str) -> Option<Reply> {
+        let at = self.kept_replies.iter().position(|(k, _)| k == key)?;
+        Some(self.kept_replies.remove(at).1)
     }
 
     /// The agent collected its reply directly: no need to keep it.
     /// Returns whether a kept reply was dropped (the session changed).
     pub fn collected(&mut self, chat: &str, id: &Value) -> bool {
-        let dropped = self.take_done(&request_key(chat, id)).is_some();
+        let dropped = self.take_kept_reply(&request_key(chat, id)).is_some();
         self.unsaved |= dropped;
         dropped
     }

@@ -1,10 +1,10 @@
-//! Seed 001, "Answering a permission request": what each chat has allowed or
-//! refused on each site, and what a call needs before it runs (SPEC §4).
+//! What each chat has allowed or refused on each site, the answers the two
+//! cards offer, and what a call needs before it runs (docs/cards.md).
 //!
 //! Pure: time comes in as milliseconds, sites as origins, and every decision
 //! comes out as a value the shell acts on.
 
-use crate::classify::Class;
+use crate::page::classify::Class;
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +63,73 @@ pub enum CallAnswer {
     DenyOnce,
     NeverAllowTool,
     DenyAllSite,
+}
+
+/// An answer as the card page sends it: `{"site": "allow_all"}`,
+/// `{"call": "deny_once"}` (the two cards share some answers' names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    Site(SiteAnswer),
+    Call(CallAnswer),
+}
+
+/// Which of the two cards: the site-permission question, or the per-call
+/// confirmation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CardKind {
+    Site,
+    Call,
+}
+
+impl CardKind {
+    /// The answers a card of this kind offers on `site`: all of its kind's,
+    /// except that localhost is offered no site-wide refusal (docs/cards.md,
+    /// "Localhost").
+    pub fn offered(self, site: &str) -> Vec<Answer> {
+        let (all, site_wide) = match self {
+            CardKind::Site => (
+                [
+                    SiteAnswer::AllowOnce,
+                    SiteAnswer::AllowReadOnly,
+                    SiteAnswer::AllowNonConsequential,
+                    SiteAnswer::AllowAll,
+                    SiteAnswer::DenyOnce,
+                    SiteAnswer::DenyForChat,
+                ]
+                .map(Answer::Site)
+                .to_vec(),
+                Answer::Site(SiteAnswer::DenyForChat),
+            ),
+            CardKind::Call => (
+                [
+                    CallAnswer::AllowOnce,
+                    CallAnswer::AlwaysAllowTool,
+                    CallAnswer::AllowClass,
+                    CallAnswer::DenyOnce,
+                    CallAnswer::NeverAllowTool,
+                    CallAnswer::DenyAllSite,
+                ]
+                .map(Answer::Call)
+                .to_vec(),
+                Answer::Call(CallAnswer::DenyAllSite),
+            ),
+        };
+        let local = is_localhost(site);
+        all.into_iter()
+            .filter(|a| !(local && *a == site_wide))
+            .collect()
+    }
+
+    /// What closing the card without answering counts as (docs/cards.md,
+    /// "Closing a card").
+    pub fn closing_answer(self) -> Answer {
+        match self {
+            CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
+            CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
+        }
+    }
 }
 
 /// What a call, or a listing, needs.
@@ -140,7 +207,7 @@ pub struct Answers {
     pub never: Vec<(String, String)>,
 }
 
-/// Pages on localhost are never asked the site question (SPEC §4).
+/// Pages on localhost are never asked the site question (docs/cards.md, "Localhost").
 pub fn is_localhost(origin: &str) -> bool {
     let host = site_host(origin);
     let host = host

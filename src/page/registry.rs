@@ -7,8 +7,8 @@
 //! A tab is persisted as the raw snapshots its pages sent; classes are derived
 //! again on load, so no derived state is ever stored.
 
-use crate::classify::{classify, Verdict};
-use crate::declaration::{Declaration, Invalid, Kind, Path, RawDeclaration};
+use crate::page::classify::{classify, Verdict};
+use crate::page::declaration::{Declaration, Invalid, Kind, Path, RawDeclaration};
 use crate::vecmap::VecMap;
 use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
@@ -96,7 +96,7 @@ impl Op {
 pub struct Registered {
     pub name: Option<String>,
     /// The class's label, or `None` for skills and refused declarations.
-    pub class: Option<crate::classify::Class>,
+    pub class: Option<crate::page::classify::Class>,
     /// Why the declaration was refused.
     pub error: Option<String>,
 }
@@ -243,14 +243,14 @@ impl Tool {
     }
 
     /// What answers need to know of the tool; `None` for skills.
-    pub fn facts<'a>(&'a self, site: &'a str) -> Option<crate::answers::ToolFacts<'a>> {
-        Some(crate::answers::ToolFacts {
+    pub fn facts<'a>(&'a self, site: &'a str) -> Option<crate::decisions::answers::ToolFacts<'a>> {
+        Some(crate::decisions::answers::ToolFacts {
             site,
             name: &self.decl.name,
             class: self.verdict.class?,
             definition: &self.definition,
-            idempotent: self.decl.hint(crate::declaration::Hint::Idempotent)
-                == crate::declaration::HintState::True,
+            idempotent: self.decl.hint(crate::page::declaration::Hint::Idempotent)
+                == crate::page::declaration::HintState::True,
         })
     }
 }

@@ -1,9 +1,9 @@
 //! The tools palette: what a tab publishes, grouped by site, as the popup and
 //! `self.toolgate.palette(tabId)` show it.
 
-use crate::classify::{Badge, Class};
-use crate::declaration::{Kind, Path};
-use crate::registry::{FrameId, Registry, TabId};
+use crate::page::classify::{Badge, Class};
+use crate::page::declaration::{Kind, Path};
+use crate::page::registry::{FrameId, Registry, TabId};
 use serde::Serialize;
 
 /// One row of the palette.

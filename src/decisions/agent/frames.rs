@@ -4,9 +4,10 @@
 //! withdrawing requests it no longer waits for (an MCP cancellation, a
 //! client gone away).
 
-use super::{error_reply, Found, Session, Step, Wanted, World, CALL_TOOL, LIST_TOOLS};
-use crate::declaration::Kind;
-use crate::registry::{FrameId, Source, TabId};
+use super::calls::Found;
+use super::{RpcError, Session, Step, World};
+use crate::page::declaration::Kind;
+use crate::page::registry::{FrameId, Source, TabId};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -43,7 +44,7 @@ impl Session {
     /// document it names, as chat `chat`'s request `id`: the same site
     /// question, call card, widths and durations as any agent's call.
     pub fn frame_call(&mut self, chat: &str, id: &Value, call: &FrameCall, world: &World) -> Step {
-        self.quietly(chat, |session| {
+        self.tracking_changes(chat, |session| {
             if let Some(step) = session.resume(chat, id) {
                 return step;
             }
@@ -57,24 +58,14 @@ impl Session {
                 })
             });
             let (Some(frame), Some(tool)) = (frame, tool) else {
-                return Step::Reply {
-                    reply: error_reply(
-                        id,
-                        -32602,
-                        &format!(
-                            "{} is not a tool Toolgate saw this frame register",
-                            call.name
-                        ),
-                    ),
-                };
+                let message = format!(
+                    "{} is not a tool Toolgate saw this frame register",
+                    call.name
+                );
+                return Step::error(id, &RpcError::InvalidParams(message));
             };
-            let found = Found {
-                tool,
-                frame_id: frame.frame_id,
-                document_id: frame.document_id.clone(),
-                site: frame.origin.clone(),
-            };
-            session.call_found(chat, id, call.tab_id, found, call.arguments.get(), world)
+            let found = Found::new(call.tab_id, frame, tool);
+            session.call_found(chat, id, found, call.arguments.get(), world)
         })
     }
 
@@ -103,19 +94,19 @@ impl Session {
             let Some(pending) = self.pending.get_mut(&card_id) else {
                 continue;
             };
-            let before = pending.followers.len();
-            pending.followers.retain(|f| {
-                let going = gone(&f.request_id);
+            let before = pending.waiting.len();
+            pending.waiting.retain(|w| {
+                let going = gone(&w.request_id);
                 if going {
-                    out.requests.push(f.request_id.clone());
+                    out.requests.push(w.request_id.clone());
                 }
                 !going
             });
-            let mut changed = pending.followers.len() != before;
+            let mut changed = pending.waiting.len() != before;
             if gone(&pending.request_id) {
                 changed = true;
                 out.requests.push(pending.request_id.clone());
-                if pending.followers.is_empty() {
+                if pending.waiting.is_empty() {
                     if let Some(removed) = self.pending.remove(&card_id) {
                         match removed.window_id {
                             Some(window) => out.close_windows.push(window),
@@ -124,14 +115,10 @@ impl Session {
                     }
                 } else {
                     // The next request waiting on this site question takes it over.
-                    let next = pending.followers.remove(0);
-                    pending.asked_by = match next.wanted {
-                        Wanted::List { .. } => LIST_TOOLS,
-                        Wanted::Call { .. } => CALL_TOOL,
-                    }
-                    .to_owned();
+                    let next = pending.waiting.remove(0);
+                    pending.asked_by = next.action.asked_by().to_owned();
                     pending.request_id = next.request_id;
-                    pending.wanted = next.wanted;
+                    pending.action = next.action;
                 }
             }
             self.unsaved |= changed;

@@ -1,0 +1,8 @@
+//! Decisions: what a person answered, and what an agent's request comes to.
+//! Built on page facts; knows nothing of how cards or the palette look.
+//!
+//! - [`answers`]: the answers of both cards, per chat and site, and what a call needs (docs/cards.md);
+//! - [`agent`]: the agent entry, pending requests and their cards, running calls.
+
+pub mod agent;
+pub mod answers;

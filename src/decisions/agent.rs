@@ -1,0 +1,505 @@
+//! The agent entry: typed requests from any chat, decided against the chat's
+//! answers, and the requests waiting on a person's card.
+//!
+//! A state machine like the registry: each method takes what the shell
+//! knows (the registry, the open tabs, the time) and returns a `Step` for the
+//! shell to carry out — reply to the agent, run a tool in a page, or open a
+//! card. The whole `Session` is persisted after every change, so a card
+//! answered after the service worker restarted still lets its call run.
+//! Reading requests and writing replies is the protocol's (`crate::protocol`).
+
+use crate::decisions::answers::{Answers, CardKind, Decision, ToolFacts};
+use crate::page::registry::{FrameId, Registry, Source, TabId};
+use crate::protocol::{
+    error_reply, initialized, pong, read_request, tool_result, tools_listed, BrowserCall, Method,
+    Reply, RpcError, CALL_TOOL, LIST_TOOLS,
+};
+use crate::vecmap::VecMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod answering;
+mod calls;
+mod frames;
+mod kept;
+mod listing;
+pub use frames::{FrameCall, Withdrawn};
+pub use kept::page_outcome;
+
+/// The largest tool result handed to an agent, in bytes of JSON.
+pub const DEFAULT_RESULT_CAP: usize = 1024 * 1024;
+/// How many finished replies are kept for agents that lost their wait.
+const KEPT_REPLIES: usize = 100;
+/// How many bytes of replies are kept for them, at most. The session is
+/// stored whole, as one string, in `chrome.storage.session`, whose 10 MB
+/// quota every tab's registry shares (and where a string's quotes count
+/// twice): past the quota, every write of the session fails.
+pub const KEPT_REPLY_BYTES: usize = 2 * 1024 * 1024;
+
+/// A tab as the browser describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabInfo {
+    pub id: TabId,
+    pub title: String,
+    pub url: String,
+}
+
+/// What the shell knows of the browser when a request or answer comes.
+pub struct World<'a> {
+    pub registry: &'a Registry,
+    /// The open tabs, or `None` when the shell did not look them up: most
+    /// requests never need them (asking the browser costs a round trip on
+    /// every call), and those that do return `Step::NeedTabs`.
+    pub tabs: Option<&'a [TabInfo]>,
+    pub now_ms: u64,
+}
+
+impl World<'_> {
+    pub fn tab(&self, id: TabId) -> Option<&TabInfo> {
+        self.tabs.unwrap_or_default().iter().find(|t| t.id == id)
+    }
+}
+
+/// Exactly which tool a call is for: the tab, frame and document that
+/// registered it, on which API, by which name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallTarget {
+    pub tab_id: TabId,
+    pub frame_id: FrameId,
+    pub document_id: String,
+    pub source: Source,
+    pub name: String,
+}
+
+impl CallTarget {
+    /// The tool's facts as the registry holds them now, in the same
+    /// document; `None` when it is no longer published there.
+    pub(crate) fn facts<'a>(&self, registry: &'a Registry, site: &'a str) -> Option<ToolFacts<'a>> {
+        registry
+            .frames(self.tab_id)
+            .find(|f| f.frame_id == self.frame_id && f.document_id == self.document_id)?
+            .tools
+            .iter()
+            .find(|t| {
+                t.source == self.source
+                    && t.decl.name == self.name
+                    && t.decl.kind == crate::page::declaration::Kind::Tool
+            })?
+            .facts(site)
+    }
+
+    /// What an agent is told when the tool went between its request and its run.
+    fn gone(&self) -> RpcError {
+        RpcError::NotCarriedOut(format!(
+            "{} is no longer published by tab {}",
+            self.name, self.tab_id
+        ))
+    }
+}
+
+/// A tool to run, and where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Run {
+    pub call_id: u64,
+    #[serde(flatten)]
+    pub target: CallTarget,
+    /// As JSON text (`PageCall` holds it so): the shell reads it.
+    pub arguments: String,
+    /// Running it twice is harmless: it is a Read-only tool. The shell stores
+    /// the session, which records the call as running, before it starts a
+    /// call that is not, so that a worker stopped mid-call never runs it
+    /// again for a re-sent request; a repeatable call need not wait for that.
+    pub repeatable: bool,
+}
+
+/// What the shell must do next.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    /// Answer the agent with this JSON-RPC response.
+    Reply { reply: Reply },
+    /// Run the tool, then hand the outcome to `Session::finish`.
+    Run { run: Run },
+    /// Open the card in a window; the agent waits for it.
+    Ask { card_id: u64 },
+    /// The request is already waiting on this card.
+    Wait { card_id: u64 },
+    /// The request's call is already running; its reply will come when it ends.
+    Attach { call_id: u64 },
+    /// The request needs the open tabs (a tab's title, or whether a tab
+    /// exists): send it again with them. Nothing changed.
+    NeedTabs,
+}
+
+impl Step {
+    fn reply(reply: Reply) -> Step {
+        Step::Reply { reply }
+    }
+
+    fn error(id: &Value, error: &RpcError) -> Step {
+        Step::Reply {
+            reply: error_reply(id, error),
+        }
+    }
+}
+
+/// What a request would do, once decided: list a tab's tools, or call one.
+/// Stored (in the session record) while it waits on a card, tagged the way
+/// serde reads without buffering: `{"list": {…}}`, `{"call": {…}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    List(Listing),
+    Call(PageCall),
+}
+
+/// A listing of a tab's tools, and what cards already said of its sites.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listing {
+    pub tab_id: TabId,
+    /// Sites this listing was allowed once, or denied once, by a card.
+    #[serde(default)]
+    pub allowed_once: Vec<String>,
+    #[serde(default)]
+    pub denied_once: Vec<String>,
+}
+
+/// A call of one page tool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageCall {
+    pub target: CallTarget,
+    pub site: String,
+    /// The arguments as canonical JSON text.
+    pub arguments: String,
+    /// A card allowed this call only ("Allow this call only").
+    #[serde(default)]
+    pub allowed_once: bool,
+}
+
+impl Action {
+    /// The agent tool that asks for this action.
+    fn asked_by(&self) -> &'static str {
+        match self {
+            Action::List(_) => LIST_TOOLS,
+            Action::Call(_) => CALL_TOOL,
+        }
+    }
+
+    pub fn tab_id(&self) -> TabId {
+        match self {
+            Action::List(listing) => listing.tab_id,
+            Action::Call(call) => call.target.tab_id,
+        }
+    }
+}
+
+/// A request waiting on a person.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    pub chat: String,
+    pub request_id: Value,
+    pub action: Action,
+    pub card: CardKind,
+    /// The site the card is about.
+    pub site: String,
+    /// The agent tool that asked ("browser_call_webmcp_tool").
+    pub asked_by: String,
+    /// The tool was always allowed, but changed since.
+    #[serde(default)]
+    pub changed: bool,
+    #[serde(default)]
+    pub window_id: Option<i64>,
+    /// Later requests of the same chat that need the same site question
+    /// answered: they wait on this card rather than open one of their own,
+    /// and go on when it is answered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waiting: Vec<WaitingRequest>,
+}
+
+/// A request waiting on a site card another request of its chat opened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitingRequest {
+    pub request_id: Value,
+    pub action: Action,
+}
+
+/// What answering a card comes to: the next step of the request that opened
+/// it, and of each request that waited on it.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct Answered {
+    pub chat: String,
+    pub request_id: Value,
+    pub step: Step,
+    pub waiting: Vec<WaitingStep>,
+}
+
+/// The next step of a request that waited on a card it did not open.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct WaitingStep {
+    pub request_id: Value,
+    pub step: Step,
+}
+
+/// A call running in a page: whose request it is, and what let it run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunningCall {
+    pub chat: String,
+    pub request_id: Value,
+    pub why: String,
+}
+
+/// Everything the agent entry keeps, persisted as one record.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Session {
+    #[serde(default)]
+    pub answers: Answers,
+    /// Open cards, by card id.
+    #[serde(default)]
+    pub pending: VecMap<u64, Pending>,
+    /// Calls running in a page, by call id.
+    #[serde(default)]
+    pub running: VecMap<u64, RunningCall>,
+    /// Calls to Read-only tools running in this worker, the same way. They
+    /// are never stored: running one again after a stop is harmless, and a
+    /// call its agent took the reply of directly then costs no write at all.
+    #[serde(skip)]
+    repeatable: VecMap<u64, RunningCall>,
+    /// Replies not yet collected by an agent that lost its wait, by request
+    /// key, oldest first: past `KEPT_REPLIES`, the oldest goes.
+    #[serde(default)]
+    pub kept_replies: Vec<(String, Reply)>,
+    #[serde(default)]
+    pub next_id: u64,
+    /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that
+    /// they leave the stored record unchanged.
+    #[serde(skip)]
+    next_repeatable: u64,
+    /// The last record `record` returned.
+    #[serde(skip)]
+    recorded: Option<String>,
+    /// What must be stored may have changed since `recorded`. Set by every
+    /// change, except the one every agent call to a Read-only tool makes
+    /// (see `tracking_changes`), so that such a call costs no writing of the
+    /// whole session to find out that nothing changed.
+    #[serde(skip)]
+    unsaved: bool,
+}
+
+/// Where ids of repeatable calls start: above every stored id, and exact as a
+/// JS number.
+const REPEATABLE_IDS: u64 = 1 << 52;
+
+fn request_key(chat: &str, id: &Value) -> String {
+    format!("{chat}\u{0}{id}")
+}
+
+/// The reply refusing a request, with what Toolgate decided.
+fn refusal(id: &Value, decision: Decision) -> Step {
+    let text = match &decision {
+        Decision::Refuse { why } => why.clone(),
+        other => format!("{other:?}"),
+    };
+    Step::reply(tool_result(id, &text, true, &decision))
+}
+
+impl Session {
+    fn next(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// The session as it must be stored, as JSON text; `None` when nothing
+    /// that must outlive the worker changed since the last record returned.
+    ///
+    /// # Errors
+    /// When the session cannot be written as JSON (it always can: its maps
+    /// are keyed by strings and integers).
+    pub fn record(&mut self) -> Result<Option<String>, String> {
+        let unsaved = self.unsaved();
+        // Debug builds (tests) write the record anyway, to check below that
+        // no change went unmarked.
+        if !unsaved && !cfg!(debug_assertions) {
+            return Ok(None);
+        }
+        let text = serde_json::to_string(&*self).map_err(|e| e.to_string())?;
+        let unchanged = self.recorded.as_deref() == Some(text.as_str());
+        assert!(
+            unsaved || unchanged,
+            "a change to the stored session was not marked unsaved"
+        );
+        self.unsaved = false;
+        if unchanged {
+            return Ok(None);
+        }
+        self.recorded = Some(text.clone());
+        Ok(Some(text))
+    }
+
+    /// Whether what must be stored may have changed since the last
+    /// `record`. A session never recorded (new, or read from storage) may
+    /// differ from what is stored.
+    pub fn unsaved(&self) -> bool {
+        self.unsaved || self.recorded.is_none()
+    }
+
+    /// The service worker started again, with this session from storage: the
+    /// calls it was running died with the old worker, so their results are
+    /// lost. Each gets its reply now, kept for the agent to collect by sending
+    /// the same request again. Calls running in the current worker are not
+    /// touched anywhere else: an agent re-sending one attaches to it.
+    pub fn restarted(&mut self) {
+        self.unsaved = true;
+        for (_, call) in std::mem::take(&mut self.running) {
+            let error = RpcError::NotCarriedOut(
+                "the call was interrupted when Toolgate's service worker stopped; it may have run"
+                    .to_owned(),
+            );
+            let reply = error_reply(&call.request_id, &error);
+            self.keep_reply(&call.chat, &call.request_id, reply);
+        }
+    }
+
+    /// Opens a chat (the agent console's "New chat", an MCP session...).
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
+        self.unsaved = true;
+        self.answers.open_chat(chat, label, read_only);
+    }
+
+    /// The name a chat's cards give it: its label, or else its id.
+    pub fn chat_label(&self, chat: &str) -> String {
+        self.answers
+            .chats
+            .get(chat)
+            .map_or_else(|| chat.to_owned(), |c| c.label.clone())
+    }
+
+    /// A JSON-RPC request from a chat, as JSON text.
+    pub fn request(&mut self, chat: &str, request: &str, world: &World) -> Step {
+        self.tracking_changes(chat, |session| session.respond(chat, request, world))
+    }
+
+    /// Takes one step for `chat`, marking the session unsaved unless the
+    /// step changed nothing stored.
+    fn tracking_changes(&mut self, chat: &str, decide: impl FnOnce(&mut Session) -> Step) -> Step {
+        // A Read-only call allowed without a card changes nothing stored: its
+        // call is kept apart (`repeatable`), unless deciding it created the
+        // chat or used up the chat's last approval.
+        let chat_state = |s: &Session| s.answers.chats.get(chat).map(|c| c.last_approval.is_some());
+        let before = chat_state(self);
+        let step = decide(self);
+        let stored_nothing = match &step {
+            Step::NeedTabs => true,
+            Step::Run { run } => run.repeatable,
+            _ => false,
+        };
+        self.unsaved |= !stored_nothing || chat_state(self) != before;
+        step
+    }
+
+    fn respond(&mut self, chat: &str, request: &str, world: &World) -> Step {
+        let request = match read_request(request) {
+            Ok(request) => request,
+            Err(error) => return Step::error(&Value::Null, &error),
+        };
+        let id = &request.id;
+        if let Some(step) = self.resume(chat, id) {
+            return step;
+        }
+        match request.method {
+            Err(error) => Step::error(id, &error),
+            Ok(Method::Initialize) => Step::reply(initialized(id)),
+            Ok(Method::Ping) => Step::reply(pong(id)),
+            Ok(Method::ListBrowserTools) => Step::reply(tools_listed(id)),
+            Ok(Method::Call(BrowserCall::ListTabs)) => match world.tabs {
+                None => Step::NeedTabs,
+                Some(_) => Step::reply(self.list_tabs(id, world)),
+            },
+            Ok(Method::Call(BrowserCall::ListTools { tab_id })) => {
+                let listing = Listing {
+                    tab_id,
+                    allowed_once: Vec::new(),
+                    denied_once: Vec::new(),
+                };
+                self.decide_listing(chat, id, listing, world)
+            }
+            Ok(Method::Call(BrowserCall::CallTool(call))) => self.start_call(chat, id, call, world),
+        }
+    }
+
+    /// Where a request sent again stands: its kept reply, the card it waits
+    /// on, or its running call. `None` for a request not seen before.
+    fn resume(&mut self, chat: &str, id: &Value) -> Option<Step> {
+        if !self.kept_replies.is_empty() {
+            if let Some(kept) = self.take_kept_reply(&request_key(chat, id)) {
+                return Some(Step::reply(kept));
+            }
+        }
+        if let Some((&card_id, _)) = self.pending.iter().find(|(_, p)| {
+            p.chat == chat && (p.request_id == *id || p.waiting.iter().any(|w| w.request_id == *id))
+        }) {
+            return Some(Step::Wait { card_id });
+        }
+        if let Some((&call_id, _)) = self
+            .running
+            .iter()
+            .chain(&self.repeatable)
+            .find(|(_, call)| call.chat == chat && call.request_id == *id)
+        {
+            // Still running in this worker (calls lost to a restart were
+            // settled by `restarted`): the agent waits for the same reply.
+            return Some(Step::Attach { call_id });
+        }
+        None
+    }
+
+    /// Decides an action as far as it can go without a person.
+    fn decide(&mut self, chat: &str, id: &Value, action: Action, world: &World) -> Step {
+        match action {
+            Action::List(listing) => self.decide_listing(chat, id, listing, world),
+            Action::Call(call) => self.decide_call(chat, id, call, world),
+        }
+    }
+
+    /// Opens a card for the request, or, when the same site question of its
+    /// chat is already asked, lets the request wait on that card.
+    fn ask(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        action: Action,
+        card: CardKind,
+        site: String,
+        changed: bool,
+    ) -> Step {
+        if card == CardKind::Site {
+            let asked = self
+                .pending
+                .iter_mut()
+                .find(|(_, p)| p.card == CardKind::Site && p.chat == chat && p.site == site);
+            if let Some((&card_id, pending)) = asked {
+                pending.waiting.push(WaitingRequest {
+                    request_id: id.clone(),
+                    action,
+                });
+                return Step::Wait { card_id };
+            }
+        }
+        let card_id = self.next();
+        let asked_by = action.asked_by().to_owned();
+        self.pending.insert(
+            card_id,
+            Pending {
+                chat: chat.to_owned(),
+                request_id: id.clone(),
+                action,
+                card,
+                site,
+                asked_by,
+                changed,
+                window_id: None,
+                waiting: Vec::new(),
+            },
+        );
+        Step::Ask { card_id }
+    }
+}

@@ -1,0 +1,200 @@
+//! An agent's call of a page tool: the tool it names found in the tab's
+//! frames, its arguments checked against the tool's schema before anyone
+//! is asked, then decided, and started when it may run.
+
+use super::*;
+use crate::decisions::answers::site_host;
+use crate::page::classify::Class;
+use crate::page::declaration::Kind;
+use crate::page::registry::{Frame, Tool};
+use crate::protocol::CallTool;
+
+/// The tool a call names, found in the tab's frames.
+pub(super) struct Found<'a> {
+    pub(super) tool: &'a Tool,
+    pub(super) target: CallTarget,
+    pub(super) site: String,
+}
+
+impl<'a> Found<'a> {
+    pub(super) fn new(tab_id: TabId, frame: &Frame, tool: &'a Tool) -> Found<'a> {
+        Found {
+            tool,
+            target: CallTarget {
+                tab_id,
+                frame_id: frame.frame_id,
+                document_id: frame.document_id.clone(),
+                source: tool.source,
+                name: tool.decl.name.clone(),
+            },
+            site: frame.origin.clone(),
+        }
+    }
+}
+
+fn find_tool<'a>(
+    registry: &'a Registry,
+    tab_id: TabId,
+    name: &str,
+    site: Option<&str>,
+) -> Result<Found<'a>, RpcError> {
+    let mut found: Vec<Found<'a>> = Vec::new();
+    for frame in registry.frames(tab_id) {
+        if site.is_some_and(|s| s != frame.origin && s != site_host(&frame.origin)) {
+            continue;
+        }
+        for tool in frame.tools.iter().filter(|t| t.decl.name == name) {
+            found.push(Found::new(tab_id, frame, tool));
+        }
+    }
+    // The same name on document.modelContext and navigator.modelContext of one
+    // frame: the draft's object first.
+    found.sort_by_key(|f| (f.site.clone(), f.tool.source));
+    found.dedup_by(|a, b| a.site == b.site);
+    match found.len() {
+        0 => Err(RpcError::InvalidParams(format!(
+            "tab {tab_id} publishes no tool named {name:?}"
+        ))),
+        1 => Ok(found.remove(0)),
+        _ => Err(RpcError::InvalidParams(format!(
+            "several sites in tab {tab_id} publish {name:?} ({}); say which with \"site\"",
+            found
+                .iter()
+                .map(|f| site_host(&f.site))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+impl Session {
+    pub(super) fn start_call(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        call: CallTool<'_>,
+        world: &World,
+    ) -> Step {
+        if world.registry.count(call.tab_id) == 0 {
+            if world.tabs.is_none() {
+                return Step::NeedTabs;
+            }
+            let message = if world.tab(call.tab_id).is_some() {
+                format!("tab {} publishes no tools", call.tab_id)
+            } else {
+                format!("there is no tab {}", call.tab_id)
+            };
+            return Step::error(id, &RpcError::InvalidParams(message));
+        }
+        match find_tool(
+            world.registry,
+            call.tab_id,
+            &call.name,
+            call.site.as_deref(),
+        ) {
+            Ok(found) => self.call_found(chat, id, found, call.arguments(), world),
+            Err(error) => Step::error(id, &error),
+        }
+    }
+
+    /// A call of the tool found: its arguments checked against its schema
+    /// before anyone is asked, then decided.
+    pub(super) fn call_found(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        found: Found<'_>,
+        arguments: &str,
+        world: &World,
+    ) -> Step {
+        let name = &found.tool.decl.name;
+        if found.tool.decl.kind == Kind::Skill {
+            let message = format!("{name} is a skill: skills are read, never called");
+            return Step::error(id, &RpcError::InvalidParams(message));
+        }
+        if let Some(schema) = found.tool.schema() {
+            let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+            if let Err(errors) = crate::page::schema::check(schema, &value) {
+                let message = format!("invalid arguments for {name}: {}", errors.join("; "));
+                return Step::error(id, &RpcError::InvalidParams(message));
+            }
+        }
+        let call = PageCall {
+            target: found.target,
+            site: found.site,
+            arguments: arguments.to_owned(),
+            allowed_once: false,
+        };
+        self.decide_call(chat, id, call, world)
+    }
+
+    /// Decides a call of a page tool as far as it can go without a person.
+    pub(super) fn decide_call(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        call: PageCall,
+        world: &World,
+    ) -> Step {
+        let Some(facts) = call.target.facts(world.registry, &call.site) else {
+            return Step::error(id, &call.target.gone());
+        };
+        let decision = if call.allowed_once {
+            Decision::Run {
+                why: "you allowed this call only".to_owned(),
+            }
+        } else {
+            self.answers
+                .decide_call(chat, &facts, &call.arguments, world.now_ms)
+        };
+        match decision {
+            Decision::Run { why } => {
+                let repeatable = facts.class == Class::ReadOnly;
+                self.start_run(chat, id, call, why, repeatable)
+            }
+            refused @ Decision::Refuse { .. } => refusal(id, refused),
+            Decision::AskSite => {
+                let site = call.site.clone();
+                self.ask(chat, id, Action::Call(call), CardKind::Site, site, false)
+            }
+            Decision::AskCall { changed } => {
+                let site = call.site.clone();
+                self.ask(chat, id, Action::Call(call), CardKind::Call, site, changed)
+            }
+        }
+    }
+
+    /// Records the call as running and hands it to the shell to run.
+    fn start_run(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        call: PageCall,
+        why: String,
+        repeatable: bool,
+    ) -> Step {
+        let running = RunningCall {
+            chat: chat.to_owned(),
+            request_id: id.clone(),
+            why,
+        };
+        let call_id = if repeatable {
+            self.next_repeatable += 1;
+            let call_id = REPEATABLE_IDS + self.next_repeatable;
+            self.repeatable.insert(call_id, running);
+            call_id
+        } else {
+            let call_id = self.next();
+            self.running.insert(call_id, running);
+            call_id
+        };
+        Step::Run {
+            run: Run {
+                call_id,
+                target: call.target,
+                arguments: call.arguments,
+                repeatable,
+            },
+        }
+    }
+}

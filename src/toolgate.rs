@@ -1,0 +1,155 @@
+//! Everything the service worker holds of the core: the registry and the
+//! agent session, rebuilt from what the worker stored, and each request,
+//! answer and outcome taken with the world the worker sees. The binding
+//! (src/wasm.rs) converts values into and out of these calls, nothing more.
+
+use crate::decisions::agent::{
+    page_outcome, Answered, FrameCall, Session, Step, TabInfo, Withdrawn, World,
+};
+use crate::decisions::answers::Answer;
+use crate::page::registry::{Effect, Event, Registered, Registry, TabRecord};
+use crate::views::cards::{self, Card};
+use serde_json::Value;
+
+/// The registry and the agent session, as one worker holds them.
+#[derive(Debug, Default)]
+pub struct Toolgate {
+    pub registry: Registry,
+    pub session: Session,
+}
+
+impl Toolgate {
+    /// Rebuilds the core from stored tab records and the stored session (as
+    /// `Effect::Persist` and `Session::record` wrote them). A new core is a
+    /// new worker: calls the old one was running are lost, and their agents
+    /// are told so (`Session::restarted`).
+    ///
+    /// # Errors
+    /// When a stored record cannot be read.
+    pub fn from_storage(records: &[String], session: Option<&str>) -> Result<Toolgate, String> {
+        let records = records
+            .iter()
+            .map(|text| serde_json::from_str::<TabRecord>(text))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("bad stored tab record: {e}"))?;
+        let mut session: Session = match session {
+            Some(text) => {
+                serde_json::from_str(text).map_err(|e| format!("bad stored session: {e}"))?
+            }
+            None => Session::default(),
+        };
+        session.restarted();
+        Ok(Toolgate {
+            registry: Registry::load(records),
+            session,
+        })
+    }
+
+    /// A page's or the browser's event, applied to the registry.
+    pub fn apply(&mut self, event: Event) -> (Vec<Registered>, Vec<Effect>) {
+        self.registry.apply(event)
+    }
+
+    /// An agent's JSON-RPC request, as chat `chat`.
+    pub fn request(
+        &mut self,
+        chat: &str,
+        request: &str,
+        tabs: Option<&[TabInfo]>,
+        now_ms: u64,
+    ) -> Step {
+        let world = World {
+            registry: &self.registry,
+            tabs,
+            now_ms,
+        };
+        self.session.request(chat, request, &world)
+    }
+
+    /// A call that reached Toolgate's native copy of a tool in one frame.
+    pub fn frame_call(&mut self, chat: &str, id: &Value, call: &FrameCall, now_ms: u64) -> Step {
+        let world = World {
+            registry: &self.registry,
+            tabs: None,
+            now_ms,
+        };
+        self.session.frame_call(chat, id, call, &world)
+    }
+
+    /// Withdraws request `id` of `chat` from the card it waits on; with no
+    /// id, every waiting request of the chat.
+    pub fn withdraw(&mut self, chat: &str, id: Option<&Value>) -> Withdrawn {
+        match id {
+            Some(id) => self.session.withdraw(chat, id),
+            None => self.session.withdraw_chat(chat),
+        }
+    }
+
+    /// A person's answer to a card.
+    ///
+    /// # Errors
+    /// When the card no longer waits, or does not offer the answer.
+    pub fn answer(
+        &mut self,
+        card_id: u64,
+        answer: Answer,
+        tabs: &[TabInfo],
+        now_ms: u64,
+    ) -> Result<Answered, String> {
+        let world = World {
+            registry: &self.registry,
+            tabs: Some(tabs),
+            now_ms,
+        };
+        self.session.answer(card_id, answer, &world)
+    }
+
+    /// A card's window was closed: it counts as the card's closing answer
+    /// (docs/cards.md, "Closing a card"). `None` when the window showed no
+    /// waiting card.
+    ///
+    /// # Errors
+    /// As `answer`.
+    pub fn window_closed(
+        &mut self,
+        window_id: i64,
+        tabs: &[TabInfo],
+        now_ms: u64,
+    ) -> Result<Option<Answered>, String> {
+        let Some(card_id) = self.session.card_of_window(window_id) else {
+            return Ok(None);
+        };
+        let Some(answer) = self.session.close_answer(card_id) else {
+            return Ok(None);
+        };
+        self.answer(card_id, answer, tabs, now_ms).map(Some)
+    }
+
+    /// A card's contents, or `None` if it no longer waits.
+    pub fn card(&self, card_id: u64, tabs: &[TabInfo], now_ms: u64) -> Option<Card> {
+        let pending = self.session.pending.get(&card_id)?;
+        let world = World {
+            registry: &self.registry,
+            tabs: Some(tabs),
+            now_ms,
+        };
+        let chat = self.session.chat_label(&pending.chat);
+        cards::card(card_id, pending, chat, &world)
+    }
+
+    /// A tool's outcome from the page (see `page_outcome`); the reply as
+    /// JSON text, or `None` for an unknown call.
+    pub fn finish(
+        &mut self,
+        call_id: u64,
+        result: Option<&str>,
+        failure: Option<String>,
+        cap: usize,
+        taken: bool,
+    ) -> Option<String> {
+        let outcome = page_outcome(result, failure);
+        self.session
+            .finish(call_id, outcome, cap, taken)
+            .map(|(_, _, reply)| reply.text().to_owned())
+    }
+}
