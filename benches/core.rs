@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::Duration;
 use toolgate::decisions::agent::{Session, Step, TabInfo, World};
-use toolgate::decisions::answers::{CallAnswer, SiteAnswer};
+use toolgate::decisions::answers::{CallAnswer, SiteAnswer, ToolFacts};
 use toolgate::page::classify::classify;
 use toolgate::page::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
 use toolgate::page::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
@@ -316,7 +316,7 @@ fn bench_decide(c: &mut Criterion) {
         .answer_site(CHAT, SITE, SiteAnswer::AllowReadOnly);
     let frame = registry.frames(1).next().expect("the tab's frame");
     for tool in &frame.tools {
-        let facts = tool.facts(SITE).expect("a tool, not a skill");
+        let facts = ToolFacts::of(tool, SITE).expect("a tool, not a skill");
         session.answers.answer_call(
             CHAT,
             &facts,

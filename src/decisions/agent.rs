@@ -75,7 +75,7 @@ impl CallTarget {
     /// The tool's facts as the registry holds them now, in the same
     /// document; `None` when it is no longer published there.
     pub(crate) fn facts<'a>(&self, registry: &'a Registry, site: &'a str) -> Option<ToolFacts<'a>> {
-        registry
+        let tool = registry
             .frames(self.tab_id)
             .find(|f| f.frame_id == self.frame_id && f.document_id == self.document_id)?
             .tools
@@ -84,8 +84,8 @@ impl CallTarget {
                 t.source == self.source
                     && t.decl.name == self.name
                     && t.decl.kind == crate::page::declaration::Kind::Tool
-            })?
-            .facts(site)
+            })?;
+        ToolFacts::of(tool, site)
     }
 
     /// What an agent is told when the tool went between its request and its run.

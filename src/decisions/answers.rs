@@ -5,6 +5,8 @@
 //! comes out as a value the shell acts on.
 
 use crate::page::classify::Class;
+use crate::page::declaration::{Hint, HintState};
+use crate::page::registry::Tool;
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 
@@ -158,6 +160,19 @@ pub struct ToolFacts<'a> {
     /// are bound to it.
     pub definition: &'a str,
     pub idempotent: bool,
+}
+
+impl<'a> ToolFacts<'a> {
+    /// What answers need to know of a registered tool; `None` for skills.
+    pub fn of(tool: &'a Tool, site: &'a str) -> Option<ToolFacts<'a>> {
+        Some(ToolFacts {
+            site,
+            name: &tool.decl.name,
+            class: tool.verdict.class?,
+            definition: tool.definition(),
+            idempotent: tool.decl.hint(Hint::Idempotent) == HintState::True,
+        })
+    }
 }
 
 /// What a chat has answered for one site.

@@ -236,22 +236,10 @@ impl Tool {
     }
 
     /// A fingerprint of the definition — title, description, schema and
-    /// hints — to which grants are bound (SPEC §4): a re-registration that
+    /// hints — to which grants are bound (docs/cards.md, "When a tool changes"): a re-registration that
     /// changes any of them is a new definition.
     pub fn definition(&self) -> &str {
         &self.definition
-    }
-
-    /// What answers need to know of the tool; `None` for skills.
-    pub fn facts<'a>(&'a self, site: &'a str) -> Option<crate::decisions::answers::ToolFacts<'a>> {
-        Some(crate::decisions::answers::ToolFacts {
-            site,
-            name: &self.decl.name,
-            class: self.verdict.class?,
-            definition: &self.definition,
-            idempotent: self.decl.hint(crate::page::declaration::Hint::Idempotent)
-                == crate::page::declaration::HintState::True,
-        })
     }
 }
 

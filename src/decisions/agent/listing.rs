@@ -2,7 +2,7 @@
 //! tools and skills as far as the chat may see them.
 
 use super::*;
-use crate::decisions::answers::site_host;
+use crate::decisions::answers::{site_host, ToolFacts};
 use crate::protocol::reply;
 use serde_json::json;
 
@@ -97,7 +97,7 @@ impl Session {
         {
             for tool in &frame.tools {
                 let d = &tool.decl;
-                match tool.facts(&frame.origin) {
+                match ToolFacts::of(tool, &frame.origin) {
                     None => skills.push(json!({"name": d.name, "title": d.title, "description": d.description,
                                                "instructions": d.instructions, "site": frame.origin})),
                     Some(facts) if self.answers.visible(chat, &facts) => tools.push(json!({
