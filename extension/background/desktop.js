@@ -11,9 +11,10 @@
 // the person asks (the settings page's "Connect again"): no loop, and the
 // worker sleeps as usual. A host that exits on its own is started again a
 // few times, further apart each time, then left until the next start.
+import { saysHostNotInstalled } from './chromium-errors.js';
+
 export const HOST = 'dev.toolgate.mcp';
 const RETRIES = 5;
-const NOT_INSTALLED = /not found|forbidden/i;
 
 export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors }) {
   let port = null;
@@ -43,7 +44,7 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
       // Every session's waiting requests go with the host.
       for (const session of sessions.keys()) withdraw(chatOf(session)).catch(() => {});
       sessions.clear();
-      if (NOT_INSTALLED.test(error)) {
+      if (saysHostNotInstalled(error)) {
         state = { state: 'not_installed', error, since: Date.now() };
         return;
       }

@@ -74,7 +74,7 @@
 
   // The DOM's interfaces, captured by captureDom() when the page first uses
   // WebMCP (or a form declares a tool), not here: the first touch of each
-  // costs every document 10–40 µs, before its first script. A page can have
+  // costs every document main-thread time, before its first script. A page can have
   // replaced one by then; that breaks only its own tools, since the relay and
   // the worker trust nothing from this world anyway.
   let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor;
@@ -347,7 +347,8 @@
     }
     if (exists(name, registeredAs)) throw invalidState('Duplicate tool name');
     if (name === '') throw invalidState('Tool name is required');
-    // The draft's name rule. Chromium's native API (M148) does not check it; SPEC §1 asks for it.
+    // The draft's name rule. Chromium's native API (M148) does not check it;
+    // docs/classes.md, "What a page may register", asks for it.
     if (!regexTest(NAME_RULE, name)) {
       throw invalidState(`Tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . - (got ${stringify(name.slice(0, 140))})`);
     }
@@ -706,7 +707,7 @@
     dispatch(win, toolActivated(entry.snapshot.name));
     if (threw) fail(value);
     // A plain value is the result as it is: answered at once, not a turn
-    // later, which saves the call about 15 µs (README, figure 4).
+    // later (README, figure 4).
     else if (isPlain(value)) finish(keep(outcome(value)));
     else promiseThen(settled(value), (result) => finish(keep(result)), fail);
   }
@@ -999,7 +1000,7 @@
   // watch starts once the parser is done, with one scan for the forms it
   // made: watching from document_start would queue a mutation record for
   // every node the parser inserts, and a scan per batch of them, on every
-  // page, before its `load` (0.4 ms of main thread on benches/pages/plain.html).
+  // page, before its `load`.
   function watchForms() {
     scanForms();
     new MutationObserverCtor((records) => {
@@ -1028,8 +1029,8 @@
   // Refused, the promise rejects: the caller gets the native failure. Allowed,
   // the form is submitted again (`requestSubmit`, let through once), the page
   // answers that submission as it would have, and the held promise is left
-  // unsettled so that the page's own answer is the call's (measured on
-  // Chromium 148 and 156: the first settled answer wins). The fill itself
+  // unsettled so that the page's own answer is the call's (the first answer
+  // to settle is the one the browser takes). The fill itself
   // happens before any event a page can stop; only the submission is gated.
   let releasing = null; // the form Toolgate is submitting again, once
   function holdAgentSubmit(event) {

@@ -8,7 +8,7 @@
 // the browser's `sender`, never from the report.
 //
 // Every document runs this before its first script, so it does almost nothing
-// then: the first touch of `chrome.runtime` costs a document about 0.2 ms (it
+// then: the first touch of `chrome.runtime` costs every document time (it
 // builds the API's bindings). It listens to the worker once the frame first
 // reports (the worker calls only frames that have reported tools) or once the
 // page has loaded (for the palette's ping), whichever comes first.
@@ -58,8 +58,8 @@
   // A report of the frame's tools, as main-world.js writes it. It goes to
   // the worker as the text it is: the worker reads it, as it reads anything a
   // page sends, so this relay reads only the batch number it answers to.
-  // (Parsing a report of many tools here, to send it on as an object, cost
-  // the page's main thread about as much as registering them.)
+  // (Parsing a report of many tools here, to send it on as an object, would
+  // cost the page's main thread about as much as registering them.)
   const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
 
   window.addEventListener(TO_RELAY, (event) => {
@@ -104,13 +104,18 @@
   // meanwhile (MV3 stops idle workers), the same call is sent again: the
   // worker finds it waiting on the same card, or its reply kept.
   const NATIVE_RETRIES = 5;
+  // Chromium's words when no worker took the message: it stopped, or is
+  // starting. The worker reads Chromium's other error texts in
+  // extension/background/chromium-errors.js; a content script cannot import
+  // a module, and a second content script would cost every document.
+  const saysWorkerUnreachable = (text) => /message (port|channel) closed|Receiving end does not exist|Could not establish connection/i.test(text);
   function nativeCall({ call, source, name, arguments: input }, tries = 0) {
     listenToWorker();
     chrome.runtime.sendMessage({ type: 'native_call', call, source, name, arguments: input }).then(
       (reply) => toPage({ type: 'native_result', call, reply }),
       (error) => {
         const text = String(error?.message ?? error);
-        if (tries < NATIVE_RETRIES && /message (port|channel) closed|Receiving end does not exist|Could not establish connection/i.test(text)) {
+        if (tries < NATIVE_RETRIES && saysWorkerUnreachable(text)) {
           setTimeout(() => nativeCall({ call, source, name, arguments: input }, tries + 1), 100 * 2 ** tries);
           return;
         }

@@ -1,5 +1,5 @@
 // A permission card: the site-permission question or the per-call
-// confirmation, as seed 001 lays them out — the narrowest answer on each
+// confirmation, as docs/cards.md lays them out — the narrowest answer on each
 // button's face, the wider ones behind its arrow, refusals to the right.
 // Everything from the page (names, titles, arguments) is shown as text.
 //

@@ -1,0 +1,75 @@
+// The one agent entry. Every agent transport (the console, desktop agents,
+// other extensions, the browser's own agent) feeds `agent(chatId, request)`;
+// the core decides each request and returns a step, carried out here.
+import { closeCardWindow, openCard } from './card-windows.js';
+import { run } from './calls.js';
+import { fromJson, toJson } from './core.js';
+import { keepError } from './errors.js';
+import { deliver, tellWaiting, waitFor } from './replies.js';
+import { changeSession } from './session.js';
+
+// The open tabs as the core needs them (cards name the tab's title and URL).
+export async function tabsInfo() {
+  const tabs = await chrome.tabs.query({});
+  return tabs.map((t) => ({ id: t.id, title: t.title ?? '', url: t.url ?? '' }));
+}
+
+export async function agent(chatId, request, { onWaiting } = {}) {
+  if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
+  // Most requests are decided without the open tabs; looking them up costs
+  // a round trip, so only a request that needs them is asked again with them.
+  const decide = (tabs) => changeSession((core) => fromJson(
+    core.agent(chatId, toJson(request, 'agent request'), tabs && toJson(tabs, 'tabs'), Date.now()),
+  ));
+  let step = await decide(null);
+  if (step.step === 'need_tabs') step = await decide(await tabsInfo());
+  const id = request?.id ?? null;
+  const waiting = waitFor(chatId, id, onWaiting);
+  await proceed(chatId, id, step, false);
+  return waiting;
+}
+
+// Withdraws request `id` of `chat` (every waiting request of the chat, with
+// no id) from the card it waits on: an MCP cancellation, an agent gone away.
+// A card nobody waits on any more closes; its agent is told the request was
+// withdrawn.
+export async function withdraw(chat, id) {
+  const withdrawn = await changeSession((core) => fromJson(core.withdraw(chat, id === undefined ? undefined : toJson(id, 'request id'))));
+  for (const window of withdrawn.close_windows) closeCardWindow(window);
+  for (const request of withdrawn.requests) {
+    deliver(chat, request, { jsonrpc: '2.0', id: request, error: { code: -32800, message: 'the request was withdrawn: the agent cancelled it or went away' } }, false);
+  }
+  return withdrawn.requests.length;
+}
+
+export async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
+  await changeSession((core) => core.openChat(chatId, label, readOnly));
+  return { chat_id: chatId, read_only: readOnly };
+}
+
+// Carries out one step of a request: reply, run the tool, or open a card.
+// `kept`: the core kept a reply step's reply for an agent that lost its wait
+// (it does for steps that follow a card's answer).
+export async function proceed(chat, id, step, kept) {
+  switch (step.step) {
+    case 'reply': return deliver(chat, id, step.reply, kept);
+    case 'run': return run(chat, id, step.run);
+    case 'ask':
+      tellWaiting(chat, id, step.card_id);
+      return openCard(step.card_id);
+    case 'wait': // Its card is open; the answer will come.
+      tellWaiting(chat, id, step.card_id);
+      return undefined;
+    case 'attach': return undefined; // Its call is running; the reply will come.
+    case 'need_tabs': throw new Error('the core asked for the open tabs twice');
+    default: throw new Error(`unknown step ${step.step}`);
+  }
+}
+
+// Carries out what a card's answer comes to: the next step of the request
+// that opened the card, and of each request of its chat that waited on it.
+export function proceedAnswered(answered, when) {
+  for (const { request_id: id, step } of [answered, ...answered.followers]) {
+    proceed(answered.chat, id, step, true).catch((error) => keepError(when, error));
+  }
+}

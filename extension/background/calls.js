@@ -1,0 +1,57 @@
+// Running a tool for an agent: in the frame and document that registered it,
+// within the call timeout, its result capped by the core.
+import { nativeCallOf } from './browser-agent.js';
+import { saysDocumentGone } from './chromium-errors.js';
+import { fromJson, loaded, ready } from './core.js';
+import { withTimeout } from './deadlines.js';
+import { deliver, isWaitedFor } from './replies.js';
+import { changeSession, recordBeforeRun } from './session.js';
+import { settings, settingsNow } from './settings.js';
+
+// Runs a tool in the frame and document that registered it, for request
+// `id` of `chat`.
+export async function run(chat, id, spec) {
+  const { callTimeoutMs, resultCapBytes } = settingsNow() ?? await settings();
+  // A call is recorded before it starts, unless running it twice is harmless.
+  if (!spec.repeatable) recordBeforeRun(loaded ?? await ready);
+  // The result's JSON text as the page wrote it, or why there is none.
+  let result;
+  let failure;
+  try {
+    const answer = await withTimeout(
+      chrome.tabs.sendMessage(
+        spec.tab_id,
+        // The core hands the arguments over as JSON text (see `Run`).
+        {
+          type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments), timeout_ms: callTimeoutMs,
+          // For the browser's own agent, the page hands it the tool's own value.
+          native_call: nativeCallOf(chat, id, spec.document_id),
+        },
+        { frameId: spec.frame_id, documentId: spec.document_id },
+      ),
+      callTimeoutMs,
+      `${spec.name} did not answer within ${seconds(callTimeoutMs)} s`,
+    );
+    if (answer?.ok === true && typeof answer.json === 'string') result = answer.json;
+    else failure = String(answer?.error ?? 'the page gave no answer');
+  } catch (error) {
+    failure = callFailure(spec, error);
+  }
+  // An agent waiting here takes the reply now: it need not be kept.
+  const taken = isWaitedFor(chat, id);
+  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken)));
+  if (reply) await deliver(chat, id, reply, !taken);
+}
+
+// "60", "1.5": a timeout as a person reads it.
+const seconds = (ms) => String(Math.round(ms / 100) / 10);
+
+// Why a call failed, as its agent is told.
+function callFailure(spec, error) {
+  const text = String(error?.message ?? error);
+  if (error?.timedOut) return text;
+  if (saysDocumentGone(text)) {
+    return `the page that published ${spec.name} went away (its tab closed or navigated) before the tool answered`;
+  }
+  return `${spec.name} could not be run: ${text}`;
+}

@@ -1,0 +1,17 @@
+// Chromium's error texts, read in one place. Chromium's APIs fail with an
+// Error whose message is all that says why; each function here recognises one
+// kind of failure from those words, so that a change in Chromium's wording is
+// mended here once.
+
+// The frame's document went away while a message to it was out: the tab
+// closed, the page navigated, or it went into the back/forward cache
+// (chrome.tabs.sendMessage to a frame and document).
+export function saysDocumentGone(text) {
+  return /Receiving end does not exist|message (port|channel) (is )?closed|No tab with id|Frame with ID|document/i.test(text);
+}
+
+// The native-messaging host is not installed, or this extension may not
+// start it (chrome.runtime.connectNative, or its port's lastError).
+export function saysHostNotInstalled(text) {
+  return /not found|forbidden/i.test(text);
+}

@@ -1,0 +1,22 @@
+// `self.toolgate`: for tests, web developers' own CI, and agent transports:
+// the palette, the one agent entry, and the settings. Tests call through the
+// service worker by these names; they and their results stay as they are.
+import { agent, openChat, withdraw } from './agents.js';
+import { ready } from './core.js';
+import { errors } from './errors.js';
+import { agentsStatus } from './outside.js';
+import { palette } from './palette.js';
+import { configure } from './settings.js';
+
+export const toolgateApi = {
+  palette,
+  agent,
+  openChat,
+  withdraw,
+  agents: agentsStatus,
+  errors,
+  ready: () => ready.then(() => true),
+  // Settings: {callTimeoutMs, resultCapBytes}, each a whole number of at
+  // least 1. Bad settings are refused with the reason, and change nothing.
+  configure,
+};

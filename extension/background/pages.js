@@ -1,0 +1,80 @@
+// Pages: the reports of their frames' tools, their tabs closing and frames
+// navigating, and the calls of the browser's own agent that reach them.
+import { openChat, proceed, withdraw } from './agents.js';
+import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
+import { applyEvent, fromJson, perform, ready, serially, toJson } from './core.js';
+import { keepError } from './errors.js';
+import { waitFor } from './replies.js';
+import { changeSession } from './session.js';
+
+// A message from a page's relay: a report of its frame's tools, or a native
+// call. Which frame and document it speaks for comes from the browser's
+// `sender`, never from the message.
+export function fromPage(message, sender) {
+  if (isNativeCall(message)) return nativeCall(message, sender);
+  const from = {
+    tab_id: sender.tab.id,
+    frame_id: sender.frameId,
+    document_id: sender.documentId,
+    origin: sender.origin,
+  };
+  // The relay hands the report on as the text the page's world wrote.
+  if (typeof message !== 'string') return Promise.reject(new Error('bad page message: a report is JSON text'));
+  return serially(async () => {
+    const core = await ready;
+    const { results, effects } = fromJson(core.fromPage(toJson(from, 'sender'), message));
+    await perform(effects);
+    return { results };
+  });
+}
+
+// ---- The browser's own agent ---------------------------------------------
+// A call that reached the copy of a tool Toolgate registered with the
+// browser's own WebMCP (the browser's built-in agent, or an agent driving the
+// browser through DevTools) is decided like any agent's call, as one chat per
+// tab (ARCHITECTURE.md, "Who is gated"). Which tool, in which frame and
+// document, comes from the browser's `sender`; the page says only the name,
+// the registration's source and the arguments the browser gave.
+const isNativeCall = (m) => m !== null && typeof m === 'object' && m.type === 'native_call'
+  && Object.keys(m).every((k) => ['type', 'call', 'source', 'name', 'arguments'].includes(k))
+  && Number.isSafeInteger(m.call) && typeof m.name === 'string' && typeof m.source === 'string';
+const browserChats = new Set(); // chats opened (labelled) by this worker
+async function nativeCall(message, sender) {
+  const chat = browserAgentChat(sender.tab.id);
+  if (!browserChats.has(chat)) {
+    browserChats.add(chat);
+    await openChat(chat, { label: BROWSER_AGENT });
+  }
+  const id = nativeRequestId(sender.documentId, message.call);
+  const call = {
+    tab_id: sender.tab.id,
+    frame_id: sender.frameId,
+    document_id: sender.documentId,
+    source: message.source,
+    name: message.name,
+    arguments: message.arguments ?? {},
+  };
+  const waiting = waitFor(chat, id);
+  const step = await changeSession((core) => fromJson(core.frameCall(chat, toJson(id, 'request id'), toJson(call, 'call'), Date.now())));
+  await proceed(chat, id, step, false);
+  return waiting;
+}
+
+// ---- Tabs and frames --------------------------------------------------------
+// chrome.tabs.onRemoved
+export function onTabRemoved(tabId) {
+  applyEvent({ type: 'tab_closed', tab_id: tabId });
+  // The browser's agent in that tab is gone with it: its cards close.
+  withdraw(browserAgentChat(tabId)).catch((error) => keepError(`closing tab ${tabId}'s cards`, error));
+}
+
+// chrome.webNavigation.onCommitted
+export function onNavigated(details) {
+  if (!details.documentId) return;
+  applyEvent({
+    type: 'navigated',
+    tab_id: details.tabId,
+    frame_id: details.frameId,
+    document_id: details.documentId,
+  });
+}

@@ -1,0 +1,48 @@
+// Trust tiers, and where each tier's messages go. The tier is decided from
+// what the browser says about the sender, before the message is read. A page
+// can send any message; it is only ever parsed as a page report about its own
+// frame.
+import { parseUiMessage } from '../../pkg/toolgate.js';
+import { agent, openChat } from './agents.js';
+import { answer, card } from './cards.js';
+import { fromJson, ready, toJson } from './core.js';
+import { agentsStatus, desktop, external } from './outside.js';
+import { fromPage } from './pages.js';
+import { palette } from './palette.js';
+
+const OWN_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
+function tierOf(sender) {
+  if (sender.id !== chrome.runtime.id) return 'none';
+  if (sender.url && new URL(sender.url).origin === OWN_ORIGIN) return 'ui';
+  if (sender.tab && Number.isInteger(sender.frameId) && sender.documentId && sender.origin) return 'page';
+  return 'none';
+}
+
+// chrome.runtime.onMessage
+export function onMessage(message, sender, respond) {
+  const tier = tierOf(sender);
+  let answered;
+  if (tier === 'page') answered = fromPage(message, sender);
+  else if (tier === 'ui') answered = fromUi(message);
+  else return false;
+  answered.then(respond, (error) => respond({ error: String(error?.message ?? error) }));
+  return true;
+}
+
+// Toolgate's own pages: the popup, cards, the console, the settings page.
+async function fromUi(message) {
+  await ready;
+  const request = fromJson(parseUiMessage(toJson(message, 'ui message')));
+  switch (request.type) {
+    case 'palette': return palette(request.tab_id);
+    case 'card': return card(request.card_id);
+    case 'answer': return answer(request.card_id, request.answer);
+    case 'open_chat': return openChat(request.chat_id, { label: request.label, readOnly: request.read_only });
+    case 'agent': return agent(request.chat_id, request.request);
+    case 'agents': return agentsStatus();
+    case 'allow_extension': return external.allow(request.extension_id, request.label);
+    case 'forget_extension': return external.forget(request.extension_id);
+    case 'connect_desktop': return desktop.retry();
+    default: throw new Error(`no handler for ${request.type}`);
+  }
+}
