@@ -1,4 +1,4 @@
-// The Notes example (seed 000): list_notes is Read only, add_note Mutating,
+// The Notes example (docs/classes.md): list_notes is Read only, add_note Mutating,
 // delete_note Consequential, and "Notes House Style" a skill. The tools after
 // them declare nothing, one per way of registering, to show how Toolgate
 // reads silence.

@@ -1,4 +1,4 @@
-// A Notes-like page for the answers tests (seed 001): one tool of each class,
+// A Notes-like page for the answers tests (docs/cards.md): one tool of each class,
 // a skill, and tools for every error path a call can take.
 //   list_notes   Read only
 //   add_note     Mutating, idempotentHint: true, a required string `title`
