@@ -69,7 +69,7 @@ export async function proceed(chat, id, step, kept) {
 // Carries out what a card's answer comes to: the next step of the request
 // that opened the card, and of each request of its chat that waited on it.
 export function proceedAnswered(answered, when) {
-  for (const { request_id: id, step } of [answered, ...answered.followers]) {
+  for (const { request_id: id, step } of [answered, ...answered.waiting]) {
     proceed(answered.chat, id, step, true).catch((error) => keepError(when, error));
   }
 }
