@@ -37,6 +37,9 @@ use toolgate::decisions::answers::{CallAnswer, SiteAnswer, ToolFacts};
 use toolgate::page::classify::classify;
 use toolgate::page::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
 use toolgate::page::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 use toolgate::protocol::CALL_TOOL;
 use toolgate::vecmap::VecMap;
 
@@ -200,12 +203,12 @@ fn bench_classify(c: &mut Criterion) {
 }
 
 fn frame_ref(tab_id: i64, frame_id: i64, origin: &str) -> FrameRef {
-    FrameRef {
+    common::frame(
         tab_id,
         frame_id,
-        document_id: format!("doc-{tab_id}-{frame_id}"),
-        origin: origin.to_owned(),
-    }
+        &format!("doc-{tab_id}-{frame_id}"),
+        origin,
+    )
 }
 
 fn bench_registry(c: &mut Criterion) {

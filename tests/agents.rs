@@ -5,7 +5,10 @@
 use serde_json::{json, Value};
 use toolgate::decisions::agent::{FrameCall, Session, Step, TabInfo, World};
 use toolgate::decisions::answers::{Answer, CallAnswer, SiteAnswer};
-use toolgate::page::registry::{Event, FrameRef, Registry};
+use toolgate::page::registry::Registry;
+
+mod common;
+use common::{frame, page};
 
 const REMOTE: &str = "https://notes.example";
 const CHAT: &str = "browser-agent:1";
@@ -14,15 +17,8 @@ const CHAT: &str = "browser-agent:1";
 /// frame 0, Consequential in frame 3), and the Notes tools in frame 0.
 fn registry() -> Registry {
     let mut registry = Registry::new();
-    let frame = |frame_id, ops: Value| Event::Page {
-        from: FrameRef {
-            tab_id: 1,
-            frame_id,
-            document_id: format!("doc-{frame_id}"),
-            origin: REMOTE.into(),
-        },
-        ops: serde_json::from_value(ops).expect("ops"),
-    };
+    let frame =
+        |frame_id, ops: Value| page(frame(1, frame_id, &format!("doc-{frame_id}"), REMOTE), ops);
     registry.apply(frame(
         0,
         json!([

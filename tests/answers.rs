@@ -5,7 +5,10 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use toolgate::decisions::agent::{Answered, Session, Step, TabInfo, World, KEPT_REPLY_BYTES};
 use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, SiteAnswer};
-use toolgate::page::registry::{Event, FrameRef, Registry};
+use toolgate::page::registry::Registry;
+
+mod common;
+use common::{frame, page};
 use toolgate::views::cards::{self, Card};
 
 /// A tool's result as the page hands it to the core: JSON text.
@@ -31,15 +34,7 @@ fn notes(registry: &mut Registry, tab_id: i64, site: &str, delete_description: &
         {"op": "register", "decl": {"kind": "skill", "path": "document_object", "name": "house_style",
             "description": "How notes read", "instructions": "Short."}},
     ]);
-    registry.apply(Event::Page {
-        from: FrameRef {
-            tab_id,
-            frame_id: 0,
-            document_id: format!("doc-{tab_id}"),
-            origin: site.into(),
-        },
-        ops: serde_json::from_value(ops).expect("ops"),
-    });
+    registry.apply(page(frame(tab_id, 0, &format!("doc-{tab_id}"), site), ops));
 }
 
 struct Harness {

@@ -2,24 +2,11 @@
 //! that a registry rebuilt from what it persisted is the same registry.
 
 use serde_json::json;
-use toolgate::page::registry::{Effect, Event, FrameRef, Registry, TabRecord};
+use toolgate::page::registry::{Effect, Event, Registry, TabRecord};
 use toolgate::views::palette::palette;
 
-fn frame(tab_id: i64, frame_id: i64, document_id: &str, origin: &str) -> FrameRef {
-    FrameRef {
-        tab_id,
-        frame_id,
-        document_id: document_id.into(),
-        origin: origin.into(),
-    }
-}
-
-fn page(from: FrameRef, ops: serde_json::Value) -> Event {
-    Event::Page {
-        from,
-        ops: serde_json::from_value(ops).expect("ops parse"),
-    }
-}
+mod common;
+use common::{frame, page};
 
 fn tool(name: &str, path: &str, annotations: serde_json::Value) -> serde_json::Value {
     json!({"op": "register", "decl": {"path": path, "name": name, "description": "d", "annotations": annotations}})
