@@ -37,7 +37,7 @@ ensure_wasm_target() {
   if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then return; fi
   log "adding the wasm32-unknown-unknown target"
   if rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then return; fi
-  # Fallback from TOOLCHAIN.md: Debian's Rust with the std source, built with build-std.
+  # Fallback where rustup cannot add the target: Debian's Rust with the std source, built with build-std.
   log "rustup could not add the target; using Debian's rustc-web with -Zbuild-std"
   [ -x /usr/bin/cargo ] && [ -d /usr/lib/rustlib/src ] || apt_install rustc-web cargo-web rust-web-src lld-22
   CARGO=/usr/bin/cargo
@@ -74,7 +74,7 @@ ensure_chromium() {
 }
 
 # Chromium 156, Debian 13's (what users run), beside Debian 12's 148: the
-# browser of a Debian 13 root made with debootstrap (TOOLCHAIN.md), which
+# browser of a Debian 13 root made with debootstrap (Debian 12 has no 156), which
 # tests/support/chromium-156.sh runs through chroot. The root lives outside
 # the checkout on purpose: the wrapper bind-mounts the checkout into it.
 TRIXIE_ROOT=${TOOLGATE_TRIXIE_ROOT:-/opt/toolgate/trixie}

@@ -15,11 +15,10 @@
 //!   agent call to a Read-only tool on a localhost tab of three tools (what
 //!   figure 4 of the browser benchmark pays in the Wasm).
 //!
-//! The issue also asks for "a decision with 500 tools set apart": that figure
-//! is about site rules (seed 002), which are not built yet. The closest
-//! decision the core makes today is the one benched here — a call decided
-//! against 500 per-tool grants in the chat — and it is where site rules will
-//! be decided too, so it is the baseline they will be compared with.
+//! "A decision with 500 tools set apart" is about site rules, which are not
+//! built yet. The closest decision the core makes today is the one benched
+//! here — a call decided against 500 per-tool grants in the chat — and it is
+//! where site rules will be decided too, so it is their baseline.
 //!
 //! Run with `cargo bench --bench core` (or `./build.sh bench`). Under
 //! `cargo test` each benchmark runs once, untimed, so they keep working.

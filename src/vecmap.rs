@@ -1,11 +1,10 @@
 //! A small map: key-value pairs in a vector, sorted by key.
 //!
 //! The core's maps hold a handful of entries (chats, sites, cards, a tool's
-//! hints), a few hundred at most. `BTreeMap` compiles a B-tree for every key
-//! and value type, and litemap (tried next) a stable sort into every reader;
-//! in the Wasm that was 23 KB of the gzipped core (README, "Benchmarks"). This
-//! one is a sorted `Vec` with binary search, and reads a JSON object one
-//! insertion at a time, so each map type costs a few small functions.
+//! hints), a few hundred at most. This one is a sorted `Vec` with binary
+//! search, and reads a JSON object one insertion at a time, so each map type
+//! costs a few small functions in the Wasm, where a B-tree per key and value
+//! type costs far more (benches/README.md, "Measurements behind the code").
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};

@@ -15,12 +15,10 @@ fn start() {
 
 // Values cross the boundary as JSON text in plain strings: the shell turns
 // them into JS values with the JS engine's own `JSON`, the core with
-// serde_json. Measured in the worker (README, "Benchmarks"), this is faster
-// than walking JS objects field by field (serde-wasm-bindgen), and it keeps one
-// serde instantiation per type in the Wasm: with both, the core was 10 KB
-// (gzipped) larger. The shell calls `JSON` itself rather than through
-// js-sys: each js-sys `JSON` call costs a closure and a copy of its arguments
-// in wasm-bindgen's glue, a fifth of a Read-only call's time in the core.
+// serde_json. It is faster than walking JS objects field by field
+// (serde-wasm-bindgen), and the shell calls `JSON` itself rather than
+// through js-sys, whose calls each cost a closure and a copy of their
+// arguments (ARCHITECTURE.md, "The design card's crates").
 
 /// Writes a value as JSON text for the shell.
 fn write<T: Serialize>(value: &T) -> Result<String, JsError> {
@@ -256,9 +254,9 @@ impl Core {
     }
 }
 
-// talc instead of the standard library's dlmalloc: measured smaller (1.7 KB
-// gzipped) and a little faster per agent call (README, "Benchmarks"). The
-// worker is single-threaded, which is what `TalckWasm` assumes.
+// talc instead of the standard library's dlmalloc: smaller and a little
+// faster per agent call (benches/README.md, "Measurements behind the code").
+// The worker is single-threaded, which is what `TalckWasm` assumes.
 #[global_allocator]
 // SAFETY: a Wasm module in a service worker runs on one thread only.
 static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };

@@ -3,9 +3,8 @@
 //! Messages are serde enums tagged by a field (`{"type": "navigated", …}`,
 //! `{"op": "register", …}`). serde reads such an enum by first buffering the
 //! whole object in a generic form and then reading the variant from that,
-//! which compiles every variant's reader a second time: for the core's five
-//! tagged input enums that was 22 KB of the gzipped Wasm (README,
-//! "Benchmarks"). So each is read through a flat struct holding every field
+//! which compiles every variant's reader a second time (benches/README.md,
+//! "Measurements behind the code"). So each is read through a flat struct holding every field
 //! any of its variants has (`#[serde(try_from = "…Wire")]`), then checked
 //! against what its variant has (`only`, `needed`): the same messages, the
 //! same unknown-field errors, one reader per type.

@@ -1,5 +1,5 @@
-//! Seed 000, "Safety classes": the hints decide the class, and the first rule
-//! that applies decides (SPEC §2).
+//! How a tool is classed: the hints decide the class, and the first rule
+//! that applies decides (docs/classes.md, "The decision order").
 
 use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
 use serde::Serialize;
@@ -16,7 +16,7 @@ pub enum Class {
 }
 
 impl Class {
-    /// The badge text, word for word from seed 000.
+    /// The badge text, word for word (docs/classes.md, "Badges").
     pub fn label(self) -> &'static str {
         match self {
             Class::ReadOnly => "Read only",

@@ -97,7 +97,7 @@ impl Hint {
         Hint::Debugging,
     ];
 
-    /// The five hints seed 000 asks every tool to declare.
+    /// The five hints every tool should declare (docs/classes.md, "The five hints").
     pub const CLASS_HINTS: [Hint; 5] = [
         Hint::ReadOnly,
         Hint::Consequential,

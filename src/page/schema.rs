@@ -1,5 +1,5 @@
 //! Checks a call's arguments against the tool's `inputSchema` before anyone
-//! is asked (SPEC §3).
+//! is asked (docs/agents.md, "Arguments and limits").
 //!
 //! A subset of JSON Schema: the keywords tool schemas use (type, properties,
 //! required, additionalProperties, enum, const, numeric and length bounds,
