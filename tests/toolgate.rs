@@ -1,0 +1,146 @@
+//! What the worker holds (`Toolgate`): rebuilt from what it stored, and the
+//! decisions the binding hands it (a closed card window, a page's outcome).
+
+use serde_json::{json, Value};
+use toolgate::decisions::agent::{Step, TabInfo};
+use toolgate::page::registry::Effect;
+use toolgate::toolgate::Toolgate;
+
+mod common;
+use common::{frame, page};
+
+const SITE: &str = "https://notes.example";
+
+/// A worker's state with one Mutating tool on tab 1, and the tab record it
+/// stored for it.
+fn with_add_note() -> (Toolgate, Vec<String>) {
+    let mut core = Toolgate::default();
+    let ops = json!([{"op": "register", "decl": {"path": "document_object", "name": "add_note",
+        "description": "Add a note", "annotations": {"consequentialHint": false}}}]);
+    let (_, effects) = core.apply(page(frame(1, 0, "doc-1", SITE), ops));
+    let records = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Persist { .. }))
+        .map(|e| {
+            serde_json::to_value(e).expect("an effect")["record"]
+                .as_str()
+                .expect("text")
+                .to_owned()
+        })
+        .collect();
+    (core, records)
+}
+
+fn tabs() -> Vec<TabInfo> {
+    vec![TabInfo {
+        id: 1,
+        title: "Notes".into(),
+        url: format!("{SITE}/"),
+    }]
+}
+
+fn call(id: i64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "browser_call_webmcp_tool",
+        "arguments": {"tabId": 1, "name": "add_note"}}})
+    .to_string()
+}
+
+/// Opens the site card for a call and answers it with `answer`.
+fn answered(core: &mut Toolgate, id: i64, answer: Value) -> Step {
+    let tabs = tabs();
+    let Step::Ask { card_id } = core.request("c", &call(id), Some(&tabs), 0) else {
+        panic!("the site question")
+    };
+    let answer = serde_json::from_value(answer).expect("an answer");
+    core.answer(card_id, answer, &tabs, 0)
+        .expect("answered")
+        .step
+}
+
+#[test]
+fn a_core_rebuilt_from_storage_settles_the_calls_the_old_worker_was_running() {
+    let (mut core, records) = with_add_note();
+    let Step::Run { run } = answered(&mut core, 7, json!({"site": "allow_all"})) else {
+        panic!("the call runs")
+    };
+    assert!(!run.repeatable);
+    let stored = core.session.record().expect("written").expect("changed");
+
+    let mut again = Toolgate::from_storage(&records, Some(&stored)).expect("rebuilt");
+    assert_eq!(again.registry, core.registry);
+    let Step::Reply { reply } = again.request("c", &call(7), None, 0) else {
+        panic!("the kept reply")
+    };
+    assert_eq!(
+        reply.value()["error"]["message"],
+        "the call was interrupted when Toolgate's service worker stopped; it may have run"
+    );
+    // The old worker's outcome, arriving late, answers nobody.
+    assert_eq!(
+        again.finish(run.call_id, Some("\"late\""), None, 1024, true),
+        None
+    );
+}
+
+#[test]
+fn storage_that_cannot_be_read_is_a_clear_error() {
+    let error = Toolgate::from_storage(&["{".to_owned()], None).expect_err("unreadable");
+    assert!(error.starts_with("bad stored tab record:"), "{error}");
+    let error = Toolgate::from_storage(&[], Some("\"a string\"")).expect_err("unreadable");
+    assert!(error.starts_with("bad stored session:"), "{error}");
+}
+
+#[test]
+fn closing_a_card_window_answers_it_with_its_closing_answer() {
+    let (mut core, _) = with_add_note();
+    let tabs = tabs();
+    let Step::Ask { card_id } = core.request("c", &call(1), Some(&tabs), 0) else {
+        panic!("the site question")
+    };
+    assert!(core.session.card_opened(card_id, 55));
+    assert!(core.card(card_id, &tabs, 0).is_some());
+    assert_eq!(
+        core.window_closed(99, &tabs, 0),
+        Ok(None),
+        "not a card's window"
+    );
+    let answered = core
+        .window_closed(55, &tabs, 0)
+        .expect("answered")
+        .expect("a card");
+    let Step::Reply { reply } = answered.step else {
+        panic!("refused")
+    };
+    // The site card's closing answer is "Deny for this chat".
+    assert_eq!(
+        reply.value()["result"]["_meta"]["toolgate"]["decision"],
+        "refuse"
+    );
+    assert!(core.card(card_id, &tabs, 0).is_none());
+    assert!(matches!(
+        core.request("c", &call(2), Some(&tabs), 0),
+        Step::Reply { .. }
+    ));
+}
+
+#[test]
+fn a_page_outcome_that_is_not_json_reaches_the_agent_as_a_clear_error() {
+    let (mut core, _) = with_add_note();
+    let Step::Run { run } = answered(&mut core, 3, json!({"site": "allow_all"})) else {
+        panic!("runs")
+    };
+    let reply: Value = serde_json::from_str(
+        &core
+            .finish(run.call_id, Some("{not json"), None, 1024, true)
+            .expect("a reply"),
+    )
+    .expect("JSON");
+    assert_eq!(reply["result"]["isError"], true);
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        text.starts_with("the page answered with a result that is not JSON"),
+        "{text}"
+    );
+}
