@@ -1,4 +1,4 @@
-// Seed 001, "Answering a permission request", end to end in headless Chromium
+// docs/cards.md, "The two cards", end to end in headless Chromium
 // with the real extension: agents' calls through `self.toolgate.agent`, the
 // cards they open (popup windows), every answer clicked by its visible label,
 // and what each answer does to the calls after it. Also: localhost against a
@@ -13,7 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
-import { cardKind, choose } from '../support/cards.mjs';
+import { cardId, cardKind, choose } from '../support/cards.mjs';
+import { nextCallAnswer, reportsAnswered, sendWaiting } from '../support/events.mjs';
 
 const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -85,6 +86,10 @@ function harness({ configure = null } = {}) {
     const sw = await h.browser.worker();
     return sw.evaluate(([c, r]) => self.toolgate.agent(c, r), [chat, request]);
   };
+
+  // Sends a request as `chat`; `waitsOn` resolves with the id of the card
+  // it is told to wait on (tests/support/events.mjs).
+  h.sendWaiting = async (chat, request) => sendWaiting(await h.browser.worker(), chat, request);
 
   // A card window not seen before, once its answers are on screen.
   const unclaimedCard = () => h.browser.context.pages()
@@ -231,7 +236,7 @@ const callsOf = (page, name) => page.evaluate((n) => window.calls[n] ?? 0, name)
 describe('answering on a real host name', () => {
   const h = harness();
 
-  test('the site card says what seed 001 says, word for word', async () => {
+  test('the site card says what docs/cards.md says, word for word', async () => {
     const { page, tabId } = await h.open();
     const chat = await h.chat('Trip planning');
     const { card, reply } = await h.asks(chat, tabId, 'list_notes', {}, 'site');
@@ -405,7 +410,7 @@ describe('answering on a real host name', () => {
     await h.browser.assertNoErrors();
   });
 
-  test('the call card says what seed 001 says, word for word', async () => {
+  test('the call card says what docs/cards.md says, word for word', async () => {
     const { tabId } = await h.open();
     const site = h.site();
     const chat = await chatWith(h, tabId, NON_CONSEQUENTIAL, 'Spring cleaning');
@@ -600,9 +605,11 @@ describe('answering on a real host name', () => {
     // Three requests at once: the first opens the site card, the other two
     // wait on it (one card, not three).
     const first = await h.asks(chat, tabId, 'list_notes', {}, 'site');
-    const second = h.send(chat, h.request(tabId, 'list_notes'));
-    const listing = h.send(chat, h.listRequest(tabId));
-    await sleep(300); // Time enough for a second card to open, were one to.
+    const { reply: second, waitsOn: secondWaitsOn } = await h.sendWaiting(chat, h.request(tabId, 'list_notes'));
+    const { reply: listing, waitsOn: listingWaitsOn } = await h.sendWaiting(chat, h.listRequest(tabId));
+    // Both were told to wait on the first card, so neither opened one.
+    assert.equal(await secondWaitsOn, cardId(first.card), 'the second call waits on the site card');
+    assert.equal(await listingWaitsOn, cardId(first.card), 'the listing waits on the site card');
     assert.equal(h.browser.context.pages().filter((p) => p.url().includes('/extension/ui/card.html') && !p.isClosed()).length, 1,
       'one card window');
     await choose(first.card, 'Allow read-only tools on this website');
@@ -665,7 +672,7 @@ describe('answering on a real host name', () => {
     await h.runs(chat, tabId, 'delete_note', { title: 'B' });
     // Re-registering the same definition changes nothing.
     await page.evaluate(() => window.redefine('delete_note', 'Delete the note with this title.'));
-    await sleep(200);
+    assert.equal(await reportsAnswered(page), null, 'the registry has applied the re-registration');
     await h.runs(chat, tabId, 'delete_note', { title: 'C' });
 
     await page.evaluate(() => window.redefine('delete_note', 'Delete the note with this title, and every copy of it.'));
@@ -811,8 +818,8 @@ describe('service worker restarts', () => {
     first.reply.catch(() => {}); // The agent loses its wait when the worker stops.
     await h.restartWorker();
     // The agent sends the same request again: it waits on the same card.
-    const again = h.send(chat, request);
-    await sleep(300);
+    const { reply: again, waitsOn } = await h.sendWaiting(chat, request);
+    assert.equal(await waitsOn, cardId(first.card), 'it waits on the card already open');
     assert.equal(h.browser.context.pages().filter((p) => p.url().includes('card.html') && !p.isClosed()).length, 1,
       'no second card');
     await choose(first.card, 'Allow all tools on this website');
@@ -851,12 +858,14 @@ describe('service worker restarts', () => {
     const first = await h.start(chat, request);
     assert.equal(await cardKind(first.card), 'call');
     first.reply.catch(() => {});
+    const late = await nextCallAnswer(page);
     await choose(first.card, 'Allow this call only');
     await page.waitForFunction(() => window.calls.slow_save === 1);
     await h.restartWorker();
     const reply = await h.send(chat, request);
     assert.equal(reply.error?.message, "the call was interrupted when Toolgate's service worker stopped; it may have run");
-    await sleep(900); // The page's late answer goes nowhere and breaks nothing.
+    // The page's late answer goes nowhere and breaks nothing.
+    assert.equal(await late.answered(), true, 'the page answered, late');
     assert.equal(await callsOf(page, 'slow_save'), 1, 'never run twice');
     await h.runs(chat, tabId, 'list_notes');
     await page.close();
@@ -893,6 +902,8 @@ describe('service worker restarts', () => {
     await h.browser.stopWorker();
     await choose(first.card, 'Allow this call only');
     // The call ran with nobody waiting; the same request collects its reply.
+    // The card closes once its answer is recorded, before the call runs.
+    await page.waitForFunction(() => window.calls.send_note >= 1);
     assert.equal(await callsOf(page, 'send_note'), 1);
     const kept = await h.send(chat, request);
     assertRan(kept, 'send_note');
@@ -980,9 +991,10 @@ describe('when a call fails', () => {
     await stillWorks(chat, tabId, page);
 
     // A tool slower than the timeout fails too, and its late answer changes nothing.
+    const late = await nextCallAnswer(page);
     reply = (await h.start(chat, h.request(tabId, 'slow', { ms: 1800 }))).reply;
     assert.equal(reply.result.content[0].text, 'slow did not answer within 1.5 s');
-    await sleep(400);
+    assert.equal(await late.answered(), true, 'the page answered, late');
     await stillWorks(chat, tabId, page);
 
     reply = (await h.start(chat, h.request(tabId, 'huge'))).reply;
@@ -1021,12 +1033,17 @@ describe('when a call fails', () => {
       const send = (timeout) => chrome.tabs.sendMessage(tab,
         { type: 'call', source: 'document', name: 'hang', arguments: {}, timeout_ms: timeout }, { frameId: 0, documentId });
       const held = (ms) => new Promise((resolve) => setTimeout(() => resolve(`still held after ${ms / 1000} s`), ms));
-      const long = send(60_000);
-      const short = [send(1_000), send(100)];
-      return Promise.all([...short.map((sent) => Promise.race([sent, held(5000)])), Promise.race([long, held(6000)])]);
+      let longAnswer = 'still held';
+      send(60_000).then((answer) => { longAnswer = answer; }, (error) => { longAnswer = `rejected: ${error}`; });
+      const short = await Promise.all([send(1_000), send(100)].map((sent) => Promise.race([sent, held(5000)])));
+      // The relay's one timer let both short calls go; the long one's
+      // deadline is a minute away. Had a sweep let it go too, its answer was
+      // sent then, before the answer to this ping, which comes after them.
+      await chrome.tabs.sendMessage(tab, { type: 'ping' }, { frameId: 0, documentId });
+      return [...short, longAnswer];
     }, tabId);
     const letGo = { ok: false, error: 'the tool did not answer within the call timeout' };
-    assert.deepEqual(answers, [letGo, letGo, 'still held after 6 s']);
+    assert.deepEqual(answers, [letGo, letGo, 'still held']);
     assert.equal(await callsOf(page, 'hang'), 3);
     await page.close();
     await h.browser.assertNoErrors();
@@ -1126,7 +1143,9 @@ describe('when a call fails', () => {
     const chat = await h.chat();
     const sw = await h.browser.worker();
     await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 60_000 }));
-    const long = h.start(chat, h.request(tabId, 'hang'));
+    const long = h.send(chat, h.request(tabId, 'hang'));
+    let longSettled = false;
+    long.then(() => { longSettled = true; }, () => { longSettled = true; });
     await page.waitForFunction(() => window.calls.hang === 1);
     await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 600 }));
     const started = Date.now();
@@ -1134,12 +1153,15 @@ describe('when a call fails', () => {
     assert.equal(reply.result.content[0].text, 'hang did not answer within 0.6 s');
     assert.ok(Date.now() - started < 4000, `the shorter timeout came on time (${Date.now() - started} ms)`);
     // The longer call still waits: it is not cut short by the other's timer.
-    const first = await Promise.race([long.then(() => 'answered'), sleep(300).then(() => 'waiting')]);
+    // The worker's one timer fired for the shorter call; had that sweep let
+    // the longer one go too, its reply (its deadline is the older one) would
+    // have left the worker, and reached this test, before the shorter's.
+    const first = longSettled ? 'answered' : 'waiting';
     assert.equal(first, 'waiting');
     await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 1500 }));
     // Closing its tab ends it.
     await page.close();
-    assert.match((await long).reply.result.content[0].text, /^the page that published hang went away/);
+    assert.match((await long).result.content[0].text, /^the page that published hang went away/);
     await h.browser.assertNoErrors();
   });
 

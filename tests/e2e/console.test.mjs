@@ -5,10 +5,10 @@
 // panel shows.
 //
 // Notes is served on notes.localhost: a chat starts at read-only width there
-// and is never asked the site question (SPEC §4), so Read only tools run at
-// once and Mutating ones ask the per-call card. tests/pages/console has a
-// slow tool (for re-sends that come while a call runs), one name on two
-// sites, and a schema with every kind of field.
+// and is never asked the site question (docs/cards.md, "Localhost"), so Read
+// only tools run at once and Mutating ones ask the per-call card.
+// tests/pages/console has a slow tool (for re-sends that come while a call
+// runs), one name on two sites, and a schema with every kind of field.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
@@ -227,6 +227,8 @@ describe('the agent console', () => {
     // that waits on the same card.
     const sw = await browser.worker();
     assert.equal(await sw.evaluate(() => self.beforeStop), undefined, 'a new worker');
+    await page.waitForFunction(() => window.sent.length >= 2);
+    // No event proves the re-send found its card: the worker tells the console nothing until the card is answered.
     await page.waitForTimeout(500);
     assert.equal(await latest(page).locator('.state').innerText(), WAITING, 'still waiting on the card');
 
@@ -421,11 +423,11 @@ describe('the agent console', () => {
 });
 
 // The "done": an agent console session on the bundled Notes example
-// walks through both cards exactly as seed 001 describes. The site is served
+// walks through both cards exactly as docs/cards.md describes. The site is served
 // under a real host name (notes.test, mapped to this machine), since
 // localhost is never asked the site question.
 describe('the Notes example on a real host name, from the console', () => {
-  test('the site question, then the per-call confirmation, as seed 001 describes them', async () => {
+  test('the site question, then the per-call confirmation, as docs/cards.md describes them', async () => {
     const server = await serve('examples/notes');
     const browser = await launch({ args: ['--host-resolver-rules=MAP *.test 127.0.0.1'] });
     try {

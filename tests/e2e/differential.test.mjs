@@ -5,9 +5,10 @@
 //   B: Toolgate's polyfill alone;
 //   C: Toolgate wrapping the native API;
 // and every outcome on B and on C must equal A's, case by case. Where
-// Toolgate differs on purpose, because SPEC.md decides so, the case asserts
-// that documented difference instead. Cases that crash the native renderer are
-// never run on A; a separate test shows B and C survive them.
+// Toolgate differs on purpose, because docs/classes.md ("What a page may
+// register") decides so, the case asserts that documented difference instead.
+// Cases that crash the native renderer are never run on A; a separate test
+// shows B and C survive them.
 //
 // Chromium 156 has no native navigator.modelContext or modelContextTesting
 // (its native API is document.modelContext): there, the tests that compare
@@ -126,8 +127,9 @@ const entry = (name, description = `Tool ${name}`, inputSchema = '') => [
   ['description', description], ['inputSchema', inputSchema], ['name', name],
 ];
 
-// SPEC §1: "names 1–128 chars of [A-Za-z0-9_.-]". Chromium checks only that
-// the name is not empty.
+// docs/classes.md, "What a page may register" (names): a name is 1 to 128
+// characters of [A-Za-z0-9_.-]. Chromium checks only that the name is not
+// empty.
 function nameRule(native, toolgate) {
   assert.equal(native.threw, false, 'native registers this name');
   assert.equal(native.added.length, 1, 'native lists this name');
@@ -138,8 +140,9 @@ function nameRule(native, toolgate) {
   assert.deepStrictEqual(toolgate.added, []);
 }
 
-// SPEC §1: "Positional registration: registerTool(name, description,
-// inputSchema, execute, annotations?)". Chromium takes only the object form.
+// docs/classes.md, "What a page may register" (positional registration):
+// registerTool(name, description, inputSchema, execute, annotations?) is
+// taken. Chromium takes only the object form.
 function positional(native, toolgate) {
   assert.deepStrictEqual(
     [native.threw, native.ctor, native.message],
@@ -163,9 +166,10 @@ function positionalIncomplete(native, toolgate) {
   assert.deepStrictEqual(toolgate.added, []);
 }
 
-// SPEC §1: "hints that cannot be read never reject — the tool registers as
+// docs/classes.md, "What a page may register" (unreadable declarations):
+// hints that cannot be read never reject; the tool registers as
 // Consequential with a lint note (the native API alone would reject a
-// throwing getter…)".
+// throwing getter).
 function unreadableHints(id) {
   return (native, toolgate) => {
     assert.equal(native.threw, true, 'native refuses these annotations');

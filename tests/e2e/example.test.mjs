@@ -1,6 +1,6 @@
 // The main job, as the README gives it: `./build.sh example` serves the Notes
 // example, loads Toolgate in Chromium and prints the palette. This runs the
-// same script headless and checks the table says what seed 000 says.
+// same script headless and checks the table says what docs/classes.md says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

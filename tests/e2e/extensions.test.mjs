@@ -1,9 +1,9 @@
-// Other extensions as agents (SPEC §3): a second, small extension loaded
-// beside Toolgate (tests/extensions/agent) connects over
-// chrome.runtime.connect, which Toolgate hears as onConnectExternal. It is
-// refused until the person allows its id on Toolgate's settings page, where
-// the refusal is shown; once allowed, each port is a chat named after it,
-// held to the same cards as every agent.
+// Other extensions as agents (docs/agents.md, "Other extensions"): a second,
+// small extension loaded beside Toolgate (tests/extensions/agent) connects
+// over chrome.runtime.connect, which Toolgate hears as onConnectExternal. It
+// is refused until the person allows its id on Toolgate's settings page, where
+// the refusal is shown; once allowed, each port is a chat named after it, held
+// to the same cards as every agent.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
@@ -81,6 +81,7 @@ describe('other extensions as agents', () => {
     assert.match(await page.locator('#desktop-state').innerText(), /toolgate-mcp is not installed/);
     const toolgate = await browser.worker();
     const since = await toolgate.evaluate(async () => (await self.toolgate.agents()).desktop.since);
+    // No event proves it: a retry would be a timer in the worker, 1 s after the failure (desktop.js), which says nothing.
     await new Promise((done) => setTimeout(done, 1500));
     assert.equal(await toolgate.evaluate(async () => (await self.toolgate.agents()).desktop.since), since, 'no second attempt');
     await page.close();

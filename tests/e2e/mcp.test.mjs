@@ -1,10 +1,10 @@
-// Desktop agents over MCP (SPEC §3), real parts only: the official
-// TypeScript MCP client (@modelcontextprotocol/sdk, StdioClientTransport)
-// starts toolgate-mcp over stdio, exactly as the README's client
-// configuration says; the host manifest is installed into the test profile
-// with `toolgate-mcp install --user-data-dir`; Chromium starts the host
-// itself when Toolgate connects, and the two processes meet on the socket.
-// Every card is clicked as a person would.
+// Desktop agents over MCP (docs/agents.md, "Desktop agents (MCP)"), real parts
+// only: the official TypeScript MCP client (@modelcontextprotocol/sdk,
+// StdioClientTransport) starts toolgate-mcp over stdio, exactly as the
+// README's client configuration says; the host manifest is installed into the
+// test profile with `toolgate-mcp install --user-data-dir`; Chromium starts
+// the host itself when Toolgate connects, and the two processes meet on the
+// socket. Every card is clicked as a person would.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,8 +1,8 @@
-// The browser's own WebMCP goes through Toolgate's cards (SPEC §3): a call
-// that reaches the copy of a page's tool Toolgate registered with Chromium's
-// native API is decided like any agent's, as one chat per tab named "the
-// browser's agent in this tab". Played by the DevTools protocol's
-// `WebMCP.invokeTool` on Chromium 156 and by the native
+// The browser's own WebMCP goes through Toolgate's cards (docs/agents.md, "The
+// browser's own agent"): a call that reaches the copy of a page's tool
+// Toolgate registered with Chromium's native API is decided like any agent's,
+// as one chat per tab named "the browser's agent in this tab". Played by the
+// DevTools protocol's `WebMCP.invokeTool` on Chromium 156 and by the native
 // `navigator.modelContextTesting.executeTool` from an isolated world on 148
 // (tests/support/browser-agent.mjs), against the Notes example served on a
 // real host name, with every card clicked as a person would.

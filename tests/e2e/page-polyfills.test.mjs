@@ -1,10 +1,11 @@
 // Pages that ship their own WebMCP polyfill and install it over Toolgate's
-// (SPEC §1): @mcp-b/webmcp-polyfill 5.1.0 (IIFE and ESM builds) and
-// @mcp-b/global 5.1.0 (IIFE, which puts its own BrowserMcpServer on
-// document.modelContext and navigator.modelContext). Their tools must still
-// reach the palette, classed by their hints, once each; aborting a tool's
-// signal must take it away; and the page must still be able to call its tools
-// through the polyfill's own API.
+// (docs/classes.md, "What a page may register": polyfills):
+// @mcp-b/webmcp-polyfill 5.1.0 (IIFE and ESM builds) and @mcp-b/global 5.1.0
+// (IIFE, which puts its own BrowserMcpServer on document.modelContext and
+// navigator.modelContext). Their tools must still reach the palette, classed
+// by their hints, once each; aborting a tool's signal must take it away; and
+// the page must still be able to call its tools through the polyfill's own
+// API.
 //
 // Every case runs with Toolgate's polyfill and wrapping Chromium's native API,
 // one launch per mode.
@@ -90,6 +91,7 @@ for (const native of [false, true]) {
         await browser.waitForPalette(page, hasAll(all), `the tools of ${spec.path}`);
         // A second copy (a polyfill mirroring into Toolgate, then Toolgate's
         // toolchange making it sync back) would come a little later.
+        // No event proves none comes: the polyfill syncs from its own listeners, and says nothing when it is done.
         await new Promise((done) => setTimeout(done, 300));
         const palette = await browser.palette(page);
         assert.deepEqual(names(palette).sort(), [...all].sort(), 'each tool listed once');

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
+import { reportsAnswered } from '../support/events.mjs';
 
 const byName = (palette) => Object.fromEntries(entries(palette).map((e) => [e.name, e]));
 
@@ -27,7 +28,7 @@ for (const native of [false, true]) {
       await server?.close();
     });
 
-    test('every registration path is intercepted and classed by seed 000', async () => {
+    test('every registration path is intercepted and classed by docs/classes.md', async () => {
       const page = await blank();
       await page.evaluate(async () => {
         const schema = { type: 'object', properties: { q: { type: 'string' } } };
@@ -306,8 +307,12 @@ for (const native of [false, true]) {
         });
         await mc.registerTool(tool('trigger'));
         await nested.done;
-        await new Promise((done) => setTimeout(done, 50));
-        return { sync, microtasks, afterBurst, sameTask: nested.sameTask, changes: log.filter((e) => e === 'change').length };
+        // A last registration: its promise resolves after its own event,
+        // which comes after every event queued before it, so any event more
+        // for the five above has fired by then. Its own is not counted.
+        await mc.registerTool(tool('last'));
+        const changes = log.filter((e) => e === 'change').length - 1;
+        return { sync, microtasks, afterBurst, sameTask: nested.sameTask, changes };
       });
       assert.equal(out.sync, 0, 'no event or resolution in the registering task');
       assert.equal(out.microtasks, 0, 'nor in its microtasks');
@@ -379,8 +384,9 @@ for (const native of [false, true]) {
 
     test('forged reports get a clear error and can only speak for their own frame', async () => {
       const page = await blank();
-      const answers = await page.evaluate(async () => {
+      await page.evaluate(() => {
         const answers = {};
+        window.forgedAnswers = answers;
         window.addEventListener('toolgate:to-page', (event) => {
           const message = JSON.parse(event.detail);
           if (message.batch >= 900) answers[message.batch] = message.error ?? message.results;
@@ -397,9 +403,10 @@ for (const native of [false, true]) {
         // all of it, and reads only reports that start as Toolgate writes them.
         forge(JSON.stringify({ type: 'updates', batch: 904, ops: [], tab_id: 1 }));
         forge(JSON.stringify({ batch: 905, type: 'updates', ops: [] }));
-        await new Promise((r) => setTimeout(r, 500));
-        return JSON.parse(JSON.stringify(answers));
       });
+      // Every report forwarded above has been answered once a later one is.
+      assert.equal(await reportsAnswered(page), null);
+      const answers = await page.evaluate(() => JSON.parse(JSON.stringify(window.forgedAnswers)));
       assert.equal(answers[900], undefined, 'a message of another type is not forwarded');
       assert.match(answers[901], /unknown field `class`/);
       assert.equal(answers[902][0].class, 'Read only');

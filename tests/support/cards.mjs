@@ -29,6 +29,9 @@ export function cardWatcher(context) {
   };
 }
 
+// The id of the card a card window shows (card.html?card=<id>), as a string.
+export const cardId = (card) => new URL(card.url()).searchParams.get('card');
+
 // 'site' or 'call', from the card's heading.
 export async function cardKind(card) {
   const heading = await card.locator('#heading').textContent();

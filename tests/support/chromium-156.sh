@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Chromium 156 (Debian 13's) on a Debian 12 machine: the browser of a Debian 13
-# root that build.sh makes with debootstrap (TOOLCHAIN.md), run through chroot.
+# root that build.sh makes with debootstrap (ARCHITECTURE.md, "Code map"), run through chroot.
 # playwright-core uses this script as its executablePath; its pipes pass through.
 #
 # The browser must see, at the same paths, what the tests hand it: profiles in
