@@ -1,5 +1,5 @@
 //! Seed 001 as tables: the widths table, every answer on both cards, and
-//! SPEC §4's decisions, driven through the agent entry as an agent would.
+//! The decisions of docs/cards.md, driven through the agent entry as an agent would.
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -192,7 +192,7 @@ fn with_site_answer(h: &mut Harness, chat: &str, answer: SiteAnswer) {
 }
 
 #[test]
-fn the_widths_table_of_seed_001() {
+fn the_widths_table_of_docs_cards() {
     // After answering the site question with… → Read-only, Mutating, Consequential tools.
     let table = [
         (SiteAnswer::AllowReadOnly, ["run", "call card", "call card"]),
@@ -379,7 +379,7 @@ fn a_mutating_tool_widens_to_non_consequential() {
 }
 
 #[test]
-fn the_cards_say_what_seed_001_says() {
+fn the_cards_say_what_docs_cards_says() {
     let mut h = Harness::new();
     let step = h.send(
         "c",

@@ -58,9 +58,9 @@ fn snapshot(path: Path, hints: &[V; 5]) -> serde_json::Value {
     })
 }
 
-/// Every combination, checked against each of seed 000's sentences that applies.
+/// Every combination, checked against each of docs/classes.md's rules that applies.
 #[test]
-fn every_hint_combination_on_every_path_follows_seed_000() {
+fn every_hint_combination_on_every_path_follows_the_decision_order() {
     let mut checked = 0;
     for path in PATHS {
         for a in VALUES {
@@ -76,7 +76,7 @@ fn every_hint_combination_on_every_path_follows_seed_000() {
                             let case = format!("{path:?} {hints:?} → {class:?}");
 
                             // "A declaration XataWorks cannot read at all is consequential."
-                            // (A hint's value must be a boolean; SPEC §2.)
+                            // (A hint's value must be a boolean: docs/classes.md, "The five hints".)
                             let unreadable = hints.contains(&V::WrongType);
                             if unreadable {
                                 assert_eq!(class, Class::Consequential, "{case}");
@@ -174,7 +174,7 @@ const LEGACY: &str =
     "registered through the legacy navigator.modelContext; use document.modelContext";
 
 #[test]
-fn named_cases_give_the_seed_badges_rules_and_lints() {
+fn named_cases_give_the_documented_badges_rules_and_lints() {
     let default_and_undeclared: Vec<&str> =
         std::iter::once(DEFAULT).chain(UNDECLARED_ALL).collect();
     let legacy_default: Vec<&str> = [LEGACY, DEFAULT]
