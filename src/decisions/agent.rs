@@ -9,6 +9,7 @@
 //! Reading requests and writing replies is the protocol's (`crate::protocol`).
 
 use crate::decisions::answers::{Answers, CardKind, Decision, ToolFacts};
+use crate::page::classify::Class;
 use crate::page::registry::{FrameId, Registry, Source, TabId};
 use crate::protocol::{
     error_reply, initialized, pong, read_request, tool_result, tools_listed, BrowserCall, Method,
@@ -87,14 +88,6 @@ impl CallTarget {
             })?;
         ToolFacts::of(tool, site)
     }
-
-    /// What an agent is told when the tool went between its request and its run.
-    fn gone(&self) -> RpcError {
-        RpcError::NotCarriedOut(format!(
-            "{} is no longer published by tab {}",
-            self.name, self.tab_id
-        ))
-    }
 }
 
 /// A tool to run, and where.
@@ -164,16 +157,47 @@ pub struct Listing {
     pub denied_once: Vec<String>,
 }
 
-/// A call of one page tool.
+/// A call of one page tool, and the tool as its request found it: its class
+/// and definition are what any card for the call shows, and what an answer
+/// to that card applies to (docs/cards.md, "When a tool changes").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageCall {
     pub target: CallTarget,
     pub site: String,
+    pub class: Class,
+    /// The tool's definition (`Tool::definition`) when the request found it.
+    pub definition: String,
     /// The arguments as canonical JSON text.
     pub arguments: String,
     /// A card allowed this call only ("Allow this call only").
     #[serde(default)]
     pub allowed_once: bool,
+}
+
+impl PageCall {
+    /// The tool's facts as the registry holds it now, if it is still the
+    /// tool the request found: the same registration, the same definition.
+    ///
+    /// # Errors
+    /// What the agent is told: the tool went, or changed, while the call
+    /// waited; nothing ran, and calling it again asks about it as it is now.
+    fn current<'a>(&'a self, registry: &'a Registry) -> Result<ToolFacts<'a>, RpcError> {
+        let name = &self.target.name;
+        let facts = self.target.facts(registry, &self.site).ok_or_else(|| {
+            RpcError::NotCarriedOut(format!(
+                "{name} is no longer published by tab {}",
+                self.target.tab_id
+            ))
+        })?;
+        if facts.definition != self.definition || facts.class != self.class {
+            return Err(RpcError::NotCarriedOut(format!(
+                "{name} changed while this call waited (it was registered again, or its \
+                 description, schema or hints are different): nothing ran. Call it again \
+                 to be asked about it as it is now."
+            )));
+        }
+        Ok(facts)
+    }
 }
 
 impl Action {

@@ -2,10 +2,10 @@
 //! that applies decides (docs/classes.md, "The decision order").
 
 use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the person is asked before a tool runs. Ordered from least to most.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Class {
     #[serde(rename = "Read only")]
     ReadOnly,

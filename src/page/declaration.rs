@@ -67,6 +67,16 @@ pub enum Kind {
     Skill,
 }
 
+impl Kind {
+    /// The word for one, in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Skill => "skill",
+        }
+    }
+}
+
 /// The hints Toolgate reads from `annotations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Hint {

@@ -47,6 +47,16 @@ pub enum Source {
 }
 
 impl Source {
+    /// The object, as a page's author knows it.
+    pub fn api(self) -> &'static str {
+        match self {
+            Source::Document => "document.modelContext",
+            Source::Navigator => "navigator.modelContext",
+            Source::Declarative => "a <form toolname>",
+            Source::Other => "another object",
+        }
+    }
+
     pub fn of(path: Path) -> Source {
         match path {
             Path::DocumentObject | Path::DocumentPositional => Source::Document,
@@ -285,6 +295,26 @@ impl Frame {
             }
         };
         let class = tool.verdict.class;
+        // One name is one tool in a document, whichever object registered it
+        // first: a second registration of the name on another object is
+        // refused as the draft refuses a duplicate (ARCHITECTURE.md, "One
+        // name, one tool").
+        if let Some(first) = self.tools.iter().find(|t| {
+            t.decl.kind == tool.decl.kind
+                && t.decl.name == tool.decl.name
+                && t.source != tool.source
+        }) {
+            return Registered {
+                name,
+                class: None,
+                error: Some(format!(
+                    "InvalidStateError: a {} named {:?} is already registered in this document, on {}",
+                    tool.decl.kind.noun(),
+                    tool.decl.name,
+                    first.source.api()
+                )),
+            };
+        }
         if let Some(slot) = self.tools.iter_mut().find(|t| t.key() == tool.key()) {
             *slot = tool;
         } else if self.tools.len() >= MAX_TOOLS_PER_DOCUMENT {

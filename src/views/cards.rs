@@ -129,19 +129,17 @@ pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Opt
         }
         CardKind::Call => {
             let Action::Call(PageCall {
-                target, arguments, ..
+                target,
+                arguments,
+                class,
+                ..
             }) = &pending.action
             else {
                 return None;
             };
             let name = &target.name;
-            let class = world
-                .registry
-                .frames(tab_id)
-                .filter(|f| f.origin == pending.site)
-                .flat_map(|f| f.tools.iter())
-                .find(|t| &t.decl.name == name)
-                .and_then(|t| t.verdict.class);
+            // The class the request found, which the answer applies to.
+            let class = Some(*class);
             let args: serde_json::Map<String, serde_json::Value> =
                 serde_json::from_str(arguments).unwrap_or_default();
             let count = args.len();

@@ -126,8 +126,11 @@ impl Session {
         call: PageCall,
         world: &World,
     ) -> Step {
-        let Some(facts) = call.target.facts(world.registry, &call.site) else {
-            return Step::error(id, &call.target.gone());
+        // The answer is to the tool the card showed: if it went or changed,
+        // nothing is recorded and nothing runs.
+        let facts = match call.current(world.registry) {
+            Ok(facts) => facts,
+            Err(error) => return Step::error(id, &error),
         };
         match self
             .answers

@@ -4,7 +4,6 @@
 
 use super::*;
 use crate::decisions::answers::site_host;
-use crate::page::classify::Class;
 use crate::page::declaration::Kind;
 use crate::page::registry::{Frame, Tool};
 use crate::protocol::CallTool;
@@ -119,9 +118,18 @@ impl Session {
                 return Step::error(id, &RpcError::InvalidParams(message));
             }
         }
+        let Some(facts) = ToolFacts::of(found.tool, &found.site) else {
+            return Step::error(
+                id,
+                &RpcError::InvalidParams(format!("{name} is not a tool")),
+            );
+        };
+        let (class, definition) = (facts.class, facts.definition.to_owned());
         let call = PageCall {
             target: found.target,
             site: found.site,
+            class,
+            definition,
             arguments: arguments.to_owned(),
             allowed_once: false,
         };
@@ -136,8 +144,9 @@ impl Session {
         call: PageCall,
         world: &World,
     ) -> Step {
-        let Some(facts) = call.target.facts(world.registry, &call.site) else {
-            return Step::error(id, &call.target.gone());
+        let facts = match call.current(world.registry) {
+            Ok(facts) => facts,
+            Err(error) => return Step::error(id, &error),
         };
         let decision = if call.allowed_once {
             Decision::Run {
