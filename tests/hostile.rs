@@ -180,3 +180,22 @@ fn a_tool_registered_again_unchanged_is_the_same_tool_to_its_card() {
         Step::Run { .. }
     ));
 }
+
+#[test]
+fn definitions_are_compared_by_a_sha256_of_the_canonical_definition() {
+    let definition = |description: &str| {
+        let mut core = Toolgate::default();
+        core.apply(page(
+            frame(1, 0, "doc", SITE),
+            json!([{"op": "register", "decl": {"path": "document_object", "name": "edit",
+                "description": description, "annotations": {"readOnlyHint": true}}}]),
+        ));
+        let frame = core.registry.frames(1).next().expect("a frame").clone();
+        frame.tools[0].definition().to_owned()
+    };
+    let first = definition("Edit a note");
+    assert_eq!(first.len(), 64, "a SHA-256, in hex: {first}");
+    assert!(first.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(first, definition("Edit a note"));
+    assert_ne!(first, definition("Edit a note."));
+}

@@ -8,7 +8,7 @@
 //! again on load, so no derived state is ever stored.
 
 use crate::page::classify::{classify, Verdict};
-use crate::page::declaration::{Declaration, Invalid, Kind, Path, RawDeclaration};
+use crate::page::declaration::{Declaration, HintState, Invalid, Kind, Path, RawDeclaration};
 use crate::vecmap::VecMap;
 use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
@@ -254,13 +254,23 @@ impl Tool {
 }
 
 fn fingerprint(d: &Declaration) -> String {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (&d.title, &d.description, &d.input_schema, &d.unreadable).hash(&mut hasher);
-    for (hint, state) in &d.hints {
-        (hint.key(), state).hash(&mut hasher);
-    }
-    format!("{:016x}", hasher.finish())
+    use sha2::{Digest, Sha256};
+    // A page controls every definition it registers, so the fingerprint is a
+    // SHA-256 of the definition's canonical JSON: no page can find two
+    // definitions with one fingerprint (ARCHITECTURE.md, "One name, one tool").
+    let hints: Vec<(&str, &HintState)> = d.hints.iter().map(|(h, s)| (h.key(), s)).collect();
+    let canonical = serde_json::to_vec(&(
+        &d.title,
+        &d.description,
+        &d.input_schema,
+        &d.unreadable,
+        hints,
+    ))
+    .unwrap_or_default();
+    Sha256::digest(&canonical)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// One frame's current document and its tools, in registration order.
