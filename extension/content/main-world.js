@@ -433,9 +433,12 @@
   const sourceOf = (path) => (path === 'navigator_object' ? 'navigator' : 'document');
   // Whether document.modelContext already has a tool of this name where a
   // registration by `path` goes (snapshotTool's `exists`).
-  const documentHasTool = (name, path) => mapHas(entries, keyOf(sourceOf(path), 'tool', name));
   const keyOf = (source, kind, name) => `${source}/${kind}/${name}`;
   const has = (source, kind) => (name) => mapHas(entries, keyOf(source, kind, name));
+  // One name is one tool in a document, whichever object registered it: a
+  // second registration of the name, on any object, is a duplicate
+  // (ARCHITECTURE.md, "One name, one tool"; the worker refuses it too).
+  const toolNamed = (name) => has('document', 'tool')(name) || has('navigator', 'tool')(name) || has('declarative', 'tool')(name);
 
   // The tools of this frame, sorted by name as WebMCP lists them.
   function toolEntries() {
@@ -736,8 +739,8 @@
       try {
         const positional = typeof tool === 'string';
         const taken = positional
-          ? positionalTool(arguments, 'document_positional', documentHasTool)
-          : snapshotTool(tool, 'document_object', documentHasTool, options);
+          ? positionalTool(arguments, 'document_positional', toolNamed)
+          : snapshotTool(tool, 'document_object', toolNamed, options);
         const { signal } = taken;
         if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
         add(sourceOf(taken.snapshot.path), taken, signal);
@@ -817,11 +820,9 @@
     registerTool(tool, options) {
       if (arguments.length === 0) throw new TypeErrorCtor(`${REGISTER}1 argument required, but only 0 present.`);
       const positional = typeof tool === 'string';
-      // A form's tool takes the name too, as in Chromium's native API.
-      const exists = (name) => has('navigator', 'tool')(name) || has('declarative', 'tool')(name);
       const taken = positional
-        ? positionalTool(arguments, 'navigator_positional', exists)
-        : snapshotTool(tool, 'navigator_object', exists, options);
+        ? positionalTool(arguments, 'navigator_positional', toolNamed)
+        : snapshotTool(tool, 'navigator_object', toolNamed, options);
       const { signal } = taken;
       if (signal !== undefined && signalAborted(signal)) {
         warn(`Tool '${taken.snapshot.name}' was not registered because its AbortSignal was already aborted.`);
