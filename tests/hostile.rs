@@ -199,3 +199,67 @@ fn definitions_are_compared_by_a_sha256_of_the_canonical_definition() {
     assert_eq!(first, definition("Edit a note"));
     assert_ne!(first, definition("Edit a note."));
 }
+
+#[test]
+fn an_opaque_origin_is_not_a_site_no_answer_carries_to_another_sandboxed_frame() {
+    let mut core = Toolgate::default();
+    let tabs = vec![
+        TabInfo {
+            id: 1,
+            title: "Edit".into(),
+            url: format!("{SITE}/page"),
+        },
+        TabInfo {
+            id: 2,
+            title: "Other".into(),
+            url: "https://other.example/".into(),
+        },
+    ];
+    for tab in [1, 2] {
+        core.apply(page(
+            frame(tab, 5, &format!("sandboxed-{tab}"), "null"),
+            json!([tool("document_object", "wipe", CONSEQUENTIAL())]),
+        ));
+    }
+    let call = |core: &mut Toolgate, id: i64, tab: i64| {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "browser_call_webmcp_tool", "arguments": {"tabId": tab, "name": "wipe"}}});
+        core.request("c", &request.to_string(), Some(&tabs), 0)
+    };
+    let Step::Ask { card_id } = call(&mut core, 1, 1) else {
+        panic!("the site question")
+    };
+    let card = core.card(card_id, &tabs, 0).expect("shown");
+    // Named as the person can recognise it, with no site-wide answer.
+    assert_eq!(card.site, "a sandboxed frame inside edit.example");
+    assert_eq!(
+        card.heading,
+        "An agent wants permission to use this site's page tools on a sandboxed frame inside edit.example"
+    );
+    assert!(
+        card.approve_menu.is_empty() && card.deny_menu.is_empty(),
+        "{card:?}"
+    );
+    let allow_all: Answer =
+        serde_json::from_value(json!({"site": "allow_all"})).expect("an answer");
+    assert!(
+        core.answer(card_id, allow_all, &tabs, 0).is_err(),
+        "not offered"
+    );
+    let once: Answer = serde_json::from_value(json!({"site": "allow_once"})).expect("an answer");
+    assert!(matches!(
+        core.answer(card_id, once, &tabs, 0).expect("answered").step,
+        Step::Run { .. }
+    ));
+    // Another sandboxed frame, in another site's tab, is asked again.
+    assert!(matches!(call(&mut core, 2, 2), Step::Ask { .. }));
+    // Closing its card is its one refusal for this call, not a refusal for the chat.
+    let (&card_id, _) = core.session.pending.iter().next().expect("a card");
+    assert!(core.session.card_opened(card_id, 9));
+    let closed = core
+        .window_closed(9, &tabs, 0)
+        .expect("answered")
+        .expect("a card");
+    assert!(matches!(closed.step, Step::Reply { .. }));
+    assert!(matches!(call(&mut core, 3, 2), Step::Ask { .. }));
+}

@@ -6,7 +6,7 @@
 
 use crate::page::classify::Class;
 use crate::page::declaration::{Hint, HintState};
-use crate::page::registry::Tool;
+use crate::page::registry::{is_opaque_site, Tool};
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 
@@ -88,8 +88,20 @@ pub enum CardKind {
 impl CardKind {
     /// The answers a card of this kind offers on `site`: all of its kind's,
     /// except that localhost is offered no site-wide refusal (docs/cards.md,
-    /// "Localhost").
+    /// "Localhost"), and an opaque document (a sandboxed frame) nothing but
+    /// the answers for this call: it is not a site (docs/cards.md,
+    /// "Sandboxed frames").
     pub fn offered(self, site: &str) -> Vec<Answer> {
+        if is_opaque_site(site) {
+            return match self {
+                CardKind::Site => [SiteAnswer::AllowOnce, SiteAnswer::DenyOnce]
+                    .map(Answer::Site)
+                    .to_vec(),
+                CardKind::Call => [CallAnswer::AllowOnce, CallAnswer::DenyOnce]
+                    .map(Answer::Call)
+                    .to_vec(),
+            };
+        }
         let (all, site_wide) = match self {
             CardKind::Site => (
                 [
@@ -125,9 +137,10 @@ impl CardKind {
     }
 
     /// What closing the card without answering counts as (docs/cards.md,
-    /// "Closing a card").
-    pub fn closing_answer(self) -> Answer {
+    /// "Closing a card"): always one of the answers it offers on `site`.
+    pub fn closing_answer(self, site: &str) -> Answer {
         match self {
+            CardKind::Site if is_opaque_site(site) => Answer::Site(SiteAnswer::DenyOnce),
             CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
             CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
         }

@@ -282,7 +282,28 @@ pub struct Frame {
     pub tools: Vec<Tool>,
 }
 
+/// How the site of an opaque document starts (`opaque:<document id>`).
+const OPAQUE_SITE: &str = "opaque:";
+
+/// Whether a site is an opaque document's (a sandboxed frame, a `data:` URL):
+/// not a site anyone can recognise, and never the same for two documents.
+pub fn is_opaque_site(site: &str) -> bool {
+    site.starts_with(OPAQUE_SITE)
+}
+
 impl Frame {
+    /// The site its tools belong to, to which answers are bound: its origin,
+    /// or for an opaque origin (`"null"`) this document alone, so that an
+    /// answer never carries from one opaque document to another
+    /// (docs/cards.md, "Sandboxed frames").
+    pub fn site(&self) -> String {
+        if self.origin == "null" {
+            format!("{OPAQUE_SITE}{}", self.document_id)
+        } else {
+            self.origin.clone()
+        }
+    }
+
     fn new(from: &FrameRef) -> Frame {
         Frame {
             frame_id: from.frame_id,

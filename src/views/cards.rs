@@ -2,9 +2,10 @@
 //! with the narrowest answer on each button's face and the wider ones
 //! behind its arrow.
 
-use crate::decisions::agent::{Action, PageCall, Pending, World};
+use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, SiteAnswer};
 use crate::page::classify::Class;
+use crate::page::registry::is_opaque_site;
 use serde::Serialize;
 
 /// One answer as a button or menu item shows it.
@@ -53,6 +54,19 @@ fn choice(label: impl Into<String>, answer: Answer) -> Choice {
     }
 }
 
+/// The site as a card names it: its host, or for an opaque document (a
+/// sandboxed frame) what the person can recognise: the site whose tab embeds it.
+fn shown_site(site: &str, tab: Option<&TabInfo>) -> String {
+    if !is_opaque_site(site) {
+        return site_host(site).to_owned();
+    }
+    let top = tab.map_or("this tab", |t| {
+        let host = site_host(&t.url);
+        host.split('/').next().unwrap_or(host)
+    });
+    format!("a sandboxed frame inside {top}")
+}
+
 /// An argument's value as the card shows it: strings as they are, anything else as JSON.
 fn shown(value: &serde_json::Value) -> String {
     match value {
@@ -64,13 +78,13 @@ fn shown(value: &serde_json::Value) -> String {
 /// Builds the card for a pending request; `chat` is the asking chat's label.
 /// `None` for a call card whose request is not a call (no such card is made).
 pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Option<Card> {
-    let site = site_host(&pending.site).to_owned();
     let offers = pending.card.offered(&pending.site);
     let tab_id = pending.action.tab_id();
+    let site = shown_site(&pending.site, world.tab(tab_id));
     let publishes: Vec<Published> = world
         .registry
         .frames(tab_id)
-        .filter(|f| f.origin == pending.site)
+        .filter(|f| f.site() == pending.site)
         .flat_map(|f| f.tools.iter())
         .map(|t| Published {
             name: t.decl.name.clone(),

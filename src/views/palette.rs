@@ -40,11 +40,12 @@ pub struct Group {
 pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for frame in registry.frames(tab_id) {
-        let index = match groups.iter().position(|g| g.site == frame.origin) {
+        let site = frame.site();
+        let index = match groups.iter().position(|g| g.site == site) {
             Some(i) => i,
             None => {
                 groups.push(Group {
-                    site: frame.origin.clone(),
+                    site: site.clone(),
                     entries: Vec::new(),
                 });
                 groups.len() - 1
@@ -66,7 +67,7 @@ pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
                 input_schema: decl.input_schema.clone(),
                 instructions: decl.instructions.clone(),
                 path: decl.path,
-                site: frame.origin.clone(),
+                site: site.clone(),
                 frame_id: frame.frame_id,
             });
         }

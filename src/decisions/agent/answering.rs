@@ -29,7 +29,9 @@ impl Session {
     /// What closing a card without answering counts as (docs/cards.md,
     /// "Closing a card").
     pub fn close_answer(&self, card_id: u64) -> Option<Answer> {
-        self.pending.get(&card_id).map(|p| p.card.closing_answer())
+        self.pending
+            .get(&card_id)
+            .map(|p| p.card.closing_answer(&p.site))
     }
 
     /// A person's answer to a card.

@@ -26,7 +26,7 @@ impl<'a> Found<'a> {
                 source: tool.source,
                 name: tool.decl.name.clone(),
             },
-            site: frame.origin.clone(),
+            site: frame.site(),
         }
     }
 }
@@ -39,7 +39,8 @@ fn find_tool<'a>(
 ) -> Result<Found<'a>, RpcError> {
     let mut found: Vec<Found<'a>> = Vec::new();
     for frame in registry.frames(tab_id) {
-        if site.is_some_and(|s| s != frame.origin && s != site_host(&frame.origin)) {
+        let frame_site = frame.site();
+        if site.is_some_and(|s| s != frame_site && s != site_host(&frame_site)) {
             continue;
         }
         for tool in frame.tools.iter().filter(|t| t.decl.name == name) {

@@ -19,8 +19,9 @@ impl Session {
         let tab_id = listing.tab_id;
         let mut sites: Vec<String> = Vec::new();
         for frame in world.registry.frames(tab_id) {
-            if !sites.contains(&frame.origin) {
-                sites.push(frame.origin.clone());
+            let site = frame.site();
+            if !sites.contains(&site) {
+                sites.push(site);
             }
         }
         if sites.is_empty() && world.tabs.is_none() {
@@ -68,7 +69,7 @@ impl Session {
             .filter(|&tab| world.registry.count(tab) > 0)
             .map(|tab| {
                 let info = world.tab(tab);
-                let site = world.registry.frames(tab).next().map(|f| f.origin.clone());
+                let site = world.registry.frames(tab).next().map(|f| f.site());
                 json!({"tabId": tab, "site": site, "title": info.map(|t| t.title.clone())})
             })
             .collect();
@@ -93,17 +94,18 @@ impl Session {
         for frame in world
             .registry
             .frames(tab_id)
-            .filter(|f| sites.contains(&f.origin))
+            .filter(|f| sites.contains(&f.site()))
         {
+            let site = frame.site();
             for tool in &frame.tools {
                 let d = &tool.decl;
-                match ToolFacts::of(tool, &frame.origin) {
+                match ToolFacts::of(tool, &site) {
                     None => skills.push(json!({"name": d.name, "title": d.title, "description": d.description,
-                                               "instructions": d.instructions, "site": frame.origin})),
+                                               "instructions": d.instructions, "site": site})),
                     Some(facts) if self.answers.visible(chat, &facts) => tools.push(json!({
                         "name": d.name, "title": d.title, "description": d.description,
                         "class": facts.class.label(), "badges": tool.verdict.badges,
-                        "site": frame.origin,
+                        "site": site,
                         "inputSchema": d.input_schema.as_deref().and_then(|s| serde_json::from_str::<Value>(s).ok()),
                     })),
                     Some(_) => {}
