@@ -182,6 +182,16 @@ build() {
   ensure_wasm_bindgen_cli
   ensure_node
   ensure_npm_packages
+  build_core
+  # The service worker ships as one file: its modules (extension/background/)
+  # loaded one by one cost every cold start about 25 ms (benches/README.md,
+  # "Measurements behind the code"); bundled, nothing. The manifest loads
+  # pkg/worker.js, which imports nothing.
+  node_modules/.bin/esbuild extension/background/worker.js --bundle --format=esm \
+    --sourcemap --log-level=warning --outfile=pkg/worker.js
+}
+
+build_core() {
   log "building the core"
   "$CARGO" build -q --release --target wasm32-unknown-unknown "${CARGO_FLAGS[@]}"
   local wasm=target/wasm32-unknown-unknown/release/toolgate.wasm
