@@ -196,21 +196,29 @@ pub struct Tool {
     pub source: Source,
     raw: RawDeclaration,
     provided: bool,
-    /// See `definition`; computed once, since every call decision needs it.
-    definition: String,
+    /// See `definition`: computed at the tool's first call decision, and
+    /// kept. Not at registration: most tools are never called, and a
+    /// SHA-256 of every definition would double a registration's cost.
+    definition: Derived<String>,
     /// The input schema, read at the tool's first call: every call's
     /// arguments are checked against it. Not at registration: most tools are
     /// never called, and a read schema takes many times its text's memory.
-    schema: SchemaCache,
+    schema: Derived<Option<serde_json::Value>>,
 }
 
-/// A tool's input schema once read. A cache: two tools are equal whether or
-/// not theirs was read yet.
-#[derive(Clone, Debug, Default)]
-struct SchemaCache(std::cell::OnceCell<Option<serde_json::Value>>);
+/// Something derived from a tool's declaration on first use, and kept. A
+/// cache: two tools are equal whether or not theirs was derived yet.
+#[derive(Clone, Debug)]
+struct Derived<T>(std::cell::OnceCell<T>);
 
-impl PartialEq for SchemaCache {
-    fn eq(&self, _: &SchemaCache) -> bool {
+impl<T> Default for Derived<T> {
+    fn default() -> Self {
+        Derived(std::cell::OnceCell::new())
+    }
+}
+
+impl<T> PartialEq for Derived<T> {
+    fn eq(&self, _: &Derived<T>) -> bool {
         true
     }
 }
@@ -221,8 +229,8 @@ impl Tool {
         Ok(Tool {
             verdict: classify(&decl),
             source: Source::of(decl.path),
-            definition: fingerprint(&decl),
-            schema: SchemaCache::default(),
+            definition: Derived::default(),
+            schema: Derived::default(),
             decl,
             raw,
             provided,
@@ -249,7 +257,7 @@ impl Tool {
     /// hints — to which grants are bound (docs/cards.md, "When a tool changes"): a re-registration that
     /// changes any of them is a new definition.
     pub fn definition(&self) -> &str {
-        &self.definition
+        self.definition.0.get_or_init(|| fingerprint(&self.decl))
     }
 }
 
@@ -328,13 +336,13 @@ impl Frame {
         let class = tool.verdict.class;
         // One name is one tool in a document, whichever object registered it
         // first: a second registration of the name on another object is
-        // refused as the draft refuses a duplicate (ARCHITECTURE.md, "One
-        // name, one tool").
-        if let Some(first) = self.tools.iter().find(|t| {
-            t.decl.kind == tool.decl.kind
-                && t.decl.name == tool.decl.name
-                && t.source != tool.source
-        }) {
+        // refused as the draft refuses a duplicate; on the same object it
+        // replaces the first (ARCHITECTURE.md, "One name, one tool").
+        let same_name = self
+            .tools
+            .iter_mut()
+            .find(|t| t.decl.kind == tool.decl.kind && t.decl.name == tool.decl.name);
+        if let Some(first) = same_name.as_ref().filter(|t| t.source != tool.source) {
             return Registered {
                 name,
                 class: None,
@@ -346,7 +354,7 @@ impl Frame {
                 )),
             };
         }
-        if let Some(slot) = self.tools.iter_mut().find(|t| t.key() == tool.key()) {
+        if let Some(slot) = same_name {
             *slot = tool;
         } else if self.tools.len() >= MAX_TOOLS_PER_DOCUMENT {
             return Registered {
