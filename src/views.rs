@@ -1,7 +1,9 @@
 //! Views: what Toolgate's own pages show, built from page facts and decisions.
 //!
 //! - [`palette`]: the tools palette of a tab;
-//! - [`cards`]: the two cards' texts and menus, word for word (docs/cards.md).
+//! - [`cards`]: the two cards' texts and menus, word for word (docs/cards.md);
+//! - [`text`]: page-chosen text as both show it: cut, escaped, kept apart.
 
 pub mod cards;
 pub mod palette;
+pub mod text;

@@ -10,6 +10,7 @@ use toolgate::page::registry::Registry;
 mod common;
 use common::{frame, page};
 use toolgate::views::cards::{self, Card};
+use toolgate::views::text::Part;
 
 /// A tool's result as the page hands it to the core: JSON text.
 fn raw(result: &Value) -> Box<RawValue> {
@@ -460,6 +461,93 @@ fn the_cards_say_what_docs_cards_says() {
     );
 }
 
+/// The spoof of issue 13: a tab title that writes the card's next sentence,
+/// then turns the text after it around.
+const SPOOF: &str = "Notes\u{201d} at https://bank.test/. Allowing this applies to bank.test only. \u{202e}\u{2067}";
+
+#[test]
+fn page_text_on_a_card_is_quoted_apart_escaped_and_cut() {
+    let mut h = Harness::new();
+    h.tabs[0].title = SPOOF.to_owned();
+    let chat = "c";
+    h.session.open_chat(chat, "Agent \u{202e}lanimret", false);
+    let step = h.send(
+        chat,
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    let site = card(&h.session, card_id(&step), &h.world()).expect("card");
+    // Toolgate's words and the page's title are separate parts: the title
+    // never becomes part of a sentence, and its bidi controls are shown.
+    assert_eq!(
+        site.lines[1].0,
+        [
+            Part::Toolgate("Requested by browser_list_webmcp_tools, in the tab \u{201c}".into()),
+            Part::Page("Notes\u{201d} at https://bank.test/. Allowing this applies to bank.test only. \u{27e8}U+202E\u{27e9}\u{27e8}U+2067\u{27e9}".into()),
+            Part::Toolgate("\u{201d} at ".into()),
+            Part::Page("https://notes.example/notes".into()),
+            Part::Toolgate(".".into()),
+        ]
+    );
+    assert_eq!(
+        site.asked_by.0,
+        [
+            Part::Toolgate("Asked by ".into()),
+            Part::Page("Agent \u{27e8}U+202E\u{27e9}lanimret".into())
+        ]
+    );
+    // The site's own sentence is Toolgate's alone.
+    assert_eq!(
+        site.lines[2].0,
+        [Part::Toolgate(
+            "Allowing this applies to notes.example only.".into()
+        )]
+    );
+
+    h.answer(site.card_id, Answer::Site(SiteAnswer::AllowOnce));
+
+    // A title longer than 120 characters is cut, with "…", within 120.
+    h.tabs[0].title = "N".repeat(500);
+    let step = h.send(
+        chat,
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    let site = card(&h.session, card_id(&step), &h.world()).expect("card");
+    assert_eq!(
+        site.lines[1].0[1],
+        Part::Page(format!("{}\u{2026}", "N".repeat(119)))
+    );
+    h.answer(card_id(&step), Answer::Site(SiteAnswer::AllowReadOnly));
+
+    // The call card: the tool's name, and every argument, apart.
+    let value = format!("a\nb\u{0007}\u{200f}{}", "x".repeat(600));
+    let step = h.call(chat, 1, "add_note", json!({ "title": value }));
+    let call = card(&h.session, card_id(&step), &h.world()).expect("card");
+    assert_eq!(call.heading.0, [Part::Page("add_note".into())]);
+    let (name, shown) = &call.arguments[0];
+    assert_eq!(name, "title");
+    assert!(
+        shown
+            .starts_with("a\u{27e8}U+000A\u{27e9}b\u{27e8}U+0007\u{27e9}\u{27e8}U+200F\u{27e9}xxx"),
+        "{shown}"
+    );
+    assert!(
+        shown.ends_with("x\u{2026}") && shown.chars().count() == 500,
+        "cut to 500: {shown}"
+    );
+    assert_eq!(
+        call.approve_menu[0].parts.0,
+        [
+            Part::Toolgate("Always allow \u{201c}".into()),
+            Part::Page("add_note".into()),
+            Part::Toolgate("\u{201d} on notes.example".into()),
+        ]
+    );
+    assert_eq!(
+        call.approve_menu[0].label,
+        "Always allow \u{201c}add_note\u{201d} on notes.example"
+    );
+}
+
 #[test]
 fn localhost_is_never_asked_the_site_question_nor_offered_site_wide_refusals() {
     let mut h = Harness::new();
@@ -564,10 +652,13 @@ fn a_changed_definition_lapses_always_allow_and_the_card_says_so() {
     let step = h.call("c", 1, "delete_note", json!({}));
     assert_eq!(outcome(&h, &step), "call card");
     let shown = card(&h.session, card_id(&step), &h.world()).expect("card");
-    assert!(shown
-        .changed
-        .expect("says it changed")
-        .contains("delete_note changed"));
+    let changed = shown.changed.expect("says it changed");
+    assert_eq!(
+        changed.0[0],
+        Part::Page("delete_note".into()),
+        "the name apart"
+    );
+    assert!(changed.to_string().starts_with("delete_note changed since"));
 }
 
 #[test]

@@ -1,24 +1,81 @@
 // A permission card: the site-permission question or the per-call
 // confirmation, as docs/cards.md lays them out — the narrowest answer on each
 // button's face, the wider ones behind its arrow, refusals to the right.
-// Everything from the page (names, titles, arguments) is shown as text.
+// Everything from the page (names, titles, arguments) is shown as text, cut
+// and escaped by the core, each in an element of its own (`pageText`), never
+// run into Toolgate's sentences (docs/cards.md, "How page text is shown").
 //
 // Keyboard: Tab moves between the buttons, Enter or Space answers, the
 // arrows open their menus (Up/Down move in a menu), Esc closes an open menu,
 // and with no menu open Esc closes the card, which counts as closing it.
+//
+// Answering on purpose (docs/cards.md): the card opens with the focus on its
+// heading, which answers nothing, and takes no answer for INPUT_DELAY_MS after
+// it is shown and again after its window regains the focus or becomes
+// visible, as Chromium's own permission prompts do: a key or click meant for
+// another window, arriving as the card appears, answers nothing. The answer
+// controls are disabled meanwhile (so no click or key reaches them), and
+// events stamped before the delay ended are ignored too. `data-ready` on the
+// root element says when the card takes answers.
 
-import { $, el } from './dom.js';
+import { $, el, lineNodes, lineText, pageText } from './dom.js';
+
+const INPUT_DELAY_MS = 500;
 
 const cardId = Number(new URLSearchParams(location.search).get('card'));
 
 let answering = false;
+let shown = false;
+// When the card takes answers again (performance.now()'s clock, as event
+// time stamps are), and the timer that says so.
+let acceptsAt = Infinity;
+let readyTimer = 0;
+
+function updateControls() {
+  const off = answering || !shown || performance.now() < acceptsAt;
+  for (const button of document.querySelectorAll('.answers button')) button.disabled = off;
+  document.documentElement.toggleAttribute('data-ready', !off);
+}
+
 function setAnswering(on) {
   answering = on;
-  for (const button of document.querySelectorAll('button')) button.disabled = on;
+  updateControls();
+}
+
+// Whether an event may answer: it came after the delay ended.
+const accepts = (event) => !answering && shown && event.timeStamp >= acceptsAt && performance.now() >= acceptsAt;
+
+// Starts the delay again: the card was shown, or its window came back.
+function protect() {
+  if (!shown) return;
+  acceptsAt = performance.now() + INPUT_DELAY_MS;
+  if (document.activeElement?.closest('.answers')) $('heading').focus();
+  closeMenus();
+  updateControls();
+  clearTimeout(readyTimer);
+  const ready = () => {
+    const left = acceptsAt - performance.now();
+    if (left > 0) readyTimer = setTimeout(ready, left);
+    else updateControls();
+  };
+  readyTimer = setTimeout(ready, INPUT_DELAY_MS);
+}
+window.addEventListener('focus', protect);
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') protect();
+});
+// Anything that reaches the answers before the delay ended goes no further.
+for (const type of ['click', 'keydown', 'keyup', 'pointerdown', 'pointerup', 'mousedown', 'mouseup']) {
+  document.addEventListener(type, (event) => {
+    if (event.target instanceof Element && event.target.closest('.answers') && !accepts(event)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
 }
 
 async function send(answer, label) {
-  if (answering) return;
+  if (answering || performance.now() < acceptsAt) return;
   setAnswering(true);
   $('status').textContent = `${label}…`;
   let result;
@@ -40,7 +97,7 @@ async function send(answer, label) {
 
 function menu(button, list, choices) {
   list.replaceChildren(...choices.map((choice) => {
-    const item = el('button', { type: 'button', role: 'menuitem', tabindex: '-1', text: choice.label });
+    const item = el('button', { type: 'button', role: 'menuitem', tabindex: '-1', disabled: true }, lineNodes(choice.parts));
     item.addEventListener('click', () => send(choice.answer, choice.label));
     return el('li', { role: 'none' }, [item]);
   }));
@@ -87,41 +144,48 @@ document.addEventListener('keydown', (event) => {
   if (event.key !== 'Escape') return;
   event.preventDefault();
   if (document.querySelector('[role="menu"]:not([hidden])')) closeMenus();
-  else window.close();
+  // Closing the card is an answer: not before the delay ended.
+  else if (accepts(event)) window.close();
 });
 document.addEventListener('click', (event) => {
   if (!event.target.closest('.split')) closeMenus();
 });
 
 function render(card) {
-  document.title = `Toolgate: ${card.heading}`;
-  $('chat').textContent = `Asked by ${card.chat}`;
-  $('heading').textContent = card.heading;
-  $('lines').replaceChildren(...card.lines.map((text) => el('p', { text })));
+  document.title = `Toolgate: ${lineText(card.heading)}`;
+  $('chat').replaceChildren(...lineNodes(card.asked_by));
+  $('heading').replaceChildren(...lineNodes(card.heading));
+  $('lines').replaceChildren(...card.lines.map((parts) => el('p', {}, lineNodes(parts))));
   if (card.class) {
     $('class').hidden = false;
     $('class').textContent = card.class;
   }
   if (card.changed) {
     $('changed').hidden = false;
-    $('changed').textContent = card.changed;
+    $('changed').replaceChildren(...lineNodes(card.changed));
   }
   if (card.kind === 'call') {
     $('arguments-section').hidden = false;
     $('argument-count').textContent = card.argument_count;
-    $('arguments').replaceChildren(...card.arguments.flatMap(([name, value]) => [el('dt', { text: name }), el('dd', { text: value })]));
+    $('arguments').replaceChildren(...card.arguments.flatMap(([name, value]) => [
+      el('dt', {}, [pageText(name)]),
+      el('dd', {}, [pageText(value)]),
+    ]));
   } else {
     // The site question lists what the site publishes openly; the call card folds it.
     $('publishes-section').open = true;
   }
-  $('publishes').replaceChildren(...card.publishes.map((p) => el('li', { text: `${p.name}, ${p.badge}` })));
-  $('approve').textContent = card.approve.label;
+  $('publishes').replaceChildren(...card.publishes.map((p) => el('li', {}, [pageText(p.name), `, ${p.badge}`])));
+  $('approve').replaceChildren(...lineNodes(card.approve.parts));
   $('approve').addEventListener('click', () => send(card.approve.answer, card.approve.label));
-  $('deny').textContent = card.deny.label;
+  $('deny').replaceChildren(...lineNodes(card.deny.parts));
   $('deny').addEventListener('click', () => send(card.deny.answer, card.deny.label));
   menu($('approve-more'), $('approve-menu'), card.approve_menu);
   menu($('deny-more'), $('deny-menu'), card.deny_menu);
-  $('approve').focus();
+  // The focus goes where it answers nothing; the answers wait out the delay.
+  $('heading').focus();
+  shown = true;
+  protect();
 }
 
 async function main() {

@@ -17,6 +17,22 @@ export function el(tag, props = {}, children = []) {
   return node;
 }
 
+// Text a page chose (or an agent's name for its chat), already cut and
+// escaped by the core: in an element of its own, isolated from the words
+// around it (`<bdi>`: its direction is its own, and it cannot reorder ours).
+export function pageText(text, tag = 'bdi') {
+  return el(tag, { class: 'page-text', dir: 'auto', text });
+}
+
+// A line of a card as the core builds it (`Line`: parts, Toolgate's words
+// `{toolgate}` and page text `{page}`), as nodes: the page's parts apart.
+export function lineNodes(parts) {
+  return parts.map((part) => ('page' in part ? pageText(part.page) : document.createTextNode(part.toolgate)));
+}
+
+// The same line as plain text (a window title, an accessible name).
+export const lineText = (parts) => parts.map((part) => part.page ?? part.toolgate).join('');
+
 // A class badge ("Read only", "Mutating", "Consequential", "Skill") or another badge.
 export function badge(text) {
   const kind = ['Read only', 'Mutating', 'Consequential', 'Skill'].includes(text)

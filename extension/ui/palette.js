@@ -1,21 +1,32 @@
 // The tools palette: every tool and skill of the current tab, grouped by site.
-// Everything a page declared is rendered with textContent, never as HTML.
+// Everything a page declared is rendered with textContent, never as HTML,
+// cut and escaped by the core, in elements of its own; a tool's name is shown
+// wherever its title is, since the title is the page's to choose and may copy
+// another tool's (docs/cards.md, "How page text is shown").
 
-import { $, badge, el, pressOnly, prettyJson, siteLabel } from './dom.js';
+import { $, badge, el, pageText, pressOnly, siteLabel } from './dom.js';
+
+// A tool's name, then its title if it has one, each apart.
+const nameAndTitle = (entry) => [
+  el('code', { class: 'tool-name', text: entry.name }),
+  ...(entry.title ? [' ', pageText(entry.title, 'bdi')] : []),
+];
 
 function showDetails(entry, button) {
   pressOnly(document.querySelectorAll('ul.tools button'), button);
   $('details').hidden = false;
-  $('detail-name').textContent = entry.title ? `${entry.title} (${entry.name})` : entry.name;
+  $('detail-name').replaceChildren(...nameAndTitle(entry));
   $('detail-badges').replaceChildren(badge(entry.badge), ...entry.badges.map(badge));
-  $('detail-description').textContent = entry.description;
+  $('detail-description').replaceChildren(pageText(entry.description, 'span'));
   $('detail-rule').textContent = entry.rule ?? 'A skill: instructions for agents, never called, never confirmed.';
   $('detail-lints').replaceChildren(
     ...(entry.lints.length ? entry.lints : ['Nothing to note.']).map((text) => el('li', { text })),
   );
-  const schema = entry.kind === 'skill' ? entry.instructions : entry.input_schema;
+  // The schema as the core shows it (indented, its strings as written).
+  const schema = entry.kind === 'skill' ? entry.instructions : entry.schema;
   $('detail-schema-heading').textContent = entry.kind === 'skill' ? 'Instructions' : 'Input schema';
-  $('detail-schema').textContent = schema ? prettyJson(schema) : '(none)';
+  $('detail-schema').textContent = schema ?? '(none)';
+  $('detail-schema').dir = schema ? 'auto' : '';
 }
 
 function render(palette) {
@@ -31,7 +42,7 @@ function render(palette) {
       el('h2', { text: siteLabel(group.site) }),
       el('ul', { class: 'tools' }, group.entries.map((entry) => {
         const button = el('button', { type: 'button', 'aria-pressed': 'false' }, [
-          el('span', { class: 'name', text: entry.title || entry.name }),
+          el('span', { class: 'name' }, nameAndTitle(entry)),
           badge(entry.badge),
           ...entry.badges.filter((b) => b === 'off-site').map(badge),
         ]);

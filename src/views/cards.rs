@@ -1,17 +1,27 @@
 //! The two cards (docs/cards.md): every text and every label word for word,
 //! with the narrowest answer on each button's face and the wider ones
-//! behind its arrow.
+//! behind its arrow. Page-chosen text (a tab's title and URL, a tool's name,
+//! arguments) and a chat's name are never written into Toolgate's sentences:
+//! each line is parts ([`Line`]), the quoted ones cut and escaped
+//! (`views::text`) and shown in elements of their own (docs/cards.md, "How
+//! page text is shown").
 
 use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, SiteAnswer};
 use crate::page::classify::Class;
 use crate::page::registry::is_opaque_site;
+use crate::views::text::{
+    page_line, Line, ARGUMENT_NAME_CAP, ARGUMENT_VALUE_CAP, CHAT_CAP, NAME_CAP, TITLE_CAP, URL_CAP,
+};
 use serde::Serialize;
 
 /// One answer as a button or menu item shows it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Choice {
+    /// The label as a person reads it (its accessible name).
     pub label: String,
+    /// The label as the card renders it: a tool's name apart from the words.
+    pub parts: Line,
     pub answer: Answer,
 }
 
@@ -27,19 +37,20 @@ pub struct Published {
 pub struct Card {
     pub card_id: u64,
     pub kind: CardKind,
-    /// Which chat asked.
-    pub chat: String,
+    /// "Asked by {chat}": which chat asked.
+    pub asked_by: Line,
     pub site: String,
-    pub heading: String,
+    pub heading: Line,
     /// The site card's lines, in order.
-    pub lines: Vec<String>,
-    /// The call card's tool, class and arguments.
+    pub lines: Vec<Line>,
+    /// The call card's tool (its name, as shown), class and arguments (names
+    /// and values, as shown).
     pub tool: Option<String>,
     pub class: Option<&'static str>,
     pub argument_count: Option<String>,
     pub arguments: Vec<(String, String)>,
     /// Set when an "Always allow" lapsed because the tool changed.
-    pub changed: Option<String>,
+    pub changed: Option<Line>,
     pub publishes: Vec<Published>,
     pub approve: Choice,
     pub approve_menu: Vec<Choice>,
@@ -47,10 +58,18 @@ pub struct Card {
     pub deny_menu: Vec<Choice>,
 }
 
-fn choice(label: impl Into<String>, answer: Answer) -> Choice {
+fn choice(parts: impl Into<Line>, answer: Answer) -> Choice {
+    let parts = parts.into();
     Choice {
-        label: label.into(),
+        label: parts.to_string(),
+        parts,
         answer,
+    }
+}
+
+impl From<&str> for Line {
+    fn from(text: &str) -> Self {
+        Line::ours(text)
     }
 }
 
@@ -70,8 +89,8 @@ fn shown_site(site: &str, tab: Option<&TabInfo>) -> String {
 /// An argument's value as the card shows it: strings as they are, anything else as JSON.
 fn shown(value: &serde_json::Value) -> String {
     match value {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
+        serde_json::Value::String(s) => page_line(s, ARGUMENT_VALUE_CAP),
+        other => page_line(&other.to_string(), ARGUMENT_VALUE_CAP),
     }
 }
 
@@ -87,30 +106,35 @@ pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Opt
         .filter(|f| f.site() == pending.site)
         .flat_map(|f| f.tools.iter())
         .map(|t| Published {
-            name: t.decl.name.clone(),
+            name: page_line(&t.decl.name, NAME_CAP),
             badge: t.verdict.class.map_or("Skill", Class::label),
         })
         .collect();
 
+    let asked_by = Line::ours("Asked by ").quote(page_line(&chat, CHAT_CAP));
     let mut card = match pending.card {
         CardKind::Site => {
             let tab = world.tab(tab_id);
             Card {
                 card_id,
                 kind: CardKind::Site,
-                chat,
-                heading: format!(
+                asked_by,
+                heading: Line::ours(format!(
                     "An agent wants permission to use this site's page tools on {site}"
-                ),
+                )),
                 lines: vec![
-                    "Let the agent see and call the tools this website publishes to it.".to_owned(),
-                    format!(
-                        "Requested by {}, in the tab \u{201c}{}\u{201d} at {}.",
-                        pending.asked_by,
-                        tab.map_or("", |t| t.title.as_str()),
-                        tab.map_or("", |t| t.url.as_str())
+                    Line::ours(
+                        "Let the agent see and call the tools this website publishes to it.",
                     ),
-                    format!("Allowing this applies to {site} only."),
+                    Line::ours(format!(
+                        "Requested by {}, in the tab \u{201c}",
+                        pending.asked_by
+                    ))
+                    .quote(page_line(tab.map_or("", |t| t.title.as_str()), TITLE_CAP))
+                    .say("\u{201d} at ")
+                    .quote(page_line(tab.map_or("", |t| t.url.as_str()), URL_CAP))
+                    .say("."),
+                    Line::ours(format!("Allowing this applies to {site} only.")),
                 ],
                 tool: None,
                 class: None,
@@ -151,7 +175,7 @@ pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Opt
             else {
                 return None;
             };
-            let name = &target.name;
+            let name = page_line(&target.name, NAME_CAP);
             // The class the request found, which the answer applies to.
             let class = Some(*class);
             let args: serde_json::Map<String, serde_json::Value> =
@@ -162,29 +186,37 @@ pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Opt
             } else {
                 format!("Allow all tools on {site}")
             };
+            let on_site = |start: &str| {
+                Line::ours(format!("{start} \u{201c}"))
+                    .quote(name.clone())
+                    .say(format!("\u{201d} on {site}"))
+            };
             Card {
                 card_id,
                 kind: CardKind::Call,
-                chat,
-                heading: name.clone(),
+                asked_by,
+                heading: Line::default().quote(name.clone()),
                 lines: Vec::new(),
                 tool: Some(name.clone()),
                 class: class.map(Class::label),
                 argument_count: Some(format!("{count} argument{}", if count == 1 { "" } else { "s" })),
-                arguments: args.iter().map(|(k, v)| (k.clone(), shown(v))).collect(),
+                arguments: args
+                    .iter()
+                    .map(|(k, v)| (page_line(k, ARGUMENT_NAME_CAP), shown(v)))
+                    .collect(),
                 changed: pending.changed.then(|| {
-                    format!("{name} changed since you chose to always allow it: its description, schema or hints are different.")
+                    Line::default().quote(name.clone()).say(" changed since you chose to always allow it: its description, schema or hints are different.")
                 }),
                 publishes,
                 approve: choice("Allow this call only", Answer::Call(CallAnswer::AllowOnce)),
                 approve_menu: vec![
-                    choice(format!("Always allow \u{201c}{name}\u{201d} on {site}"), Answer::Call(CallAnswer::AlwaysAllowTool)),
-                    choice(widen, Answer::Call(CallAnswer::AllowClass)),
+                    choice(on_site("Always allow"), Answer::Call(CallAnswer::AlwaysAllowTool)),
+                    choice(widen.as_str(), Answer::Call(CallAnswer::AllowClass)),
                 ],
                 deny: choice("Deny this call", Answer::Call(CallAnswer::DenyOnce)),
                 deny_menu: vec![
-                    choice(format!("Never allow \u{201c}{name}\u{201d} on {site}"), Answer::Call(CallAnswer::NeverAllowTool)),
-                    choice(format!("Deny all page tools on {site}"), Answer::Call(CallAnswer::DenyAllSite)),
+                    choice(on_site("Never allow"), Answer::Call(CallAnswer::NeverAllowTool)),
+                    choice(format!("Deny all page tools on {site}").as_str(), Answer::Call(CallAnswer::DenyAllSite)),
                 ],
                 site: site.clone(),
             }

@@ -1,15 +1,22 @@
 //! The tools palette: what a tab publishes, grouped by site, as the popup and
-//! `self.toolgate.palette(tabId)` show it.
+//! `self.toolgate.palette(tabId)` show it. Every row carries the tool's name
+//! as well as its title, since a title is the page's to choose and may copy
+//! another tool's (docs/cards.md, "How page text is shown"); page text is cut
+//! and escaped here (`views::text`), except `input_schema`, the page's JSON as
+//! it is (`schema` is how it is shown).
 
 use crate::page::classify::{Badge, Class};
 use crate::page::declaration::{Kind, Path};
 use crate::page::registry::{FrameId, Registry, TabId};
+use crate::views::text::{page_block, page_line, BLOCK_CAP, DESCRIPTION_CAP, NAME_CAP, TITLE_CAP};
 use serde::Serialize;
 
 /// One row of the palette.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Entry {
+    /// The name, as shown (the name rule leaves nothing to escape).
     pub name: String,
+    /// The page's title, cut and escaped, shown beside the name, never instead of it.
     pub title: Option<String>,
     pub kind: Kind,
     /// The class's label; `None` for skills.
@@ -21,7 +28,10 @@ pub struct Entry {
     pub rule: Option<String>,
     pub lints: Vec<String>,
     pub description: String,
+    /// The input schema as the page gave it (JSON text).
     pub input_schema: Option<String>,
+    /// The input schema as the palette shows it: indented, cut and escaped.
+    pub schema: Option<String>,
     pub instructions: Option<String>,
     pub path: Path,
     pub site: String,
@@ -55,17 +65,32 @@ pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
             let decl = &tool.decl;
             let verdict = &tool.verdict;
             groups[index].entries.push(Entry {
-                name: decl.name.clone(),
-                title: decl.title.clone(),
+                name: page_line(&decl.name, NAME_CAP),
+                title: decl.title.as_deref().map(|t| page_line(t, TITLE_CAP)),
                 kind: decl.kind,
                 class: verdict.class,
                 badge: verdict.class.map_or("Skill", Class::label),
                 badges: verdict.badges.clone(),
-                rule: verdict.rule.as_ref().map(|r| r.explain()),
-                lints: verdict.lints.iter().map(|l| l.explain()).collect(),
-                description: decl.description.clone(),
+                // An unreadable declaration's reason may quote the page.
+                rule: verdict
+                    .rule
+                    .as_ref()
+                    .map(|r| page_block(&r.explain(), DESCRIPTION_CAP)),
+                lints: verdict
+                    .lints
+                    .iter()
+                    .map(|l| page_block(&l.explain(), DESCRIPTION_CAP))
+                    .collect(),
+                description: page_block(&decl.description, DESCRIPTION_CAP),
                 input_schema: decl.input_schema.clone(),
-                instructions: decl.instructions.clone(),
+                schema: decl
+                    .input_schema
+                    .as_deref()
+                    .map(|s| page_block(&indented(s), BLOCK_CAP)),
+                instructions: decl
+                    .instructions
+                    .as_deref()
+                    .map(|i| page_block(i, BLOCK_CAP)),
                 path: decl.path,
                 site: site.clone(),
                 frame_id: frame.frame_id,
@@ -73,4 +98,80 @@ pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
         }
     }
     groups
+}
+
+/// JSON text indented two spaces a level, its strings kept exactly as written
+/// (an escape such as `\u202e` stays six visible characters: decoding it would
+/// hand the page a bidi control); text that is not JSON is returned as it is.
+pub fn indented(text: &str) -> String {
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut depth = 0usize;
+    let (mut in_string, mut escaping) = (false, false);
+    let mut chars = text.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.push_str(&"  ".repeat(depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaping {
+                escaping = false;
+            } else if c == '\\' {
+                escaping = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+                    chars.next();
+                }
+                if matches!(chars.peek(), Some('}' | ']')) {
+                    out.extend(chars.next());
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_ascii_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::indented;
+
+    #[test]
+    fn a_schema_is_indented_with_its_strings_as_written() {
+        let schema = r#"{"type":"object","properties":{"q":{"type":"string","description":"a\u202e, b"}},"required":[]}"#;
+        assert_eq!(
+            indented(schema),
+            "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\",\n      \"description\": \"a\\u202e, b\"\n    }\n  },\n  \"required\": []\n}"
+        );
+        assert_eq!(indented("not { json"), "not { json");
+    }
 }

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
-import { cardId, cardKind, choose } from '../support/cards.mjs';
+import { cardId, cardKind, choose, ready } from '../support/cards.mjs';
 import { nextCallAnswer, reportsAnswered, sendWaiting } from '../support/events.mjs';
 
 const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
@@ -96,7 +96,7 @@ function harness({ configure = null } = {}) {
     .find((p) => p.url().includes('/extension/ui/card.html') && !p.isClosed() && !claimed.has(p));
   const shown = async (card) => {
     claimed.add(card);
-    await card.waitForFunction(() => document.getElementById('approve')?.textContent !== '');
+    await ready(card);
     return card;
   };
   h.nextCard = async (timeout = 10_000) => {
@@ -725,9 +725,10 @@ describe('answering on a real host name', () => {
       assert.equal(await card.getByRole('button', { name, exact: true }).count(), 1, `a button named ${name}`);
     }
     const focused = () => card.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent);
-    assert.equal(await focused(), 'Allow this call only', 'the narrowest answer has the focus');
+    assert.equal(await focused(), `An agent wants permission to use this site's page tools on ${site}`,
+      'the heading has the focus, which answers nothing (docs/cards.md, "Answering on purpose")');
     // Tab to the deny arrow; Enter opens its menu.
-    for (let i = 0; i < 5 && (await focused()) !== 'More ways to deny'; i++) await card.keyboard.press('Tab');
+    for (let i = 0; i < 6 && (await focused()) !== 'More ways to deny'; i++) await card.keyboard.press('Tab');
     assert.equal(await focused(), 'More ways to deny');
     await card.keyboard.press('Enter');
     const menu = card.getByRole('menu');
@@ -754,7 +755,9 @@ describe('answering on a real host name', () => {
 
     // Arrow keys in a menu, Enter on an item.
     asked = await h.asks(chat, tabId, 'list_notes', {}, 'site');
-    await asked.card.keyboard.press('Tab'); // to "More ways to allow"
+    // From the heading: the folded list's summary, "Allow this call only", "More ways to allow".
+    for (let i = 0; i < 3; i++) await asked.card.keyboard.press('Tab');
+    assert.equal(await asked.card.evaluate(() => document.activeElement.getAttribute('aria-label')), 'More ways to allow');
     await asked.card.keyboard.press('ArrowDown');
     await asked.card.keyboard.press('ArrowDown');
     const choice = await asked.card.evaluate(() => document.activeElement.textContent);

@@ -1,0 +1,213 @@
+//! Page-chosen text as Toolgate's pages show it (docs/cards.md, "How page
+//! text is shown"): cut to a length, with its control characters and bidi
+//! controls shown as visible escapes (`⟨U+202E⟩`) instead of obeyed, and kept
+//! apart from Toolgate's own words, so a page can neither reorder nor
+//! imitate a card's sentences.
+
+use serde::Serialize;
+use std::fmt;
+
+/// At most this many characters of a title (a tool's, a tab's) are shown.
+pub const TITLE_CAP: usize = 120;
+/// A tool's name: the name rule allows 128 characters (docs/classes.md).
+pub const NAME_CAP: usize = 128;
+/// A tab's URL: its host comes first, so a cut never hides it.
+pub const URL_CAP: usize = 200;
+/// A chat's name (from an agent, not a page, but not Toolgate's words either).
+pub const CHAT_CAP: usize = 80;
+/// An argument's name.
+pub const ARGUMENT_NAME_CAP: usize = 64;
+/// An argument's value.
+pub const ARGUMENT_VALUE_CAP: usize = 500;
+/// A tool's description in the palette.
+pub const DESCRIPTION_CAP: usize = 1000;
+/// An input schema or a skill's instructions in the palette.
+pub const BLOCK_CAP: usize = 4000;
+
+/// What ends a cut text.
+pub const ELLIPSIS: char = '\u{2026}';
+
+/// Whether `c` is shown as an escape: C0 and C1 controls (and DEL), the bidi
+/// marks, embeddings, overrides and isolates (U+200E/F, U+202A–202E,
+/// U+2066–2069, U+061C), and the line and paragraph separators.
+fn escaped(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{2028}' | '\u{2029}'
+        )
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// One line of page text as shown: every control and bidi character
+/// escaped, line feeds and tabs included, and at most `cap` characters (an
+/// escape counts its full width, and is never split); a longer text ends in
+/// "…" within the cap.
+pub fn page_line(text: &str, cap: usize) -> String {
+    shown(text, cap, false)
+}
+
+/// Page text shown as a block of its own (a description, a schema, a skill's
+/// instructions): as [`page_line`], except that line feeds and tabs are kept.
+pub fn page_block(text: &str, cap: usize) -> String {
+    shown(text, cap, true)
+}
+
+fn shown(text: &str, cap: usize, block: bool) -> String {
+    let mut out = String::with_capacity(text.len().min(cap * 4));
+    // Characters shown so far, and where the text stood when one more
+    // character of the cap was still free for the "…".
+    let mut count = 0;
+    let mut cut_at = None;
+    for c in text.chars() {
+        let start = out.len();
+        let width = if escaped(c) && !(block && matches!(c, '\n' | '\t')) {
+            let escape = format!("\u{27E8}U+{:04X}\u{27E9}", u32::from(c));
+            let width = escape.chars().count();
+            out.push_str(&escape);
+            width
+        } else {
+            out.push(c);
+            1
+        };
+        if count + width > cap.saturating_sub(1) && cut_at.is_none() {
+            cut_at = Some(start);
+        }
+        count += width;
+        if count > cap {
+            out.truncate(cut_at.unwrap_or(start));
+            out.push(ELLIPSIS);
+            return out;
+        }
+    }
+    out
+}
+
+/// A piece of a card's text: Toolgate's own words, or text it quotes (from a
+/// page, or an agent's name for its chat), which a card shows in an element
+/// of its own, isolated from the words around it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    Toolgate(String),
+    /// Already cut and escaped ([`page_line`]).
+    Page(String),
+}
+
+/// One line of a card: its parts, in order. As text (`Display`), the line
+/// reads as a person reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Line(pub Vec<Part>);
+
+impl Line {
+    /// A line of Toolgate's words only.
+    pub fn ours(text: impl Into<String>) -> Self {
+        Line(vec![Part::Toolgate(text.into())])
+    }
+
+    /// Adds Toolgate's words.
+    #[must_use]
+    pub fn say(mut self, text: impl Into<String>) -> Self {
+        self.0.push(Part::Toolgate(text.into()));
+        self
+    }
+
+    /// Adds page text, shown apart; `text` must already be cut and escaped.
+    #[must_use]
+    pub fn quote(mut self, text: impl Into<String>) -> Self {
+        self.0.push(Part::Page(text.into()));
+        self
+    }
+}
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for part in &self.0 {
+            let (Part::Toolgate(text) | Part::Page(text)) = part;
+            f.write_str(text)?;
+        }
+        Ok(())
+    }
+}
+
+impl PartialEq<str> for Line {
+    fn eq(&self, other: &str) -> bool {
+        let mut rest = other;
+        for part in &self.0 {
+            let (Part::Toolgate(text) | Part::Page(text)) = part;
+            match rest.strip_prefix(text.as_str()) {
+                Some(after) => rest = after,
+                None => return false,
+            }
+        }
+        rest.is_empty()
+    }
+}
+
+impl PartialEq<&str> for Line {
+    fn eq(&self, other: &&str) -> bool {
+        self == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_and_bidi_controls_are_shown_not_obeyed() {
+        for (c, shown) in [
+            ('\u{0}', "⟨U+0000⟩"),
+            ('\n', "⟨U+000A⟩"),
+            ('\u{7f}', "⟨U+007F⟩"),
+            ('\u{85}', "⟨U+0085⟩"),
+            ('\u{9f}', "⟨U+009F⟩"),
+            ('\u{200e}', "⟨U+200E⟩"),
+            ('\u{200f}', "⟨U+200F⟩"),
+            ('\u{202a}', "⟨U+202A⟩"),
+            ('\u{202e}', "⟨U+202E⟩"),
+            ('\u{2066}', "⟨U+2066⟩"),
+            ('\u{2069}', "⟨U+2069⟩"),
+            ('\u{061c}', "⟨U+061C⟩"),
+            ('\u{2028}', "⟨U+2028⟩"),
+        ] {
+            assert_eq!(page_line(&format!("a{c}b"), 120), format!("a{shown}b"));
+        }
+        // Letters of right-to-left scripts are text, and stay as they are.
+        assert_eq!(page_line("שלום مرحبا", 120), "שלום مرحبا");
+        // A block keeps its line feeds and tabs, and nothing else.
+        assert_eq!(
+            page_block("a\n\tb\r\u{202e}", 120),
+            "a\n\tb⟨U+000D⟩⟨U+202E⟩"
+        );
+    }
+
+    #[test]
+    fn a_long_text_is_cut_within_its_cap_and_an_escape_is_never_split() {
+        assert_eq!(page_line(&"x".repeat(120), 120), "x".repeat(120));
+        assert_eq!(
+            page_line(&"x".repeat(121), 120),
+            format!("{}…", "x".repeat(119))
+        );
+        // 8 characters an escape: 14 of them (112) fit in 119, the 15th does not.
+        let shown = page_line(&"\u{202e}".repeat(100), 120);
+        assert_eq!(shown, format!("{}…", "⟨U+202E⟩".repeat(14)));
+        assert!(shown.chars().count() <= 120);
+        // Exactly at the cap, with an escape last: not cut.
+        let text = format!("{}\u{202e}", "x".repeat(112));
+        assert_eq!(page_line(&text, 120).chars().count(), 120);
+        assert!(!page_line(&text, 120).ends_with('…'));
+    }
+
+    #[test]
+    fn a_line_reads_as_its_parts_in_order() {
+        let line = Line::ours("in the tab “").quote("Notes").say("”");
+        assert_eq!(line, "in the tab “Notes”");
+        assert_eq!(
+            serde_json::to_value(&line).expect("JSON"),
+            serde_json::json!([{"toolgate": "in the tab “"}, {"page": "Notes"}, {"toolgate": "”"}])
+        );
+    }
+}

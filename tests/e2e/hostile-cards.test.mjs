@@ -1,0 +1,202 @@
+// Cards a page tries to get answered by accident or misread, and tools that
+// pass for others in the palette (docs/cards.md, "Answering on purpose" and
+// "How page text is shown"), in headless Chromium with the real extension:
+// - keyjacking: a key and a click that reach a card as it opens answer nothing;
+// - spoofing: a tab title that writes the card's next sentence and turns the
+//   text after it around is shown apart, isolated, its controls escaped;
+// - impersonation: a Consequential tool titled as the Read only one is shown
+//   with its own name, in the palette and on its card.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entries, launch } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+import { cardWatcher, choose, ready } from '../support/cards.mjs';
+
+const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
+const isCard = (page) => page.url().includes('/extension/ui/card.html');
+// Bidi controls a card must never hand to the text engine.
+const BIDI = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/;
+
+describe('hostile cards', () => {
+  let server;
+  let browser;
+  let cards;
+  let nextId = 0;
+  let nextChat = 0;
+
+  before(async () => {
+    server = await serve('tests/pages/hostile-cards');
+    browser = await launch({ args: REAL_HOSTS });
+    cards = cardWatcher(browser.context);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const open = async (host, path = '/') => {
+    const page = await browser.newPage(server.url(host, path));
+    await browser.waitForPalette(page, (p) => entries(p).length === 3, 'the three tools');
+    return { page, tabId: await browser.tabId(page) };
+  };
+  const chat = async (label = null) => {
+    const id = `hostile-cards-${++nextChat}`;
+    const sw = await browser.worker();
+    await sw.evaluate(([c, l]) => self.toolgate.openChat(c, { label: l }), [id, label ?? id]);
+    return id;
+  };
+  const call = (tabId, name, args = {}) => ({
+    jsonrpc: '2.0', id: ++nextId, method: 'tools/call',
+    params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name, arguments: args } },
+  });
+  // Sends `request`; resolves with the reply to come and a `settled()` that
+  // says whether it has come yet.
+  const send = async (chatId, request) => {
+    const sw = await browser.worker();
+    let settled = false;
+    const reply = sw.evaluate(([c, r]) => self.toolgate.agent(c, r), [chatId, request]);
+    reply.then(() => { settled = true; }, () => { settled = true; });
+    return { reply, settled: () => settled };
+  };
+  const callsOf = (page, name) => page.evaluate((n) => window.calls[n] ?? 0, name);
+  const why = (reply) => reply.result?._meta?.toolgate?.why ?? reply.error?.message;
+
+  test('keyjacking: Enter and a click as a card opens answer nothing; after the delay an answer does', async () => {
+    const { page, tabId } = await open('keys.localhost');
+    const site = new URL(page.url()).host;
+    const chatId = await chat();
+    // The card window, from the moment it opens (not once it takes answers).
+    const opened = browser.context.waitForEvent('page', { predicate: isCard });
+    const asked = await send(chatId, call(tabId, 'wipe_all'));
+    const card = await opened;
+    await card.waitForFunction(() => document.getElementById('approve')?.textContent !== '');
+    cards.claim(card);
+    // At once: Enter, as a person typing in another window would press it,
+    // and a click where "Allow this call only" is.
+    const box = await card.locator('#approve').boundingBox();
+    await card.keyboard.press('Enter');
+    await card.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    const early = await card.evaluate(() => ({
+      during: !document.documentElement.hasAttribute('data-ready'),
+      focus: document.activeElement.id,
+      status: document.getElementById('status').textContent,
+    }));
+    assert.ok(early.during, 'the key and the click came within the delay (a slower machine cannot tell)');
+    assert.equal(early.focus, 'heading', 'the card opens with the focus on its heading, which answers nothing');
+    assert.equal(early.status, '', 'no answer was sent');
+    // Once the delay is over: nothing was answered, the card is still open.
+    await ready(card);
+    assert.equal(card.isClosed(), false, 'the card is still open');
+    assert.equal(asked.settled(), false, "the agent's reply is not there yet");
+    // An answer now is the card's answer: had the stray input allowed the
+    // call, the core would have taken that one, and refused this.
+    await choose(card, 'Deny this call');
+    assert.equal(why(await asked.reply), `refused: you denied this call to wipe_all on ${site}`);
+    assert.equal(await callsOf(page, 'wipe_all'), 0, 'the tool never ran');
+
+    // The delay starts again when the card's window regains the focus. Headless
+    // Chromium moves no focus between windows (Playwright emulates every page
+    // as focused), so the test fires the event the browser fires then.
+    const again = await send(chatId, call(tabId, 'wipe_all'));
+    const second = await cards.next();
+    const box2 = await second.locator('#approve').boundingBox();
+    await second.evaluate(() => window.dispatchEvent(new FocusEvent('focus')));
+    await second.mouse.click(box2.x + box2.width / 2, box2.y + box2.height / 2);
+    assert.equal(await second.evaluate(() => document.documentElement.hasAttribute('data-ready')), false,
+      'the card takes no answer as its window comes back');
+    await ready(second);
+    assert.equal(again.settled(), false, 'the click on its return answered nothing');
+    await choose(second, 'Allow this call only');
+    assert.equal((await again.reply).result.content[0].text, 'wiped');
+    assert.equal(await callsOf(page, 'wipe_all'), 1);
+    await page.close();
+    await browser.assertNoErrors();
+  });
+
+  test("spoofing: a page's title and arguments are shown apart from the card's words, isolated, controls escaped", async () => {
+    const { page, tabId } = await open('bank-spoof.test', '/?spoof');
+    const site = new URL(page.url()).host;
+    const chatId = await chat('Agent \u202elanimret');
+    const asked = await send(chatId, call(tabId, 'list_notes'));
+    const card = await cards.next();
+    // How a card line is built: its text nodes (Toolgate's) and elements (the page's).
+    const parts = (selector) => card.evaluate((s) => [...document.querySelector(s).childNodes].map((node) => (
+      node.nodeType === Node.TEXT_NODE
+        ? { toolgate: node.textContent }
+        : { page: node.textContent, tag: node.localName, isolated: getComputedStyle(node).unicodeBidi === 'isolate' })), selector);
+    assert.deepEqual(await parts('#lines p:nth-child(2)'), [
+      { toolgate: 'Requested by browser_call_webmcp_tool, in the tab \u201c' },
+      {
+        page: 'Notes\u201d at https://bank.test/. Allowing this applies to bank.test only. \u27e8U+202E\u27e9\u27e8U+2067\u27e9',
+        tag: 'bdi', isolated: true,
+      },
+      { toolgate: '\u201d at ' },
+      { page: page.url(), tag: 'bdi', isolated: true },
+      { toolgate: '.' },
+    ]);
+    // The site's own sentence is Toolgate's alone, and names the real site.
+    assert.deepEqual(await parts('#lines p:nth-child(3)'), [{ toolgate: `Allowing this applies to ${site} only.` }]);
+    assert.deepEqual(await parts('#chat'), [
+      { toolgate: 'Asked by ' },
+      { page: 'Agent \u27e8U+202E\u27e9lanimret', tag: 'bdi', isolated: true },
+    ]);
+    const text = await card.evaluate(() => document.body.textContent);
+    assert.ok(!BIDI.test(text), 'no bidi control reaches the card');
+    await choose(card, 'Allow read-only tools on this website');
+    assert.equal((await asked.reply).result.content[0].text, 'no notes');
+
+    // The call card: the name and every argument in elements of their own.
+    const wipe = await send(chatId, call(tabId, 'wipe_all', { note: 'a\u202eb\nc' }));
+    const callCard = await cards.next();
+    assert.deepEqual(await callCard.evaluate(() => [...document.querySelectorAll('#heading bdi, #arguments bdi')]
+      .map((n) => [n.parentElement.localName, n.textContent])), [
+      ['h1', 'wipe_all'], ['dt', 'note'], ['dd', 'a\u27e8U+202E\u27e9b\u27e8U+000A\u27e9c'],
+    ]);
+    assert.ok(!BIDI.test(await callCard.evaluate(() => document.body.textContent)), 'no bidi control reaches the call card');
+    await choose(callCard, 'Deny this call');
+    assert.equal(why(await wipe.reply), `refused: you denied this call to wipe_all on ${site}`);
+    await page.close();
+    await browser.assertNoErrors();
+  });
+
+  test('impersonation: the palette shows every tool by its name beside its title', async () => {
+    const { page, tabId } = await open('copycat.localhost');
+    const sw = await browser.worker();
+    const popup = await browser.newPage(
+      await sw.evaluate((id) => chrome.runtime.getURL(`extension/ui/palette.html?tab=${id}`), tabId),
+    );
+    const rows = popup.locator('ul.tools button');
+    await rows.first().waitFor();
+    const shown = await rows.evaluateAll((buttons) => buttons.map((b) => ({
+      name: b.querySelector('.tool-name')?.textContent ?? null,
+      title: b.querySelector('.page-text')?.textContent ?? null,
+      badge: b.querySelector('.badge').textContent,
+    })));
+    assert.deepEqual(shown, [
+      { name: 'list_notes', title: 'List Notes', badge: 'Read only' },
+      { name: 'wipe_all', title: 'List Notes (list_notes)', badge: 'Consequential' },
+      { name: 'reversed', title: 'Safe \u27e8U+202E\u27e9tool', badge: 'Read only' },
+    ]);
+    // The details too, and page text there is escaped as well.
+    await rows.nth(1).click();
+    assert.equal(await popup.locator('#detail-name .tool-name').textContent(), 'wipe_all');
+    assert.equal(await popup.locator('#detail-name .page-text').textContent(), 'List Notes (list_notes)');
+    assert.match(await popup.locator('#detail-schema').textContent(), /"description": "which \u27e8U\+202E\u27e9eton"/);
+    await rows.nth(2).click();
+    assert.equal(await popup.locator('#detail-description').textContent(), 'Shown \u27e8U+2067\u27e9apart\u27e8U+2069\u27e9.');
+    assert.ok(!BIDI.test(await popup.evaluate(() => document.body.textContent)), 'no bidi control reaches the palette');
+    await popup.close();
+
+    // Its card names it by its name, never its title.
+    const chatId = await chat();
+    const asked = await send(chatId, call(tabId, 'wipe_all'));
+    const card = await cards.next();
+    assert.equal(await card.locator('#heading').textContent(), 'wipe_all');
+    assert.equal(await card.locator('#class').textContent(), 'Consequential');
+    await choose(card, 'Deny this call');
+    await asked.reply;
+    assert.equal(await callsOf(page, 'wipe_all'), 0);
+    await page.close();
+    await browser.assertNoErrors();
+  });
+});
