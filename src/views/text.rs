@@ -55,6 +55,11 @@ pub fn page_block(text: &str, cap: usize) -> String {
 }
 
 fn shown(text: &str, cap: usize, block: bool) -> String {
+    // Most page text is short and plain: shown as it is, without a walk.
+    let plain = |c: char| !escaped(c) || (block && matches!(c, '\n' | '\t'));
+    if text.len() <= cap && text.chars().all(plain) {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(text.len().min(cap * 4));
     // Characters shown so far, and where the text stood when one more
     // character of the cap was still free for the "…".
