@@ -119,6 +119,27 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             [3, 3, 1, 0],
         ),
         (
+            "always-allow-lapses-when-the-tool-changes",
+            Script {
+                acts: vec![
+                    page(0, vec![tool(EDIT, 0, MUTATING, 0)]),
+                    call(0, 0, EDIT, 0),
+                    answer(SITE_READ_ONLY),
+                    answer(CALL_ALWAYS),
+                    call(0, 0, EDIT, 0),
+                    // Registered again, changed: the "Always allow" lapses and it asks.
+                    page(0, vec![tool(EDIT, 0, MUTATING, 2)]),
+                    call(0, 0, EDIT, 0),
+                    // Registered again unchanged (a reload): it keeps its "Always allow".
+                    page(0, vec![tool(EDIT, 0, MUTATING, 2)]),
+                    answer(CALL_ALWAYS),
+                    page(0, vec![tool(EDIT, 0, MUTATING, 2)]),
+                    call(0, 0, EDIT, 0),
+                ],
+            },
+            [3, 3, 4, 0],
+        ),
+        (
             "one-name-on-both-objects",
             Script {
                 acts: vec![
