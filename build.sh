@@ -5,7 +5,8 @@
 #   ./build.sh            build the extension (the repository root loads unpacked) and toolgate-mcp
 #   ./build.sh example    build, then run Toolgate on the bundled Notes example
 #   ./build.sh test       check formatting and clippy, build, then run every test
-#                         (core, and end-to-end on both Chromium 148 and 156), and
+#                         (core, a short run of each fuzz target, and end-to-end on
+#                         both Chromium 148 and 156), and
 #                         the benchmarks once each in smoke mode (timing nothing)
 #   ./build.sh bench      build, then run the benchmarks (add --json for machine-readable output)
 set -euo pipefail
@@ -234,6 +235,32 @@ lint() {
   if [ "$CARGO" = cargo ]; then cargo clippy -q --lib --target wasm32-unknown-unknown -- -D warnings; fi
 }
 
+# A short bounded run of each cargo fuzz target (fuzz/, README.md "Fuzzing")
+# on its committed corpus, after the core's tests: any crash fails the run.
+# `--sanitizer none` builds on stable Rust (libFuzzer itself with the
+# machine's C++ compiler); new inputs go to a scratch directory, so the
+# committed corpus is only read.
+fuzz_smoke() {
+  command -v cargo-fuzz >/dev/null || { log "installing cargo-fuzz (once)"; cargo install -q --locked cargo-fuzz; }
+  log "the decision target's own scripts (fuzz/tests/scripts.rs)"
+  (cd fuzz && cargo test -q)
+  log "building the fuzz targets"
+  cargo fuzz build -s none
+  local target scratch
+  for target in declaration page_report decisions; do
+    log "fuzzing $target for 20 s"
+    scratch=$(mktemp -d)
+    if ! cargo fuzz run -s none "$target" "$scratch" "fuzz/corpus/$target" -- \
+      -max_total_time=20 -timeout=10 >"$scratch/log" 2>&1; then
+      tail -n 60 "$scratch/log" >&2
+      log "fuzz target $target failed; the input is in fuzz/artifacts/$target/"
+      exit 1
+    fi
+    grep '^Done' "$scratch/log" >&2
+    rm -rf "$scratch"
+  done
+}
+
 case "${1:-build}" in
   build)
     build
@@ -252,6 +279,7 @@ case "${1:-build}" in
     ensure_chromium
     log "core and toolgate-mcp tests"
     cargo test --workspace
+    fuzz_smoke
     # The 156 wrapper's bind mounts outlive its browsers: undo them however the runs end.
     trap 'tests/support/chromium-156.sh --unmount' EXIT
     ensure_chromium_156

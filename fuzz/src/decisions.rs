@@ -1,0 +1,448 @@
+//! The decision engine driven as the worker drives it (`Toolgate`), by a
+//! script of page events, agent requests, card answers, closed windows,
+//! withdrawals, outcomes and worker restarts, and checked at every step:
+//!
+//! - nothing runs that no answer allowed (`model::Model`, plus the one call
+//!   a card's "Allow this call only" lets run);
+//! - a call runs the tool, class and definition its request found and its
+//!   card showed, and an answer records only for the tool its card showed
+//!   (docs/cards.md, "When a tool changes");
+//! - a card offers exactly docs/cards.md's answers, and takes no other;
+//! - a core rebuilt from what it stored holds the same registry, answers and
+//!   cards, and decides the next new request as the core that did not stop.
+
+mod cards;
+mod model;
+mod restart;
+mod script;
+
+use model::{closing, every_answer, is_opaque, offered, Facts, Model};
+pub use script::{Act, CallSpec, Encode, OpSpec, Script, ToolSpec};
+use script::{Slot, CHATS, TABS};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use toolgate::decisions::agent::{Action, PageCall, Run, Step, TabInfo};
+use toolgate::decisions::answers::{Answer, CardKind};
+use toolgate::page::declaration::{Hint, HintState, Kind};
+use toolgate::page::registry::{Effect, Event, Tool};
+use toolgate::toolgate::Toolgate;
+
+/// A card as it was shown: who asked, about what.
+#[derive(Clone, Debug)]
+struct Shown {
+    chat: String,
+    request_id: Value,
+    action: Action,
+    kind: CardKind,
+    site: String,
+    /// The requests waiting on it, in order, with what each found.
+    waiters: Vec<(Value, Action)>,
+}
+
+/// What a card's "Allow this call only" lets run: this request's call of
+/// the tool the card showed.
+struct Once<'a> {
+    request_id: &'a Value,
+    call: &'a PageCall,
+}
+
+struct Driver {
+    core: Toolgate,
+    model: Model,
+    slots: Vec<Slot>,
+    tabs: Vec<TabInfo>,
+    now_ms: u64,
+    next_id: u64,
+    cards: BTreeMap<u64, Shown>,
+    /// Running calls, by call id: whose request they are.
+    running: BTreeMap<u64, (String, Value)>,
+    /// Call ids of runs lost to a restart: no outcome reaches anyone.
+    lost: Vec<u64>,
+    /// Every request sent, to send one again.
+    sent: Vec<(String, String)>,
+    /// What the worker stored: each tab's record, and the session.
+    records: BTreeMap<i64, String>,
+    session: Option<String>,
+    seen: Seen,
+}
+
+/// How far a script got: what the driver's own tests check it reaches.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Seen {
+    pub asked: usize,
+    pub answered: usize,
+    pub ran: usize,
+    pub restarts: usize,
+}
+
+/// Runs one script.
+pub fn run(script: &Script) {
+    run_counted(script);
+}
+
+/// Runs one script; returns how far it got.
+pub fn run_counted(script: &Script) -> Seen {
+    let mut driver = Driver {
+        core: Toolgate::default(),
+        model: Model::default(),
+        slots: script::slots(),
+        tabs: TABS.iter().map(|(id, url)| tab(*id, url)).collect(),
+        now_ms: 1_000_000,
+        next_id: 0,
+        cards: BTreeMap::new(),
+        running: BTreeMap::new(),
+        lost: Vec::new(),
+        sent: Vec::new(),
+        records: BTreeMap::new(),
+        session: None,
+        seen: Seen::default(),
+    };
+    // Long scripts add little the fuzzer cannot reach with short ones, and
+    // cost every execution.
+    for act in script.acts.iter().take(64) {
+        driver.act(act);
+        driver.store();
+        driver.check_cards();
+    }
+    driver.seen
+}
+
+fn tab(id: i64, url: &str) -> TabInfo {
+    TabInfo {
+        id,
+        title: format!("Tab {id}"),
+        url: url.to_owned(),
+    }
+}
+
+fn is_error(step: &Step) -> bool {
+    matches!(step, Step::Reply { reply } if reply.value().get("error").is_some())
+}
+
+/// The tool at a call's target, if it is still published there.
+fn tool_at<'a>(core: &'a Toolgate, call: &PageCall) -> Option<&'a Tool> {
+    let t = &call.target;
+    core.registry
+        .frames(t.tab_id)
+        .find(|f| f.frame_id == t.frame_id && f.document_id == t.document_id)?
+        .tools
+        .iter()
+        .find(|tool| {
+            tool.source == t.source && tool.decl.name == t.name && tool.decl.kind == Kind::Tool
+        })
+}
+
+/// Whether the tool at a call's target is still the one its request found.
+fn current(core: &Toolgate, call: &PageCall) -> bool {
+    tool_at(core, call)
+        .is_some_and(|t| t.verdict.class == Some(call.class) && t.definition() == call.definition)
+}
+
+fn facts(call: &PageCall, tool: &Tool) -> Facts {
+    Facts {
+        site: call.site.clone(),
+        name: call.target.name.clone(),
+        class: call.class,
+        definition: call.definition.clone(),
+        idempotent: tool.decl.hint(Hint::Idempotent) == HintState::True,
+    }
+}
+
+impl Driver {
+    fn act(&mut self, act: &Act) {
+        match act {
+            Act::Page { slot, ops } => {
+                let from = self.slot(*slot).frame();
+                let ops = ops.iter().map(script::OpSpec::op).collect();
+                self.apply(Event::Page { from, ops });
+            }
+            Act::Navigate { slot } => {
+                let slot = self.slot_mut(*slot);
+                slot.generation += 1;
+                let (tab_id, frame_id, document_id) = (slot.tab_id, slot.frame_id, slot.document());
+                self.apply(Event::Navigated {
+                    tab_id,
+                    frame_id,
+                    document_id,
+                });
+            }
+            Act::LiveDocuments { tab } => {
+                let tab_id = TABS[*tab as usize % TABS.len()].0;
+                let documents = self
+                    .slots
+                    .iter()
+                    .filter(|s| s.tab_id == tab_id && s.frame_id == 0)
+                    .map(|s| (s.frame_id, s.document()))
+                    .collect();
+                self.apply(Event::LiveDocuments { tab_id, documents });
+            }
+            Act::CloseTab { tab } => {
+                let tab_id = TABS[*tab as usize % TABS.len()].0;
+                self.apply(Event::TabClosed { tab_id });
+            }
+            Act::OpenChat { chat, read_only } => {
+                let chat = CHATS[*chat as usize % CHATS.len()];
+                self.core.session.open_chat(chat, chat, *read_only);
+                self.model.open_chat(chat, *read_only);
+            }
+            Act::ListTabs { chat } => {
+                let chat = CHATS[*chat as usize % CHATS.len()];
+                let text = self.request_text("browser_list_tabs", json!({}));
+                self.send(chat, &text, false);
+            }
+            Act::List { chat, tab } => {
+                let chat = CHATS[*chat as usize % CHATS.len()];
+                let tab_id = script::tab_id(*tab);
+                let text = self.request_text("browser_list_webmcp_tools", json!({"tabId": tab_id}));
+                self.send(chat, &text, false);
+            }
+            Act::Call(spec) => {
+                let (chat, text) = self.call_text(spec);
+                self.send(chat, &text, true);
+            }
+            Act::FrameCall { chat, slot, spec } => self.frame_call(*chat, *slot, spec),
+            Act::Resend { back } => {
+                if !self.sent.is_empty() {
+                    let (chat, text) =
+                        self.sent[self.sent.len() - 1 - *back as usize % self.sent.len()].clone();
+                    let id = serde_json::from_str::<Value>(&text).expect("JSON")["id"].clone();
+                    let step = self.request(&chat, &text);
+                    self.step(&chat, &id, step, None);
+                }
+            }
+            Act::Answer { card, answer } => {
+                let card_id = self.pick_card(*card);
+                let answers = every_answer();
+                self.answer(card_id, answers[*answer as usize % answers.len()]);
+            }
+            Act::CloseWindow { card } => {
+                let card_id = self.pick_card(*card);
+                let shown = self.cards.get(&card_id).cloned();
+                let window = card_id as i64 + 10_000;
+                let closed = self.core.window_closed(window, &self.tabs, self.now_ms);
+                let Some(shown) = shown else {
+                    assert_eq!(closed, Ok(None), "no card shows in window {window}");
+                    return;
+                };
+                let answer = closing(shown.kind, &shown.site);
+                let answered = closed
+                    .expect("a closing answer is offered")
+                    .expect("a card");
+                self.answered(card_id, shown, answer, answered);
+            }
+            Act::Withdraw { chat, back, all } => self.withdraw(*chat, *back, *all),
+            Act::Finish { call, ok, taken } => self.finish(*call, *ok, *taken),
+            Act::Tick { seconds } => self.now_ms += u64::from(*seconds) * 1000,
+            Act::Restart { probe } => self.restart(probe),
+        }
+    }
+
+    fn slot(&self, i: u8) -> &Slot {
+        &self.slots[i as usize % self.slots.len()]
+    }
+
+    fn slot_mut(&mut self, i: u8) -> &mut Slot {
+        let n = self.slots.len();
+        &mut self.slots[i as usize % n]
+    }
+
+    fn apply(&mut self, event: Event) {
+        let (_, effects) = self.core.apply(event);
+        for effect in effects {
+            if let Effect::Persist { tab_id, record } = effect {
+                match record {
+                    Some(record) => {
+                        let text = serde_json::to_string(&record).expect("a record");
+                        self.records.insert(tab_id, text);
+                    }
+                    None => {
+                        self.records.remove(&tab_id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the worker writes after each step (ARCHITECTURE.md: every event
+    /// is persisted before the next; the session when it changed).
+    fn store(&mut self) {
+        if let Some(text) = self.core.session.record().expect("a session is written") {
+            self.session = Some(text);
+        }
+    }
+
+    fn request_text(&mut self, tool: &str, arguments: Value) -> String {
+        self.next_id += 1;
+        json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}})
+        .to_string()
+    }
+
+    fn call_text(&mut self, spec: &CallSpec) -> (&'static str, String) {
+        let chat = CHATS[spec.chat as usize % CHATS.len()];
+        let mut arguments =
+            json!({"tabId": script::tab_id(spec.tab), "name": script::name(spec.tool)});
+        if let Some(args) = script::arguments(spec.args) {
+            arguments["arguments"] = args;
+        }
+        if let Some(site) = spec.site {
+            arguments["site"] = json!(script::SITES[site as usize % script::SITES.len()]);
+        }
+        (
+            chat,
+            self.request_text("browser_call_webmcp_tool", arguments),
+        )
+    }
+
+    /// An agent request, with the open tabs when the core asks for them.
+    fn request(&mut self, chat: &str, text: &str) -> Step {
+        let step = self.core.request(chat, text, None, self.now_ms);
+        if step != Step::NeedTabs {
+            return step;
+        }
+        let step = self.core.request(chat, text, Some(&self.tabs), self.now_ms);
+        assert_ne!(step, Step::NeedTabs, "asked for the tabs it was given");
+        step
+    }
+
+    /// A new request: decided, and, for a call, the chat's retry window used or ended.
+    fn send(&mut self, chat: &str, text: &str, call: bool) {
+        self.sent.push((chat.to_owned(), text.to_owned()));
+        let id = serde_json::from_str::<Value>(text).expect("JSON")["id"].clone();
+        let step = self.request(chat, text);
+        let decided = !is_error(&step);
+        self.step(chat, &id, step, None);
+        // A call the core could not even look at (no such tool, arguments its
+        // schema refuses) is not counted as the chat's next call.
+        if call && decided {
+            self.model.called(chat);
+        }
+    }
+
+    fn frame_call(&mut self, chat: u8, slot: u8, spec: &CallSpec) {
+        let chat = CHATS[chat as usize % CHATS.len()];
+        let slot = self.slot(slot).clone();
+        let arguments = script::arguments(spec.args)
+            .unwrap_or(json!({}))
+            .to_string();
+        let call = toolgate::decisions::agent::FrameCall {
+            tab_id: slot.tab_id,
+            frame_id: slot.frame_id,
+            document_id: slot.document(),
+            source: script::source(spec.tab),
+            name: script::name(spec.tool).to_owned(),
+            arguments: serde_json::value::RawValue::from_string(arguments).expect("JSON"),
+        };
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        let step = self.core.frame_call(chat, &id, &call, self.now_ms);
+        let decided = !is_error(&step);
+        self.step(chat, &id, step, None);
+        if decided {
+            self.model.called(chat);
+        }
+    }
+
+    /// Carries out one step of request `id` of `chat`, checking it.
+    pub(super) fn step(&mut self, chat: &str, id: &Value, step: Step, once: Option<Once>) {
+        match step {
+            Step::Run { run } => self.ran(chat, id, &run, once),
+            Step::Ask { card_id } => self.asked(chat, id, card_id),
+            Step::Wait { card_id } => {
+                let pending = self
+                    .core
+                    .session
+                    .pending
+                    .get(&card_id)
+                    .expect("the card it waits on");
+                assert_eq!(
+                    pending.chat, chat,
+                    "a request waits only on its own chat's card"
+                );
+                let shown = self
+                    .cards
+                    .get_mut(&card_id)
+                    .expect("a card the model saw open");
+                let known = shown.request_id == *id || shown.waiters.iter().any(|(w, _)| w == id);
+                if !known {
+                    let waiting = pending
+                        .waiting
+                        .iter()
+                        .find(|w| w.request_id == *id)
+                        .expect("the request now waits");
+                    assert_eq!(shown.kind, CardKind::Site, "only site cards are waited on");
+                    shown.waiters.push((id.clone(), waiting.action.clone()));
+                }
+            }
+            Step::Attach { call_id } => {
+                let running = self
+                    .running
+                    .get(&call_id)
+                    .expect("attached to a running call");
+                assert_eq!((running.0.as_str(), &running.1), (chat, id));
+            }
+            Step::Reply { .. } => {}
+            Step::NeedTabs => panic!("NeedTabs with the tabs given"),
+        }
+    }
+
+    /// A run: some answer allowed it, and it is the tool its request found.
+    pub(super) fn ran(&mut self, chat: &str, id: &Value, run: &Run, once: Option<Once>) {
+        let t = &run.target;
+        let frame = self
+            .core
+            .registry
+            .frames(t.tab_id)
+            .find(|f| f.frame_id == t.frame_id && f.document_id == t.document_id)
+            .expect("a run's frame and document are published");
+        let tool = frame
+            .tools
+            .iter()
+            .find(|x| x.source == t.source && x.decl.name == t.name && x.decl.kind == Kind::Tool)
+            .expect("a run's tool is published");
+        let site = if frame.origin == "null" {
+            format!("opaque:{}", frame.document_id)
+        } else {
+            frame.origin.clone()
+        };
+        let class = tool.verdict.class.expect("a tool has a class");
+        assert_eq!(
+            run.repeatable,
+            class == toolgate::page::classify::Class::ReadOnly
+        );
+        if let Some(once) = once.filter(|o| o.request_id == id) {
+            // "Allow this call only": the card's call, of the tool it showed.
+            assert_eq!(*t, once.call.target, "the run is the call its card showed");
+            assert_eq!(
+                Some(once.call.class),
+                tool.verdict.class,
+                "the class its card showed"
+            );
+            assert_eq!(
+                once.call.definition,
+                tool.definition(),
+                "the definition its card showed"
+            );
+        } else {
+            let call = PageCall {
+                target: t.clone(),
+                site: site.clone(),
+                class,
+                definition: tool.definition().to_owned(),
+                arguments: run.arguments.clone(),
+                allowed_once: false,
+            };
+            let facts = facts(&call, tool);
+            assert!(
+                self.model.allows(chat, &facts, &run.arguments, self.now_ms),
+                "ran with no answer allowing it: chat {chat}, request {id}, {facts:?}, \
+                 arguments {}\nmodel: {:?}",
+                run.arguments,
+                self.model
+            );
+        }
+        self.running
+            .insert(run.call_id, (chat.to_owned(), id.clone()));
+        self.seen.ran += 1;
+    }
+}

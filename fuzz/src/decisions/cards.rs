@@ -1,0 +1,246 @@
+//! The driver's cards: what a new card shows and offers, a person's
+//! answers (and closed windows) and what they record, requests withdrawn,
+//! and the check after every step that the core's open cards are the ones
+//! the model saw open, unchanged.
+
+use super::*;
+
+impl Driver {
+    /// A new card: what it shows is the tool the request found, as the
+    /// registry has it now, and it offers docs/cards.md's answers.
+    pub(super) fn asked(&mut self, chat: &str, id: &Value, card_id: u64) {
+        let pending = self
+            .core
+            .session
+            .pending
+            .get(&card_id)
+            .expect("the card asked")
+            .clone();
+        assert_eq!((pending.chat.as_str(), &pending.request_id), (chat, id));
+        assert!(!self.cards.contains_key(&card_id), "a card id is new");
+        // Requests that waited on an answered card and now ask again may
+        // already wait on this one (the first of them opened it).
+        let view = self
+            .core
+            .card(card_id, &self.tabs, self.now_ms)
+            .expect("a card is shown");
+        if let Action::Call(call) = &pending.action {
+            assert!(
+                current(&self.core, call),
+                "a card shows the tool as it is: {call:?}"
+            );
+            let frame_site = self.site_of(call);
+            assert_eq!(call.site, frame_site);
+            if pending.card == CardKind::Call {
+                assert_eq!(
+                    view.class,
+                    Some(call.class.label()),
+                    "the card shows the class"
+                );
+            }
+            assert_eq!(pending.site, call.site);
+        }
+        let mut shown: Vec<String> = [&view.approve, &view.deny]
+            .into_iter()
+            .chain(&view.approve_menu)
+            .chain(&view.deny_menu)
+            .map(|c| format!("{:?}", c.answer))
+            .collect();
+        shown.sort();
+        let expected: Vec<String> = offered(pending.card, &pending.site).into_iter().collect();
+        assert_eq!(
+            shown, expected,
+            "the answers card {card_id} offers on {}",
+            pending.site
+        );
+        assert!(self
+            .core
+            .session
+            .card_opened(card_id, card_id as i64 + 10_000));
+        self.seen.asked += 1;
+        self.cards.insert(
+            card_id,
+            Shown {
+                chat: chat.to_owned(),
+                request_id: id.clone(),
+                action: pending.action,
+                kind: pending.card,
+                site: pending.site,
+                waiters: Vec::new(),
+            },
+        );
+    }
+
+    pub(super) fn site_of(&self, call: &PageCall) -> String {
+        let slot = self
+            .slots
+            .iter()
+            .find(|s| s.tab_id == call.target.tab_id && s.frame_id == call.target.frame_id)
+            .expect("a frame the driver reports from");
+        if slot.origin == "null" {
+            format!("opaque:{}", call.target.document_id)
+        } else {
+            slot.origin.to_owned()
+        }
+    }
+
+    pub(super) fn pick_card(&self, i: u8) -> u64 {
+        let ids: Vec<u64> = self.cards.keys().copied().collect();
+        ids.get(i as usize % (ids.len() + 1))
+            .copied()
+            .unwrap_or(999_999)
+    }
+
+    /// A person's answer: taken exactly when the card waits and offers it.
+    pub(super) fn answer(&mut self, card_id: u64, answer: Answer) {
+        let shown = self.cards.get(&card_id).cloned();
+        let result = self.core.answer(card_id, answer, &self.tabs, self.now_ms);
+        let offered = shown
+            .as_ref()
+            .is_some_and(|s| offered(s.kind, &s.site).contains(&format!("{answer:?}")));
+        assert_eq!(
+            result.is_ok(),
+            offered,
+            "{answer:?} on card {card_id}: {result:?}"
+        );
+        if let (Some(shown), Ok(answered)) = (shown, result) {
+            self.answered(card_id, shown, answer, answered);
+        }
+    }
+
+    pub(super) fn answered(
+        &mut self,
+        card_id: u64,
+        shown: Shown,
+        answer: Answer,
+        answered: toolgate::decisions::agent::Answered,
+    ) {
+        self.cards.remove(&card_id);
+        self.seen.answered += 1;
+        assert_eq!(
+            (&answered.chat, &answered.request_id),
+            (&shown.chat, &shown.request_id)
+        );
+        let chat = shown.chat.clone();
+        let mut once = None;
+        match (answer, &shown.action) {
+            (Answer::Site(a), action) => {
+                self.model.site_answer(&chat, &shown.site, a);
+                if let (toolgate::decisions::answers::SiteAnswer::AllowOnce, Action::Call(call)) =
+                    (a, action)
+                {
+                    once = Some(call);
+                }
+            }
+            (Answer::Call(a), Action::Call(call)) => {
+                // Recorded only for the tool the card showed.
+                if let Some(tool) = tool_at(&self.core, call).filter(|_| current(&self.core, call))
+                {
+                    let facts = facts(call, tool);
+                    self.model
+                        .call_answer(&chat, &facts, &call.arguments, a, self.now_ms);
+                    // Each allowing answer's row ends "this call runs"
+                    // (docs/cards.md, "What each answer does"), whatever
+                    // else changed since the card opened (a chat made Read
+                    // only): the person answered for this call.
+                    use toolgate::decisions::answers::CallAnswer as C;
+                    if matches!(a, C::AllowOnce | C::AlwaysAllowTool | C::AllowClass) {
+                        once = Some(call);
+                    }
+                }
+            }
+            (Answer::Call(_), Action::List(_)) => panic!("a listing got a call card's answer"),
+        }
+        let once = once.map(|call| Once {
+            request_id: &shown.request_id,
+            call,
+        });
+        self.step(&chat, &shown.request_id, answered.step, once);
+        let ids: Vec<&Value> = answered.waiting.iter().map(|w| &w.request_id).collect();
+        let waiters: Vec<&Value> = shown.waiters.iter().map(|(w, _)| w).collect();
+        assert_eq!(ids, waiters, "each request that waited goes on");
+        for w in answered.waiting {
+            self.step(&chat, &w.request_id, w.step, None);
+        }
+    }
+
+    pub(super) fn withdraw(&mut self, chat: u8, back: u8, all: bool) {
+        let chat = CHATS[chat as usize % CHATS.len()];
+        let ids: Vec<Value> = self
+            .sent
+            .iter()
+            .filter(|(c, _)| c == chat)
+            .map(|(_, t)| serde_json::from_str::<Value>(t).expect("JSON")["id"].clone())
+            .collect();
+        let id = (!all && !ids.is_empty())
+            .then(|| ids[ids.len() - 1 - back as usize % ids.len()].clone());
+        if !all && id.is_none() {
+            return;
+        }
+        let withdrawn = self.core.withdraw(chat, id.as_ref());
+        let gone = |w: &Value| id.as_ref().is_none_or(|id| id == w);
+        let mut closed = Vec::new();
+        for (&card_id, shown) in self.cards.iter_mut().filter(|(_, s)| s.chat == chat) {
+            shown.waiters.retain(|(w, _)| !gone(w));
+            if gone(&shown.request_id) {
+                if shown.waiters.is_empty() {
+                    closed.push(card_id);
+                } else {
+                    // The next request waiting on the site question takes it over.
+                    let (next, action) = shown.waiters.remove(0);
+                    shown.request_id = next;
+                    shown.action = action;
+                }
+            }
+        }
+        for card_id in &closed {
+            self.cards.remove(card_id);
+        }
+        let windows: Vec<i64> = closed.iter().map(|c| *c as i64 + 10_000).collect();
+        assert_eq!(
+            withdrawn.close_windows, windows,
+            "cards nobody waits on close"
+        );
+        assert!(
+            withdrawn.dropped_cards.is_empty(),
+            "every card's window was opened"
+        );
+    }
+
+    /// Every card the core holds is one the model saw open, unchanged:
+    /// the same request, the same tool as its request found it.
+    pub(super) fn check_cards(&self) {
+        let core: Vec<u64> = self
+            .core
+            .session
+            .pending
+            .iter()
+            .map(|(&id, _)| id)
+            .collect();
+        let model: Vec<u64> = self.cards.keys().copied().collect();
+        assert_eq!(core, model, "the open cards");
+        for (id, pending) in self.core.session.pending.iter() {
+            let shown = &self.cards[id];
+            assert_eq!(pending.request_id, shown.request_id);
+            assert_eq!(
+                pending.action, shown.action,
+                "card {id} still shows what it showed"
+            );
+            assert_eq!(pending.site, shown.site);
+            let waiting: Vec<(&Value, &Action)> = pending
+                .waiting
+                .iter()
+                .map(|w| (&w.request_id, &w.action))
+                .collect();
+            let waiters: Vec<(&Value, &Action)> =
+                shown.waiters.iter().map(|(i, a)| (i, a)).collect();
+            assert_eq!(waiting, waiters);
+            if is_opaque(&shown.site) {
+                assert!(
+                    matches!(&shown.action, Action::Call(c) if c.site == shown.site)
+                        || matches!(shown.action, Action::List(_))
+                );
+            }
+        }
+    }
+}

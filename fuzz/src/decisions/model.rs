@@ -1,0 +1,238 @@
+//! A small model of what the person allowed, written from docs/cards.md
+//! alone: per chat and site the width and the refusal, per tool definition
+//! "Always allow", per site and tool "Never allow", and the immediate
+//! identical retry. It says whether a call may run without a card; the
+//! driver (`super`) adds the one-off permissions a card's answer gives.
+
+use std::collections::{BTreeMap, BTreeSet};
+use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, SiteAnswer};
+use toolgate::page::classify::Class;
+
+/// docs/cards.md, "Widths of an answer": 0 read-only tools, 1
+/// non-consequential read/write tools, 2 all tools; a class is run by the
+/// width of its own rank and above.
+pub fn rank(class: Class) -> u8 {
+    match class {
+        Class::ReadOnly => 0,
+        Class::Mutating => 1,
+        Class::Consequential => 2,
+    }
+}
+
+/// The 2 minutes of the immediate identical retry.
+const RETRY_MS: u64 = 2 * 60 * 1000;
+
+/// docs/cards.md, "Localhost": the only local origins the driver's frames use.
+pub fn is_localhost(site: &str) -> bool {
+    site == "http://localhost:8000" || site == "http://127.0.0.1:9"
+}
+
+/// docs/cards.md, "Sandboxed frames": each opaque document is its own place.
+pub fn is_opaque(site: &str) -> bool {
+    site.starts_with("opaque:")
+}
+
+pub const SITE_ANSWERS: [SiteAnswer; 6] = [
+    SiteAnswer::AllowOnce,
+    SiteAnswer::AllowReadOnly,
+    SiteAnswer::AllowNonConsequential,
+    SiteAnswer::AllowAll,
+    SiteAnswer::DenyOnce,
+    SiteAnswer::DenyForChat,
+];
+
+pub const CALL_ANSWERS: [CallAnswer; 6] = [
+    CallAnswer::AllowOnce,
+    CallAnswer::AlwaysAllowTool,
+    CallAnswer::AllowClass,
+    CallAnswer::DenyOnce,
+    CallAnswer::NeverAllowTool,
+    CallAnswer::DenyAllSite,
+];
+
+/// Every answer either card has, offered or not.
+pub fn every_answer() -> Vec<Answer> {
+    SITE_ANSWERS
+        .map(Answer::Site)
+        .into_iter()
+        .chain(CALL_ANSWERS.map(Answer::Call))
+        .collect()
+}
+
+/// The answers a card offers (docs/cards.md, "The site question", "The
+/// per-call confirmation", "Localhost", "Sandboxed frames").
+pub fn offered(kind: CardKind, site: &str) -> BTreeSet<String> {
+    let all: Vec<Answer> = match kind {
+        CardKind::Site => SITE_ANSWERS.map(Answer::Site).to_vec(),
+        CardKind::Call => CALL_ANSWERS.map(Answer::Call).to_vec(),
+    };
+    all.into_iter()
+        .filter(|a| match a {
+            _ if is_opaque(site) => matches!(
+                a,
+                Answer::Site(SiteAnswer::AllowOnce | SiteAnswer::DenyOnce)
+                    | Answer::Call(CallAnswer::AllowOnce | CallAnswer::DenyOnce)
+            ),
+            Answer::Site(SiteAnswer::DenyForChat) | Answer::Call(CallAnswer::DenyAllSite) => {
+                !is_localhost(site)
+            }
+            _ => true,
+        })
+        .map(|a| format!("{a:?}"))
+        .collect()
+}
+
+/// docs/cards.md, "Closing a card".
+pub fn closing(kind: CardKind, site: &str) -> Answer {
+    match kind {
+        CardKind::Site if is_opaque(site) => Answer::Site(SiteAnswer::DenyOnce),
+        CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
+        CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
+    }
+}
+
+/// A tool as a call found it.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    pub site: String,
+    pub name: String,
+    pub class: Class,
+    pub definition: String,
+    pub idempotent: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Approval {
+    site: String,
+    name: String,
+    definition: String,
+    arguments: String,
+    at_ms: u64,
+}
+
+/// What the person allowed and refused, so far.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    widths: BTreeMap<(String, String), u8>,
+    denied: BTreeSet<(String, String)>,
+    always: BTreeMap<(String, String, String), String>,
+    never: BTreeSet<(String, String)>,
+    read_only: BTreeSet<String>,
+    approval: BTreeMap<String, Approval>,
+}
+
+impl Model {
+    pub fn open_chat(&mut self, chat: &str, read_only: bool) {
+        if read_only {
+            self.read_only.insert(chat.to_owned());
+        } else {
+            self.read_only.remove(chat);
+        }
+    }
+
+    /// Whether a call runs without asking: nothing refuses it, and its
+    /// width, its "Always allow" or the immediate retry covers it.
+    pub fn allows(&self, chat: &str, tool: &Facts, arguments: &str, now_ms: u64) -> bool {
+        let key = (chat.to_owned(), tool.site.clone());
+        if self.never.contains(&(tool.site.clone(), tool.name.clone()))
+            || (self.read_only.contains(chat) && tool.class != Class::ReadOnly)
+            || self.denied.contains(&key)
+        {
+            return false;
+        }
+        let width = self
+            .widths
+            .get(&key)
+            .copied()
+            .or_else(|| is_localhost(&tool.site).then_some(0));
+        let Some(width) = width else {
+            return false;
+        };
+        let always = (chat.to_owned(), tool.site.clone(), tool.name.clone());
+        let retry = self.approval.get(chat).is_some_and(|a| {
+            tool.class == Class::Mutating
+                && tool.idempotent
+                && a.site == tool.site
+                && a.name == tool.name
+                && a.definition == tool.definition
+                && a.arguments == arguments
+                && now_ms.saturating_sub(a.at_ms) <= RETRY_MS
+        });
+        rank(tool.class) <= width || self.always.get(&always) == Some(&tool.definition) || retry
+    }
+
+    /// The chat made a call: the immediate retry of the call before, if
+    /// any, is used or ended.
+    pub fn called(&mut self, chat: &str) {
+        self.approval.remove(chat);
+    }
+
+    fn refuse_site(&mut self, chat: &str, site: &str) {
+        let key = (chat.to_owned(), site.to_owned());
+        self.widths.remove(&key);
+        self.always.retain(|(c, s, _), _| !(c == chat && s == site));
+        self.denied.insert(key);
+    }
+
+    /// The site question answered for `site` (docs/cards.md, "What each
+    /// answer does"): a width, or a refusal for the chat, is recorded.
+    pub fn site_answer(&mut self, chat: &str, site: &str, answer: SiteAnswer) {
+        let key = (chat.to_owned(), site.to_owned());
+        let width = match answer {
+            SiteAnswer::AllowOnce | SiteAnswer::DenyOnce => return,
+            SiteAnswer::DenyForChat => return self.refuse_site(chat, site),
+            SiteAnswer::AllowReadOnly => 0,
+            SiteAnswer::AllowNonConsequential => 1,
+            SiteAnswer::AllowAll => 2,
+        };
+        self.denied.remove(&key);
+        self.widths.insert(key, width);
+    }
+
+    /// The per-call confirmation answered, for the tool its card showed
+    /// (the caller checks it is still that tool: otherwise nothing is
+    /// recorded).
+    pub fn call_answer(
+        &mut self,
+        chat: &str,
+        tool: &Facts,
+        arguments: &str,
+        answer: CallAnswer,
+        now_ms: u64,
+    ) {
+        let key = (chat.to_owned(), tool.site.clone());
+        match answer {
+            CallAnswer::AllowOnce => {
+                self.approval.insert(
+                    chat.to_owned(),
+                    Approval {
+                        site: tool.site.clone(),
+                        name: tool.name.clone(),
+                        definition: tool.definition.clone(),
+                        arguments: arguments.to_owned(),
+                        at_ms: now_ms,
+                    },
+                );
+            }
+            CallAnswer::AlwaysAllowTool => {
+                let always = (chat.to_owned(), tool.site.clone(), tool.name.clone());
+                self.always.insert(always, tool.definition.clone());
+            }
+            CallAnswer::AllowClass => {
+                // "Widening from the per-call card never narrows."
+                let before = self
+                    .widths
+                    .get(&key)
+                    .copied()
+                    .or_else(|| is_localhost(&tool.site).then_some(0))
+                    .unwrap_or(0);
+                self.widths.insert(key, before.max(rank(tool.class)));
+            }
+            CallAnswer::DenyOnce => {}
+            CallAnswer::NeverAllowTool => {
+                self.never.insert((tool.site.clone(), tool.name.clone()));
+            }
+            CallAnswer::DenyAllSite => self.refuse_site(chat, &tool.site),
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! The fuzzer's input for the decision engine, as `arbitrary` builds it from
+//! bytes: a few tabs, frames and documents (two of them sandboxed, with the
+//! opaque origin "null"), a few tool names registered and re-registered on
+//! each object with changing hints, three chats, and what they do.
+
+use arbitrary::Arbitrary;
+use serde_json::{json, Value};
+use toolgate::page::declaration::{Kind, Path, RawDeclaration, RawHint};
+use toolgate::page::registry::{FrameRef, Op, Source};
+use toolgate::vecmap::VecMap;
+
+/// The chats; the third is the browser's own agent in tab 1.
+pub const CHATS: [&str; 3] = ["chat-a", "chat-b", "browser:1"];
+
+/// The open tabs, as the browser describes them (tab 4 is not open).
+pub const TABS: [(i64, &str); 3] = [
+    (1, "https://a.example/page"),
+    (2, "http://localhost:8000/"),
+    (3, "http://127.0.0.1:9/"),
+];
+
+/// What an agent may name as `site`.
+pub const SITES: [&str; 5] = [
+    "https://a.example",
+    "a.example",
+    "b.example",
+    "localhost:8000",
+    "null",
+];
+
+const NAMES: [&str; 4] = ["edit", "read", "wipe", "note"];
+
+/// A frame the driver reports from, and its current document.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    pub tab_id: i64,
+    pub frame_id: i64,
+    pub origin: &'static str,
+    pub generation: u32,
+}
+
+impl Slot {
+    pub fn document(&self) -> String {
+        format!("doc-{}-{}-{}", self.tab_id, self.frame_id, self.generation)
+    }
+
+    pub fn frame(&self) -> FrameRef {
+        FrameRef {
+            tab_id: self.tab_id,
+            frame_id: self.frame_id,
+            document_id: self.document(),
+            origin: self.origin.to_owned(),
+        }
+    }
+}
+
+pub fn slots() -> Vec<Slot> {
+    let slot = |tab_id, frame_id, origin| Slot {
+        tab_id,
+        frame_id,
+        origin,
+        generation: 0,
+    };
+    vec![
+        slot(1, 0, "https://a.example"),
+        slot(1, 3, "https://b.example"),
+        slot(1, 5, "null"),
+        slot(2, 6, "null"),
+        slot(2, 0, "http://localhost:8000"),
+        slot(2, 4, "https://a.example"),
+        slot(3, 0, "http://127.0.0.1:9"),
+    ]
+}
+
+pub fn tab_id(i: u8) -> i64 {
+    i64::from(i % 4) + 1
+}
+
+pub fn name(i: u8) -> &'static str {
+    NAMES[i as usize % NAMES.len()]
+}
+
+/// A call's arguments: none, or one of a few (one refused by `number` schemas).
+pub fn arguments(i: u8) -> Option<Value> {
+    match i % 4 {
+        0 => None,
+        1 => Some(json!({"x": 1})),
+        2 => Some(json!({"x": "one"})),
+        _ => Some(json!({})),
+    }
+}
+
+pub fn source(i: u8) -> Source {
+    [
+        Source::Document,
+        Source::Navigator,
+        Source::Declarative,
+        Source::Other,
+    ][i as usize % 4]
+}
+
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct Script {
+    pub acts: Vec<Act>,
+}
+
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub enum Act {
+    Page { slot: u8, ops: Vec<OpSpec> },
+    Navigate { slot: u8 },
+    LiveDocuments { tab: u8 },
+    CloseTab { tab: u8 },
+    OpenChat { chat: u8, read_only: bool },
+    ListTabs { chat: u8 },
+    List { chat: u8, tab: u8 },
+    Call(CallSpec),
+    FrameCall { chat: u8, slot: u8, spec: CallSpec },
+    Resend { back: u8 },
+    Answer { card: u8, answer: u8 },
+    CloseWindow { card: u8 },
+    Withdraw { chat: u8, back: u8, all: bool },
+    Finish { call: u8, ok: bool, taken: bool },
+    Tick { seconds: u8 },
+    Restart { probe: CallSpec },
+}
+
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct CallSpec {
+    pub chat: u8,
+    pub tab: u8,
+    pub tool: u8,
+    pub args: u8,
+    pub site: Option<u8>,
+}
+
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub enum OpSpec {
+    Register(ToolSpec),
+    Unregister { source: u8, tool: u8, skill: bool },
+    Clear { source: u8 },
+    Provide(Vec<ToolSpec>),
+    Reset,
+}
+
+/// A registration; hints are changed from one to the next as a hostile page
+/// changes them.
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    pub tool: u8,
+    pub path: u8,
+    pub read_only: Option<bool>,
+    pub consequential: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    /// 0–2: three descriptions; 3: blank (refused); 4: a hint that is not a boolean.
+    pub variant: u8,
+    pub schema: bool,
+    pub skill: bool,
+}
+
+impl ToolSpec {
+    fn raw(&self, provided: bool) -> RawDeclaration {
+        let path = if provided {
+            Path::ProvideContext
+        } else {
+            [
+                Path::DocumentObject,
+                Path::NavigatorObject,
+                Path::Declarative,
+                Path::DocumentPositional,
+                Path::NavigatorPositional,
+                Path::Unknown,
+            ][self.path as usize % 6]
+        };
+        let mut annotations = VecMap::new();
+        for (key, value) in [
+            ("readOnlyHint", self.read_only),
+            ("consequentialHint", self.consequential),
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+        ] {
+            if let Some(value) = value {
+                annotations.insert(key.to_owned(), RawHint::Bool(value));
+            }
+        }
+        let variant = self.variant % 5;
+        if variant == 4 {
+            annotations.insert(
+                "readOnlyHint".to_owned(),
+                RawHint::Other("the string \"true\"".to_owned()),
+            );
+        }
+        let description = match variant {
+            3 => " ".to_owned(),
+            v => format!("does things, version {}", v % 3),
+        };
+        RawDeclaration {
+            kind: Some(if self.skill { Kind::Skill } else { Kind::Tool }),
+            path: Some(path),
+            name: Some(name(self.tool).to_owned()),
+            description: Some(description),
+            input_schema: self
+                .schema
+                .then(|| r#"{"type":"object","properties":{"x":{"type":"number"}}}"#.to_owned()),
+            annotations: (!annotations.is_empty()).then_some(annotations),
+            ..RawDeclaration::default()
+        }
+    }
+}
+
+impl OpSpec {
+    pub fn op(&self) -> Op {
+        match self {
+            OpSpec::Register(spec) => Op::Register {
+                decl: Box::new(spec.raw(false)),
+            },
+            OpSpec::Unregister {
+                source: s,
+                tool,
+                skill,
+            } => Op::Unregister {
+                source: source(*s),
+                kind: if *skill { Kind::Skill } else { Kind::Tool },
+                name: name(*tool).to_owned(),
+            },
+            OpSpec::Clear { source: s } => Op::Clear { source: source(*s) },
+            OpSpec::Provide(specs) => Op::Provide {
+                decls: specs.iter().map(|s| s.raw(true)).collect(),
+            },
+            OpSpec::Reset => Op::Reset,
+        }
+    }
+}
+
+/// The bytes from which `arbitrary` builds a value: scripts written by hand
+/// (fuzz/tests/scripts.rs) become corpus seeds the fuzzer starts from. It
+/// follows arbitrary 1.x's reading: an enum's variant from a little-endian
+/// u32 (`(v * count) >> 32`), an `Option` and each element of a `Vec` after
+/// a flag byte, `u8` and `bool` as one byte.
+pub trait Encode {
+    fn encode(&self, out: &mut Vec<u8>);
+}
+
+fn variant(out: &mut Vec<u8>, index: u64, count: u64) {
+    let v = (index << 32).div_ceil(count);
+    out.extend_from_slice(&(v as u32).to_le_bytes());
+}
+
+impl Encode for u8 {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(*self);
+    }
+}
+
+impl Encode for bool {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+}
+
+impl<T: Encode> Encode for Option<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.is_some().encode(out);
+        if let Some(value) = self {
+            value.encode(out);
+        }
+    }
+}
+
+impl<T: Encode> Encode for Vec<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        for item in self {
+            out.push(1);
+            item.encode(out);
+        }
+        out.push(0);
+    }
+}
+
+impl Encode for Script {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.acts.encode(out);
+    }
+}
+
+impl Encode for CallSpec {
+    fn encode(&self, out: &mut Vec<u8>) {
+        for b in [self.chat, self.tab, self.tool, self.args] {
+            b.encode(out);
+        }
+        self.site.encode(out);
+    }
+}
+
+impl Encode for ToolSpec {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.tool.encode(out);
+        self.path.encode(out);
+        for hint in [
+            self.read_only,
+            self.consequential,
+            self.destructive,
+            self.idempotent,
+        ] {
+            hint.encode(out);
+        }
+        self.variant.encode(out);
+        self.schema.encode(out);
+        self.skill.encode(out);
+    }
+}
+
+impl Encode for OpSpec {
+    fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            OpSpec::Register(spec) => {
+                variant(out, 0, 5);
+                spec.encode(out);
+            }
+            OpSpec::Unregister {
+                source,
+                tool,
+                skill,
+            } => {
+                variant(out, 1, 5);
+                [*source, *tool].iter().for_each(|b| b.encode(out));
+                skill.encode(out);
+            }
+            OpSpec::Clear { source } => {
+                variant(out, 2, 5);
+                source.encode(out);
+            }
+            OpSpec::Provide(specs) => {
+                variant(out, 3, 5);
+                specs.encode(out);
+            }
+            OpSpec::Reset => variant(out, 4, 5),
+        }
+    }
+}
+
+impl Encode for Act {
+    fn encode(&self, out: &mut Vec<u8>) {
+        const N: u64 = 16;
+        match self {
+            Act::Page { slot, ops } => {
+                variant(out, 0, N);
+                slot.encode(out);
+                ops.encode(out);
+            }
+            Act::Navigate { slot } => {
+                variant(out, 1, N);
+                slot.encode(out);
+            }
+            Act::LiveDocuments { tab } => {
+                variant(out, 2, N);
+                tab.encode(out);
+            }
+            Act::CloseTab { tab } => {
+                variant(out, 3, N);
+                tab.encode(out);
+            }
+            Act::OpenChat { chat, read_only } => {
+                variant(out, 4, N);
+                chat.encode(out);
+                read_only.encode(out);
+            }
+            Act::ListTabs { chat } => {
+                variant(out, 5, N);
+                chat.encode(out);
+            }
+            Act::List { chat, tab } => {
+                variant(out, 6, N);
+                chat.encode(out);
+                tab.encode(out);
+            }
+            Act::Call(spec) => {
+                variant(out, 7, N);
+                spec.encode(out);
+            }
+            Act::FrameCall { chat, slot, spec } => {
+                variant(out, 8, N);
+                chat.encode(out);
+                slot.encode(out);
+                spec.encode(out);
+            }
+            Act::Resend { back } => {
+                variant(out, 9, N);
+                back.encode(out);
+            }
+            Act::Answer { card, answer } => {
+                variant(out, 10, N);
+                card.encode(out);
+                answer.encode(out);
+            }
+            Act::CloseWindow { card } => {
+                variant(out, 11, N);
+                card.encode(out);
+            }
+            Act::Withdraw { chat, back, all } => {
+                variant(out, 12, N);
+                chat.encode(out);
+                back.encode(out);
+                all.encode(out);
+            }
+            Act::Finish { call, ok, taken } => {
+                variant(out, 13, N);
+                call.encode(out);
+                ok.encode(out);
+                taken.encode(out);
+            }
+            Act::Tick { seconds } => {
+                variant(out, 14, N);
+                seconds.encode(out);
+            }
+            Act::Restart { probe } => {
+                variant(out, 15, N);
+                probe.encode(out);
+            }
+        }
+    }
+}
