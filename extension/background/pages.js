@@ -2,7 +2,7 @@
 // navigating, and the calls of the browser's own agent that reach them.
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
-import { applyEvent, fromJson, perform, ready, serially, toJson } from './core.js';
+import { applyEvent, fromJson, inTab, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { waitFor } from './replies.js';
 import { changeSession } from './session.js';
@@ -20,12 +20,9 @@ export function fromPage(message, sender) {
   };
   // The relay hands the report on as the text the page's world wrote.
   if (typeof message !== 'string') return Promise.reject(new Error('bad page message: a report is JSON text'));
-  return serially(async () => {
-    const core = await ready;
-    const { results, effects } = fromJson(core.fromPage(toJson(from, 'sender'), message));
-    await perform(effects);
-    return { results };
-  });
+  // In the tab's own turn (core.js, "Page events, one queue per tab").
+  return inTab(from.tab_id, (core) => fromJson(core.fromPage(toJson(from, 'sender'), message)))
+    .then((results) => ({ results }));
 }
 
 // ---- The browser's own agent ---------------------------------------------

@@ -88,10 +88,20 @@
     }
   });
 
+  // What of the worker's refusal the page is told: why its report could not
+  // be read, which is about its own text, and otherwise only that Toolgate
+  // could not take it. Never a storage error's words: they would tell a page
+  // how full the storage every tab and the agent session share is. (What
+  // passes Toolgate's caps is refused per registration, in `results`, with
+  // the cap's own words: docs/classes.md, "What Toolgate keeps".)
+  const READ_ERROR = /^bad page message: /;
+  const refusal = (error) => (error == null ? null
+    : READ_ERROR.test(String(error)) ? String(error) : 'Toolgate could not take this report');
+
   function forward(batch, report) {
     listenToWorker();
     chrome.runtime.sendMessage(report).then(
-      (answer) => toPage({ type: 'results', batch, results: answer?.results ?? [], error: answer?.error ?? null }),
+      (answer) => toPage({ type: 'results', batch, results: answer?.results ?? [], error: refusal(answer?.error) }),
       // The extension was reloaded or updated under this page: its tools stay
       // usable by the page, and the palette tells the person to reload the tab.
       (error) => toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) }),
