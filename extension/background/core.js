@@ -55,7 +55,7 @@ export function serially(task) {
 // is stored before it is answered and before any later event of the tab is
 // stored: a worker stopped between two answered reports loses nothing. Each
 // tab has its own queue, so one tab's writes never hold up another tab's
-// events, nor any agent call (README, figure 12). A tab's events that
+// events, nor any agent call (README, figure 10). A tab's events that
 // arrive while its last write is under way are applied together when it
 // ends, and stored in one write, each key once: a page that floods is
 // throttled to one write at a time, and re-registering one tool a hundred

@@ -131,11 +131,21 @@ describe('hostile pages and storage', () => {
         return set(items);
       };
     });
-    const timed = () => sw.evaluate(async ([c, r]) => {
-      const started = performance.now();
-      const reply = await self.toolgate.agent(c, r);
-      return { ms: performance.now() - started, text: reply.result?.content?.[0]?.text };
-    }, [chatId, call(quiet.tabId, 'clock')]);
+    // A call that has not answered in 10 s fails the test as it stands (it waits on the other
+    // tab's queue, which grows without end).
+    const LONGEST_MS = 10_000;
+    const timed = () => {
+      let timer;
+      const late = new Promise((done, fail) => {
+        timer = setTimeout(() => fail(new Error(`another tab's call took over ${LONGEST_MS} ms`)), LONGEST_MS);
+      });
+      const answered = sw.evaluate(async ([c, r]) => {
+        const started = performance.now();
+        const reply = await self.toolgate.agent(c, r);
+        return { ms: performance.now() - started, text: reply.result?.content?.[0]?.text };
+      }, [chatId, call(quiet.tabId, 'clock')]);
+      return Promise.race([answered, late]).finally(() => clearTimeout(timer));
+    };
     const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const quietMs = [];
     for (let i = 0; i < 5; i++) quietMs.push((await timed()).ms);
