@@ -62,6 +62,7 @@ export function serially(task) {
 // times meanwhile costs one write of that tool (ARCHITECTURE.md, "stored
 // state is the page's raw snapshots").
 const tabQueues = new Map(); // tab id -> the events waiting while its write is under way
+const WRITE_SPACING_MS = 20;
 
 // Applies `change(core)` (which returns the core's `{ results, effects }`)
 // in tab `tabId`'s turn; resolves with its results once its effects are
@@ -101,9 +102,14 @@ async function drain(tabId, events) {
         event.reject(error);
       }
     }
+    const wrote = performance.now();
     try {
       await writes.carryOut();
       for (const [event, results] of applied) event.resolve(results);
+      // A tab that keeps reporting writes at most once per WRITE_SPACING_MS:
+      // what it reports meanwhile waits, and goes in the next write.
+      const wait = WRITE_SPACING_MS - (performance.now() - wrote);
+      if (events.length && wait > 0) await new Promise((done) => setTimeout(done, wait));
     } catch (error) {
       // Not said to the page: a storage error's text could tell it how full
       // storage is. The registry refuses what would pass the caps
