@@ -17,7 +17,7 @@
 // (or JSON) to stdout. Nothing here changes Toolgate: the worker is only read
 // through `self.toolgate` and CDP.
 //
-// Figures 1 and 4 are ratios: the median over A/B pairs of A ÷ B (for figure
+// Figures 1, 4 and 10 (benches/churn.mjs) are ratios: the median over A/B pairs of A ÷ B (for figure
 // 1, over rounds, each side's block of loads by its median), with a 95 %
 // confidence interval of that median (bootstrap): on these machines it says
 // whether a run can tell the ratio from its target at all. Notes after the
@@ -30,6 +30,7 @@ import os from 'node:os';
 import { basename, join } from 'node:path';
 import { EXTENSION, launch } from '../tests/support/browser.mjs';
 import { serve } from '../tests/support/server.mjs';
+import { churnFigure } from './churn.mjs';
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
@@ -921,6 +922,10 @@ async function main() {
     await step('3 registration → classified', () => classified(server, browser, sw, agentTab));
     await step('4 agent call vs ping', () => agentCall(browser, sw, agentTab));
     await step('8 concurrent calls', async () => concurrency(browser, await browser.worker(), agentPage, agentTab));
+    await step('10 agent call while another page churns', async () => churnFigure({
+      browser, server, sw: await browser.worker(), agentTab, runs: RUNS, smoke: SMOKE, figure, notes, log,
+      stats: { median, spread, medianCI, ciText, ms },
+    }));
     await step('5 cold start', () => coldStart(browser, agentTab));
     await browser.assertNoErrors();
     await browser.close();

@@ -4,9 +4,9 @@
 //!   a realistic mix of paths, hint combinations, schemas, skills, unreadable
 //!   and refused snapshots;
 //! - `registry/register 1000 tools`: one page event registering 1,000 tools,
-//!   applied to an empty `Registry` (the effects, with the tab's stored
-//!   record, included);
-//! - `registry/load 100 tabs x 50 tools`: `Registry::load` of stored records,
+//!   applied to an empty `Registry` (the effects, with each tool's stored
+//!   entry, included);
+//! - `registry/load 100 tabs x 50 tools`: `Registry::load` of stored tools,
 //!   as the service worker does on every start;
 //! - `decide/call among 500 always-allowed tools`: `Session::request` for
 //!   `browser_call_webmcp_tool` on a tab publishing 500 tools, in a chat that
@@ -35,7 +35,7 @@ use toolgate::decisions::agent::{Session, Step, TabInfo, World};
 use toolgate::decisions::answers::{CallAnswer, SiteAnswer, ToolFacts};
 use toolgate::page::classify::classify;
 use toolgate::page::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
-use toolgate::page::registry::{Event, FrameRef, Op, Registry, StoredFrame, StoredTool, TabRecord};
+use toolgate::page::registry::{Event, FrameRef, Op, Registry, StoredTool};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -242,33 +242,33 @@ fn bench_registry(c: &mut Criterion) {
     const TABS: usize = 100;
     const PER_TAB: usize = 50;
     let mut raws = raw_declarations(0x5eed_0003, TABS * PER_TAB).into_iter();
-    let records: Vec<TabRecord> = (0..TABS as i64)
-        .map(|tab_id| {
-            let mut frame = |frame_id: i64, origin: String, count: usize| StoredFrame {
-                frame_id,
-                document_id: format!("doc-{tab_id}-{frame_id}"),
-                origin,
-                tools: raws
-                    .by_ref()
+    // Stored as the registry stores them: one `StoredTool` per key.
+    let records: Vec<String> = (0..TABS as i64)
+        .flat_map(|tab_id| {
+            let mut frame = |frame_id: i64, origin: String, count: usize| {
+                raws.by_ref()
                     .take(count)
-                    .map(|decl| StoredTool {
-                        decl,
+                    .enumerate()
+                    .map(|(i, decl)| StoredTool {
+                        tab_id,
+                        frame_id,
+                        document_id: format!("doc-{tab_id}-{frame_id}"),
+                        origin: origin.clone(),
+                        seq: (tab_id as u64) * 100 + frame_id as u64 * 10 + i as u64,
                         provided: false,
+                        decl,
                     })
-                    .collect(),
+                    .collect::<Vec<_>>()
             };
-            TabRecord {
-                tab_id,
-                frames: vec![
-                    frame(0, format!("https://site{tab_id}.example"), 40),
-                    frame(7, "https://widgets.example".to_owned(), 10),
-                ],
-            }
+            let mut tools = frame(0, format!("https://site{tab_id}.example"), 40);
+            tools.extend(frame(7, "https://widgets.example".to_owned(), 10));
+            tools
         })
+        .map(|t| serde_json::to_string(&t).expect("a stored tool"))
         .collect();
     group.throughput(Throughput::Elements((TABS * PER_TAB) as u64));
     group.bench_function("load 100 tabs x 50 tools", |b| {
-        b.iter_batched(|| records.clone(), Registry::load, BatchSize::PerIteration)
+        b.iter(|| Registry::load(&records).expect("loads"))
     });
     group.finish();
 }

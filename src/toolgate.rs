@@ -7,7 +7,7 @@ use crate::decisions::agent::{
     page_outcome, Answered, FrameCall, Session, Step, TabInfo, Withdrawn, World,
 };
 use crate::decisions::answers::Answer;
-use crate::page::registry::{Effect, Event, Registered, Registry, TabRecord};
+use crate::page::registry::{Effect, Event, Registered, Registry};
 use crate::views::cards::{self, Card};
 use serde_json::Value;
 
@@ -19,19 +19,15 @@ pub struct Toolgate {
 }
 
 impl Toolgate {
-    /// Rebuilds the core from stored tab records and the stored session (as
-    /// `Effect::Persist` and `Session::record` wrote them). A new core is a
+    /// Rebuilds the core from the stored tools and the stored session (as
+    /// `Effect::Store` and `Session::record` wrote them). A new core is a
     /// new worker: calls the old one was running are lost, and their agents
     /// are told so (`Session::restarted`).
     ///
     /// # Errors
-    /// When a stored record cannot be read.
-    pub fn from_storage(records: &[String], session: Option<&str>) -> Result<Toolgate, String> {
-        let records = records
-            .iter()
-            .map(|text| serde_json::from_str::<TabRecord>(text))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("bad stored tab record: {e}"))?;
+    /// When a stored tool or the session cannot be read.
+    pub fn from_storage(tools: &[String], session: Option<&str>) -> Result<Toolgate, String> {
+        let registry = Registry::load(tools)?;
         let mut session: Session = match session {
             Some(text) => {
                 serde_json::from_str(text).map_err(|e| format!("bad stored session: {e}"))?
@@ -39,10 +35,7 @@ impl Toolgate {
             None => Session::default(),
         };
         session.restarted();
-        Ok(Toolgate {
-            registry: Registry::load(records),
-            session,
-        })
+        Ok(Toolgate { registry, session })
     }
 
     /// A page's or the browser's event, applied to the registry.

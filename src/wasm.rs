@@ -60,8 +60,8 @@ pub struct Core(Toolgate);
 
 #[wasm_bindgen]
 impl Core {
-    /// Rebuilds the core from stored tab records and the stored session
-    /// (JSON text, as `Effect::Persist` and `sessionRecord` gave them).
+    /// Rebuilds the core from the stored tools and the stored session
+    /// (JSON text, as `Effect::Store` and `sessionRecord` gave them).
     #[wasm_bindgen(constructor)]
     pub fn new(records: Vec<String>, session: Option<String>) -> Result<Core, JsError> {
         Toolgate::from_storage(&records, session.as_deref())

@@ -2,7 +2,7 @@
 //! that a registry rebuilt from what it persisted is the same registry.
 
 use serde_json::json;
-use toolgate::page::registry::{Effect, Event, Registry, TabRecord};
+use toolgate::page::registry::{Effect, Event, Registry};
 use toolgate::views::palette::palette;
 
 mod common;
@@ -24,14 +24,21 @@ fn names(registry: &Registry, tab_id: i64) -> Vec<String> {
         .collect()
 }
 
-/// Applies the effects the shell would: persist records, and return the badge count.
-fn persist(store: &mut Vec<TabRecord>, effects: &[Effect]) -> Option<usize> {
+/// What the shell stores: key → a stored tool's JSON text.
+type Store = std::collections::BTreeMap<String, String>;
+
+/// Applies the effects the shell would: store and remove keys, and return
+/// the badge count (if it changed).
+fn persist(store: &mut Store, effects: &[Effect]) -> Option<usize> {
     let mut badge = None;
     for effect in effects {
         match effect {
-            Effect::Persist { tab_id, record } => {
-                store.retain(|r| r.tab_id != *tab_id);
-                store.extend(record.clone());
+            Effect::Store { set, remove, .. } => {
+                for key in remove {
+                    assert!(set.get(key).is_none(), "{key} both set and removed");
+                    store.remove(key);
+                }
+                store.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
             Effect::Badge { count, .. } => badge = Some(*count),
         }
@@ -63,7 +70,7 @@ fn registration_replacement_and_unregistration_change_the_palette() {
             .contains("not a valid tool name"),
         "an invalid forged snapshot is refused with the reason"
     );
-    let mut store = Vec::new();
+    let mut store = Store::new();
     assert_eq!(persist(&mut store, &effects), Some(2));
     assert_eq!(
         names(&r, 1),
@@ -167,7 +174,7 @@ fn navigation_frame_removal_and_tab_close_drop_tools() {
     assert_eq!(names(&r, 1), [format!("{SITE}: a (Mutating)")]);
 
     // The top frame navigated to a new document.
-    let mut store = Vec::new();
+    let mut store = Store::new();
     let (_, effects) = r.apply(Event::Navigated {
         tab_id: 1,
         frame_id: 0,
@@ -198,7 +205,7 @@ fn navigation_frame_removal_and_tab_close_drop_tools() {
 #[test]
 fn a_registry_loaded_from_what_it_persisted_is_the_same() {
     let mut r = Registry::new();
-    let mut store = Vec::new();
+    let mut store = Store::new();
     for (tab, ops) in [
         (
             1,
@@ -215,9 +222,7 @@ fn a_registry_loaded_from_what_it_persisted_is_the_same() {
         let (_, effects) = r.apply(page(frame(tab, 0, "doc", SITE), ops));
         persist(&mut store, &effects);
     }
-    let text = serde_json::to_string(&store).expect("records serialise");
-    let loaded =
-        Registry::load(serde_json::from_str::<Vec<TabRecord>>(&text).expect("records parse"));
+    let loaded = Registry::load(store.values()).expect("stored tools load");
     assert_eq!(loaded, r);
     assert_eq!(palette(&loaded, 1), palette(&r, 1));
 }
@@ -257,4 +262,176 @@ fn a_late_reset_from_a_replaced_document_changes_nothing() {
     // The current document going away does clear the frame.
     r.apply(page(frame(1, 0, "new", SITE), json!([{"op": "reset"}])));
     assert!(names(&r, 1).is_empty());
+}
+
+/// A tool whose description is `bytes` long.
+fn sized(name: &str, bytes: usize) -> serde_json::Value {
+    json!({"op": "register", "decl": {"path": "document_object", "name": name,
+           "description": "d".repeat(bytes), "annotations": {"readOnlyHint": true}}})
+}
+
+/// The `Store` effect among `effects`: (keys set, keys removed, bytes of text set).
+fn stored(effects: &[Effect]) -> (usize, usize, usize) {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Store { set, remove, .. } => {
+                Some((set.len(), remove.len(), set.values().map(String::len).sum()))
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_report_stores_only_what_it_changed() {
+    // 600 tools of 3 KB in one tab; each report re-registers one of them.
+    let mut r = Registry::new();
+    let top = frame(1, 0, "doc", SITE);
+    let all: Vec<_> = (0..600).map(|i| sized(&format!("t{i}"), 3000)).collect();
+    let (results, _) = r.apply(page(top.clone(), json!(all)));
+    assert!(results.iter().all(|r| r.error.is_none()), "all 600 fit");
+    let (_, effects) = r.apply(page(top.clone(), json!([sized("t7", 3100)])));
+    let (set, removed, bytes) = stored(&effects);
+    assert_eq!((set, removed), (1, 0), "one tool's key written");
+    assert!(
+        bytes < 4000,
+        "one tool's text, not the tab's: {bytes} bytes"
+    );
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Badge { .. })),
+        "the count did not change: no badge"
+    );
+    let (_, effects) = r.apply(page(
+        top,
+        json!([{"op": "unregister", "source": "document", "kind": "tool", "name": "t8"}]),
+    ));
+    assert_eq!(stored(&effects), (0, 1, 0), "one key removed");
+}
+
+#[test]
+fn a_tab_a_site_and_every_page_together_are_capped_with_a_clear_error() {
+    use toolgate::page::registry::{PAGE_BYTES, SITE_BYTES, TAB_BYTES};
+    let mut r = Registry::new();
+    // One tab floods, 60 KB a tool: what passes its cap is refused, said so.
+    let flood: Vec<_> = (0..100).map(|i| sized(&format!("f{i}"), 60_000)).collect();
+    let (results, _) = r.apply(page(frame(1, 0, "doc", SITE), json!(flood)));
+    let refused: Vec<_> = results.iter().filter_map(|r| r.error.as_deref()).collect();
+    assert!(!refused.is_empty());
+    assert_eq!(
+        refused[0],
+        "Toolgate stores at most 2 MB (2097152 bytes) of tools for one tab; this tool would pass it"
+    );
+    assert!(r.stored_bytes() <= TAB_BYTES);
+    assert!(
+        r.stored_bytes() > TAB_BYTES - 70_000,
+        "filled up to the cap"
+    );
+    // Its iframes of other sites share the tab's cap.
+    let (results, _) = r.apply(page(
+        frame(1, 3, "inner", "https://other.example"),
+        json!([sized("x", 60_000)]),
+    ));
+    assert!(results[0]
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .contains("one tab"));
+
+    // The same site in a second tab: the site's cap, across its tabs.
+    let more: Vec<_> = (0..100).map(|i| sized(&format!("g{i}"), 60_000)).collect();
+    let (results, _) = r.apply(page(frame(2, 0, "doc2", SITE), json!(more)));
+    let error = results
+        .iter()
+        .find_map(|r| r.error.clone())
+        .expect("refused");
+    assert_eq!(
+        error,
+        format!("Toolgate stores at most 3 MB (3145728 bytes) of tools for one site ({SITE}), across its tabs; this tool would pass it")
+    );
+    assert!(r.stored_bytes() <= SITE_BYTES);
+
+    // Other sites in other tabs, until every page together is at its cap.
+    let mut last = None;
+    for tab in 3..8 {
+        let many: Vec<_> = (0..40).map(|i| sized(&format!("h{i}"), 60_000)).collect();
+        let (results, _) = r.apply(page(
+            frame(tab, 0, "d", &format!("https://site{tab}.example")),
+            json!(many),
+        ));
+        last = results.iter().find_map(|r| r.error.clone()).or(last);
+    }
+    assert_eq!(
+        last.as_deref(),
+        Some("Toolgate stores at most 6 MB (6291456 bytes) of tools for every tab together; this tool would pass it")
+    );
+    assert!(r.stored_bytes() <= PAGE_BYTES);
+    // A closed tab gives its room back.
+    r.apply(Event::TabClosed { tab_id: 1 });
+    let (results, _) = r.apply(page(
+        frame(9, 0, "d", "https://late.example"),
+        json!([sized("late", 60_000)]),
+    ));
+    assert!(results[0].error.is_none(), "{:?}", results[0].error);
+}
+
+#[test]
+fn what_is_stored_of_a_tool_is_cut_to_what_is_shown_and_reads_back_the_same() {
+    let mut r = Registry::new();
+    let mut store = Store::new();
+    let huge = json!({"op": "register", "decl": {"path": "document_object", "name": "huge",
+        "description": "d".repeat(5 * 1024 * 1024), "title": "t".repeat(100_000),
+        "input_schema": format!("{{\"description\": \"{}\"}}", "s".repeat(100_000)),
+        "annotations": {"readOnlyHint": true, "noise": "n".repeat(100_000)},
+        "tags": vec!["tag"; 10_000]}});
+    let (_, effects) = r.apply(page(frame(1, 0, "doc", SITE), json!([huge])));
+    persist(&mut store, &effects);
+    let bytes: usize = store.values().map(String::len).sum();
+    assert!(bytes < 2 * 65_536 + 2_000, "stored: {bytes} bytes");
+    let entry = &palette(&r, 1)[0].entries[0];
+    assert_eq!(entry.badge.to_string(), "Consequential");
+    let loaded = Registry::load(store.values()).expect("loads");
+    assert_eq!(loaded, r, "the tool read back is the same tool");
+    assert_eq!(palette(&loaded, 1), palette(&r, 1));
+    let text = serde_json::to_string(&palette(&loaded, 1)).expect("a palette");
+    for part in ["description", "title", "inputSchema"] {
+        assert!(
+            text.contains(&format!("{part} is longer than 65536 bytes")),
+            "{part}'s note kept: {text:.300}"
+        );
+    }
+}
+
+#[test]
+fn a_registry_loaded_after_replacements_and_removals_is_the_same() {
+    let mut r = Registry::new();
+    let mut store = Store::new();
+    let top = frame(1, 0, "doc", SITE);
+    let decl = |name: &str| json!({"path": "provide_context", "name": name, "description": "d"});
+    for ops in [
+        json!([tool("a", "document_object", json!({})), tool("b", "document_object", json!({})),
+               {"op": "provide", "decls": [decl("p"), decl("q")]}]),
+        json!([tool("a", "document_object", json!({"readOnlyHint": true})),
+               {"op": "unregister", "source": "document", "kind": "tool", "name": "b"},
+               {"op": "provide", "decls": [decl("q")]}, tool("c", "document_object", json!({}))]),
+    ] {
+        let (_, effects) = r.apply(page(top.clone(), ops));
+        persist(&mut store, &effects);
+    }
+    let (_, effects) = r.apply(page(
+        frame(1, 2, "inner", "null"),
+        json!([tool("s", "document_object", json!({}))]),
+    ));
+    persist(&mut store, &effects);
+    let loaded = Registry::load(store.values()).expect("loads");
+    assert_eq!(loaded, r);
+    assert_eq!(names(&loaded, 1), names(&r, 1));
+    // A new document in the frame: the old one's keys go, in the same write.
+    let (_, effects) = r.apply(page(
+        frame(1, 0, "doc-2", SITE),
+        json!([tool("z", "document_object", json!({}))]),
+    ));
+    persist(&mut store, &effects);
+    assert_eq!(Registry::load(store.values()).expect("loads"), r);
+    assert_eq!(store.len(), 2);
 }

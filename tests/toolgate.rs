@@ -11,8 +11,8 @@ use common::{frame, page};
 
 const SITE: &str = "https://notes.example";
 
-/// A worker's state with one Mutating tool on tab 1, and the tab record it
-/// stored for it.
+/// A worker's state with one Mutating tool on tab 1, and the stored tool it
+/// wrote for it.
 fn with_add_note() -> (Toolgate, Vec<String>) {
     let mut core = Toolgate::default();
     let ops = json!([{"op": "register", "decl": {"path": "document_object", "name": "add_note",
@@ -20,12 +20,9 @@ fn with_add_note() -> (Toolgate, Vec<String>) {
     let (_, effects) = core.apply(page(frame(1, 0, "doc-1", SITE), ops));
     let records = effects
         .iter()
-        .filter(|e| matches!(e, Effect::Persist { .. }))
-        .map(|e| {
-            serde_json::to_value(e).expect("an effect")["record"]
-                .as_str()
-                .expect("text")
-                .to_owned()
+        .flat_map(|e| match e {
+            Effect::Store { set, .. } => set.values().cloned().collect(),
+            _ => Vec::new(),
         })
         .collect();
     (core, records)
@@ -85,7 +82,7 @@ fn a_core_rebuilt_from_storage_settles_the_calls_the_old_worker_was_running() {
 #[test]
 fn storage_that_cannot_be_read_is_a_clear_error() {
     let error = Toolgate::from_storage(&["{".to_owned()], None).expect_err("unreadable");
-    assert!(error.starts_with("bad stored tab record:"), "{error}");
+    assert!(error.starts_with("bad stored tool:"), "{error}");
     let error = Toolgate::from_storage(&[], Some("\"a string\"")).expect_err("unreadable");
     assert!(error.starts_with("bad stored session:"), "{error}");
 }

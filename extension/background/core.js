@@ -5,8 +5,11 @@
 // is a cache of what is in chrome.storage.session, rebuilt by `ready` on every
 // start, and every handler waits on `ready`.
 import init, { Core } from '../../pkg/toolgate.js';
+import { keepError } from './errors.js';
 
-export const TAB_KEY = 'tab:';
+// Each tool a page publishes is stored under its own key (`tool:<tab>:<n>`,
+// src/page/registry/stored.rs); the agent session under `session`.
+export const TOOL_KEY = 'tool:';
 export const SESSION_KEY = 'session';
 
 // The core takes and gives JSON text (src/wasm.rs says why); these turn JS
@@ -28,19 +31,18 @@ export const fromJson = (text) => (text === undefined ? null : JSON.parse(text))
 export const ready = (async () => {
   await init();
   const stored = await chrome.storage.session.get(null);
-  // Each tab's record is JSON text (see Effect::Persist in src/registry.rs).
-  const records = Object.entries(stored)
-    .filter(([key, record]) => key.startsWith(TAB_KEY) && typeof record === 'string')
-    .map(([, record]) => record);
-  return new Core(records, stored[SESSION_KEY] ?? null);
+  // Each stored tool is JSON text (see Effect::Store in src/page/registry.rs).
+  const tools = Object.entries(stored)
+    .filter(([key, tool]) => key.startsWith(TOOL_KEY) && typeof tool === 'string')
+    .map(([, tool]) => tool);
+  return new Core(tools, stored[SESSION_KEY] ?? null);
 })();
 // The core once loaded, so that the handlers on an agent call's path need not
 // wait a turn for `ready` each time.
 export let loaded = null;
 ready.then((core) => { loaded = core; }, () => {});
 
-// Events change the registry one at a time, in arrival order, each persisted
-// before the next starts, so a stop between two events loses nothing.
+// Changes to the agent session go one at a time, in arrival order (session.js).
 let queue = Promise.resolve();
 export function serially(task) {
   const run = queue.then(task);
@@ -48,28 +50,118 @@ export function serially(task) {
   return run;
 }
 
-// Carries out the effects the core returns: a tab's record stored (or
-// removed), a tab's badge set.
-export async function perform(effects) {
-  for (const effect of effects) {
-    if (effect.effect === 'persist') {
-      const key = TAB_KEY + effect.tab_id;
-      if (effect.record) await chrome.storage.session.set({ [key]: effect.record });
-      else await chrome.storage.session.remove(key);
-    } else if (effect.effect === 'badge') {
-      const text = effect.count > 0 ? String(effect.count) : '';
+// ---- Page events, one queue per tab ----------------------------------------
+// A tab's events change the registry in arrival order, and what each changed
+// is stored before it is answered and before any later event of the tab is
+// stored: a worker stopped between two answered reports loses nothing. Each
+// tab has its own queue, so one tab's writes never hold up another tab's
+// events, nor any agent call (README, figure 10). A tab's events that
+// arrive while its last write is under way are applied together when it
+// ends, and stored in one write, each key once: a page that floods is
+// throttled to one write at a time, and re-registering one tool a hundred
+// times meanwhile costs one write of that tool (ARCHITECTURE.md, "stored
+// state is the page's raw snapshots").
+const tabQueues = new Map(); // tab id -> the events waiting while its write is under way
+const WRITE_SPACING_MS = 20;
+
+// Applies `change(core)` (which returns the core's `{ results, effects }`)
+// in tab `tabId`'s turn; resolves with its results once its effects are
+// carried out.
+export function inTab(tabId, change) {
+  return new Promise((resolve, reject) => {
+    const waiting = tabQueues.get(tabId);
+    if (waiting) {
+      waiting.push({ change, resolve, reject });
+      return;
+    }
+    const events = [{ change, resolve, reject }];
+    tabQueues.set(tabId, events);
+    drain(tabId, events).catch((error) => keepError(`tab ${tabId}'s events`, error));
+  });
+}
+
+async function drain(tabId, events) {
+  let core;
+  try {
+    core = loaded ?? await ready;
+  } catch (error) {
+    tabQueues.delete(tabId);
+    for (const event of events) event.reject(error);
+    return;
+  }
+  while (events.length) {
+    const batch = events.splice(0);
+    const writes = new Writes();
+    const applied = [];
+    for (const event of batch) {
+      try {
+        const { results, effects } = event.change(core);
+        writes.add(effects);
+        applied.push([event, results]);
+      } catch (error) {
+        event.reject(error);
+      }
+    }
+    const wrote = performance.now();
+    try {
+      await writes.carryOut();
+      for (const [event, results] of applied) event.resolve(results);
+      // A tab that keeps reporting writes at most once per WRITE_SPACING_MS:
+      // what it reports meanwhile waits, and goes in the next write.
+      const wait = WRITE_SPACING_MS - (performance.now() - wrote);
+      if (events.length && wait > 0) await new Promise((done) => setTimeout(done, wait));
+    } catch (error) {
+      // Not said to the page: a storage error's text could tell it how full
+      // storage is. The registry refuses what would pass the caps
+      // (docs/classes.md, "What Toolgate keeps"), so this is Toolgate's bug.
+      keepError(`storing tab ${tabId}'s tools`, error);
+      for (const [event] of applied) event.reject(new Error('Toolgate could not store this report'));
+    }
+  }
+  tabQueues.delete(tabId);
+}
+
+// The effects of several events of one tab, merged: each key's last word,
+// and the last badge.
+class Writes {
+  set = {};
+  remove = new Set();
+  badge = null;
+
+  add(effects) {
+    for (const effect of effects) {
+      if (effect.effect === 'store') {
+        for (const key of effect.remove) {
+          delete this.set[key];
+          this.remove.add(key);
+        }
+        for (const [key, text] of Object.entries(effect.set)) {
+          this.set[key] = text;
+          this.remove.delete(key);
+        }
+      } else if (effect.effect === 'badge') {
+        this.badge = effect;
+      }
+    }
+  }
+
+  // Both writes are issued before either is awaited: the browser applies
+  // them in that order, and a worker stopped after issuing them does not
+  // take them back. Their keys are disjoint.
+  async carryOut() {
+    const writing = [];
+    if (this.remove.size) writing.push(chrome.storage.session.remove([...this.remove]));
+    if (Object.keys(this.set).length) writing.push(chrome.storage.session.set(this.set));
+    await Promise.all(writing);
+    if (this.badge) {
+      const { tab_id: tabId, count } = this.badge;
       // The tab may have closed meanwhile; its badge went with it.
-      await chrome.action.setBadgeText({ tabId: effect.tab_id, text }).catch(() => {});
+      await chrome.action.setBadgeText({ tabId, text: count > 0 ? String(count) : '' }).catch(() => {});
     }
   }
 }
 
-// One registry event, in turn; its effects carried out before the next.
+// One registry event (navigation, frames, a tab closed), in its tab's turn.
 export function applyEvent(event) {
-  return serially(async () => {
-    const core = await ready;
-    const { results, effects } = fromJson(core.apply(toJson(event, 'event')));
-    await perform(effects);
-    return results;
-  });
+  return inTab(event.tab_id, (core) => fromJson(core.apply(toJson(event, 'event'))));
 }

@@ -2,7 +2,7 @@
 // navigating, and the calls of the browser's own agent that reach them.
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
-import { applyEvent, fromJson, perform, ready, serially, toJson } from './core.js';
+import { applyEvent, fromJson, inTab, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { waitFor } from './replies.js';
 import { changeSession } from './session.js';
@@ -18,14 +18,30 @@ export function fromPage(message, sender) {
     document_id: sender.documentId,
     origin: sender.origin,
   };
+  // Reports the relay held while one was in flight come as an array of their
+  // texts, applied in one turn of the tab and answered each on its own.
+  if (Array.isArray(message) && message.length > 0 && message.every((text) => typeof text === 'string')) {
+    const sender = toJson(from, 'sender');
+    return inTab(from.tab_id, (core) => {
+      const answers = [];
+      const effects = [];
+      for (const text of message) {
+        try {
+          const applied = fromJson(core.fromPage(sender, text));
+          answers.push({ results: applied.results });
+          effects.push(...applied.effects);
+        } catch (error) {
+          answers.push({ error: String(error?.message ?? error) });
+        }
+      }
+      return { results: answers, effects };
+    }).then((answers) => ({ answers }));
+  }
   // The relay hands the report on as the text the page's world wrote.
   if (typeof message !== 'string') return Promise.reject(new Error('bad page message: a report is JSON text'));
-  return serially(async () => {
-    const core = await ready;
-    const { results, effects } = fromJson(core.fromPage(toJson(from, 'sender'), message));
-    await perform(effects);
-    return { results };
-  });
+  // In the tab's own turn (core.js, "Page events, one queue per tab").
+  return inTab(from.tab_id, (core) => fromJson(core.fromPage(toJson(from, 'sender'), message)))
+    .then((results) => ({ results }));
 }
 
 // ---- The browser's own agent ---------------------------------------------

@@ -1,5 +1,8 @@
 // Saving the agent session (chats, answers, pending cards, running calls,
-// kept replies) to chrome.storage.session.
+// kept replies) to chrome.storage.session, under its own key. It shares that
+// area (10 MB, ended with the browser) with the tools pages publish, which
+// the core holds to a budget no page can pass (src/page/registry/stored.rs),
+// so the rest is the session's: no page can make an answer's write fail.
 //
 // The session is stored after every change, but its writes are coalesced: a
 // change schedules one write a moment later (after the reply that change

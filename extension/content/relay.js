@@ -88,14 +88,54 @@
     }
   });
 
+  // What of the worker's refusal the page is told: why its report could not
+  // be read, which is about its own text, and otherwise only that Toolgate
+  // could not take it. Never a storage error's words: they would tell a page
+  // how full the storage every tab and the agent session share is. (What
+  // passes Toolgate's caps is refused per registration, in `results`, with
+  // the cap's own words: docs/classes.md, "What Toolgate keeps".)
+  const READ_ERROR = /^bad page message: /;
+  const refusal = (error) => (error == null ? null
+    : READ_ERROR.test(String(error)) ? String(error) : 'Toolgate could not take this report');
+
+  // One report in flight per frame: those the page makes meanwhile are held,
+  // and go together in one message (an array of their texts) once the
+  // worker answers. A page that floods is throttled to the worker's pace,
+  // and costs the browser one message per round trip, not one per report
+  // (README, figure 10). Answers go back per report, in order.
+  let inFlight = false;
+  let held = []; // [batch, text] of reports made while one is in flight
   function forward(batch, report) {
     listenToWorker();
-    chrome.runtime.sendMessage(report).then(
-      (answer) => toPage({ type: 'results', batch, results: answer?.results ?? [], error: answer?.error ?? null }),
+    if (inFlight) {
+      held.push([batch, report]);
+      return;
+    }
+    send([[batch, report]]);
+  }
+  function send(reports) {
+    inFlight = true;
+    const one = reports.length === 1;
+    chrome.runtime.sendMessage(one ? reports[0][1] : reports.map(([, text]) => text)).then(
+      (answer) => {
+        const answers = one ? [answer] : answer?.answers ?? [];
+        reports.forEach(([batch], i) => {
+          const said = answers[i];
+          toPage({ type: 'results', batch, results: said?.results ?? [], error: refusal(said?.error ?? answer?.error) });
+        });
+      },
       // The extension was reloaded or updated under this page: its tools stay
       // usable by the page, and the palette tells the person to reload the tab.
-      (error) => toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) }),
-    );
+      (error) => {
+        for (const [batch] of reports) toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) });
+      },
+    ).finally(() => {
+      inFlight = false;
+      if (held.length === 0) return;
+      const next = held;
+      held = [];
+      send(next);
+    });
   }
 
   // A call that reached the page's copy of a tool in the browser's own

@@ -12,8 +12,12 @@ use serde::{Deserialize, Serialize};
 /// The longest tool name WebMCP accepts.
 pub const MAX_NAME_LEN: usize = 128;
 /// The longest description, title, instructions or schema text the core keeps.
-/// A declaration over this is unreadable rather than truncated.
+/// A declaration over this is unreadable, and what is kept of it (and stored)
+/// is cut to this (docs/classes.md, "What Toolgate keeps").
 pub const MAX_TEXT_LEN: usize = 64 * 1024;
+/// The most tags a declaration keeps; past it they are dropped. No view shows
+/// tags, so a page gains nothing by sending more.
+pub const MAX_TAGS: usize = 32;
 
 /// How a tool reached Toolgate. Seed 000, "When you declare nothing": the
 /// silence is read by where the tool was registered.
@@ -185,6 +189,69 @@ pub struct RawDeclaration {
     /// Why the shim could not read part of the declaration (a getter threw,
     /// `annotations` was a Proxy, the schema was cyclic or huge...).
     pub unreadable: Option<String>,
+}
+
+impl RawDeclaration {
+    /// The snapshot cut to what Toolgate shows, which is all it stores: each
+    /// text to its cap, with the reason the declaration is then unreadable
+    /// kept in `unreadable`, so that a tool read again from storage is the
+    /// same tool (same class, same note, same definition); a schema over its
+    /// cap dropped, as `Declaration::from_raw` drops it; only the hints
+    /// Toolgate reads. A page cannot make one tool take more than its caps in
+    /// storage (docs/classes.md, "What Toolgate keeps").
+    pub fn bounded(mut self) -> RawDeclaration {
+        let mut problems: Vec<String> = self
+            .unreadable
+            .take()
+            .map(|t| clip(t, MAX_TEXT_LEN))
+            .into_iter()
+            .collect();
+        let over = |what: &str| format!("{what} is longer than {MAX_TEXT_LEN} bytes");
+        for (what, text) in [
+            ("description", &mut self.description),
+            ("title", &mut self.title),
+            ("instructions", &mut self.instructions),
+        ] {
+            if text.as_ref().is_some_and(|t| t.len() > MAX_TEXT_LEN) {
+                problems.push(over(what));
+                *text = text.take().map(|t| clip(t, MAX_TEXT_LEN));
+            }
+        }
+        if self
+            .input_schema
+            .as_ref()
+            .is_some_and(|s| s.len() > MAX_TEXT_LEN)
+        {
+            problems.push(over("inputSchema"));
+            self.input_schema = None;
+        }
+        if let Some(annotations) = self.annotations.take() {
+            self.annotations = Some(
+                annotations
+                    .into_iter()
+                    .filter(|(key, _)| Hint::from_key(key).is_some())
+                    .map(|(key, value)| match value {
+                        RawHint::Other(what) => (key, RawHint::Other(clip(what, MAX_NAME_LEN))),
+                        hint => (key, hint),
+                    })
+                    .collect(),
+            );
+        }
+        let mut stray: Vec<String> = Vec::new();
+        for key in std::mem::take(&mut self.stray_hints) {
+            if Hint::from_key(&key).is_some() && !stray.contains(&key) {
+                stray.push(key);
+            }
+        }
+        self.stray_hints = stray;
+        self.tags.truncate(MAX_TAGS);
+        self.tags = std::mem::take(&mut self.tags)
+            .into_iter()
+            .map(|t| clip(t, MAX_NAME_LEN))
+            .collect();
+        self.unreadable = (!problems.is_empty()).then(|| problems.join("; "));
+        self
+    }
 }
 
 /// What a hint says, once checked.

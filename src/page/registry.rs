@@ -4,8 +4,9 @@
 //! the shell must do about it (persist a tab, update a badge). The service
 //! worker keeps one `Registry` in memory as a cache of what it persisted in
 //! `chrome.storage.session`, and rebuilds it from there after a restart.
-//! A tab is persisted as the raw snapshots its pages sent; classes are derived
-//! again on load, so no derived state is ever stored.
+//! Each tool is persisted as the raw snapshot its page sent (cut to its caps),
+//! under its own key (`stored.rs`); classes are derived again on load, so no
+//! derived state is ever stored.
 
 use crate::page::classify::{classify, Verdict};
 use crate::page::declaration::{Declaration, HintState, Invalid, Kind, Path, RawDeclaration};
@@ -13,7 +14,10 @@ use crate::vecmap::VecMap;
 use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
 
+mod stored;
 mod wire;
+use stored::{Room, Writes};
+pub use stored::{StoredTool, PAGE_BYTES, SITE_BYTES, TAB_BYTES, TOOL_KEY};
 use wire::{EventWire, OpWire};
 
 pub type TabId = i64;
@@ -138,54 +142,18 @@ pub enum Event {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "effect", rename_all = "snake_case")]
 pub enum Effect {
-    /// Write this tab's record to storage (or remove it, if `record` is `None`).
-    /// The shell gets the record as JSON text, and stores that string:
-    /// `chrome.storage` writes one string several times faster than the same
-    /// data as objects (30 ms → 5 ms for a tab of 1,000 tools).
-    Persist {
+    /// Store what this event changed of a tab: `set` (key → a `StoredTool`'s
+    /// JSON text) and `remove` (keys), never the same key in both. Only what
+    /// changed: a report costs writes in proportion to its own size. Each
+    /// value is one string: `chrome.storage` writes a string several times
+    /// faster than the same data as objects.
+    Store {
         tab_id: TabId,
-        #[serde(serialize_with = "as_json_text")]
-        record: Option<TabRecord>,
+        set: VecMap<String, String>,
+        remove: Vec<String>,
     },
-    /// Show the tab's tool count on the action icon.
+    /// Show the tab's tool count on the action icon (when it changed).
     Badge { tab_id: TabId, count: usize },
-}
-
-fn as_json_text<S: serde::Serializer>(
-    record: &Option<TabRecord>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match record {
-        Some(record) => serde_json::to_string(record)
-            .map_err(serde::ser::Error::custom)?
-            .serialize(serializer),
-        None => serializer.serialize_none(),
-    }
-}
-
-/// A tool as stored: the page's snapshot, and where it came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StoredTool {
-    pub decl: RawDeclaration,
-    /// Given by `provideContext`, so the next `provideContext` replaces it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub provided: bool,
-}
-
-/// One document in one frame, as stored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StoredFrame {
-    pub frame_id: FrameId,
-    pub document_id: String,
-    pub origin: String,
-    pub tools: Vec<StoredTool>,
-}
-
-/// Everything one tab publishes, as stored in `chrome.storage.session`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TabRecord {
-    pub tab_id: TabId,
-    pub frames: Vec<StoredFrame>,
 }
 
 /// A tool as the registry holds it: validated and classed.
@@ -196,6 +164,10 @@ pub struct Tool {
     pub source: Source,
     raw: RawDeclaration,
     provided: bool,
+    /// Its place in the order of registrations, and its stored key's end.
+    seq: u64,
+    /// What its stored entry takes, as the browser counts it.
+    bytes: usize,
     /// See `definition`: computed at the tool's first call decision, and
     /// kept. Not at registration: most tools are never called, and a
     /// SHA-256 of every definition would double a registration's cost.
@@ -224,7 +196,10 @@ impl<T> PartialEq for Derived<T> {
 }
 
 impl Tool {
+    /// A tool from a page's snapshot, cut first to what Toolgate keeps
+    /// (`RawDeclaration::bounded`): what is stored is what is shown.
     fn new(raw: RawDeclaration, provided: bool) -> Result<Tool, Invalid> {
+        let raw = raw.bounded();
         let decl = Declaration::from_raw(raw.clone())?;
         Ok(Tool {
             verdict: classify(&decl),
@@ -234,7 +209,22 @@ impl Tool {
             decl,
             raw,
             provided,
+            seq: 0,
+            bytes: 0,
         })
+    }
+
+    /// The tool as stored, in frame `frame` of tab `tab_id`.
+    fn stored(&self, tab_id: TabId, frame: &Frame) -> StoredTool {
+        StoredTool {
+            tab_id,
+            frame_id: frame.frame_id,
+            document_id: frame.document_id.clone(),
+            origin: frame.origin.clone(),
+            seq: self.seq,
+            provided: self.provided,
+            decl: self.raw.clone(),
+        }
     }
 
     /// The input schema, if the tool declared one.
@@ -288,6 +278,18 @@ pub struct Frame {
     pub document_id: String,
     pub origin: String,
     pub tools: Vec<Tool>,
+    /// What its tools' stored entries take, together.
+    bytes: usize,
+}
+
+/// What one page report may change of storage: the tab it is stored under,
+/// the room its frame has, the registry's next place in order, and the
+/// writes the report comes to so far.
+struct Report<'a> {
+    tab_id: TabId,
+    room: Room,
+    next_seq: &'a mut u64,
+    writes: &'a mut Writes,
 }
 
 /// How the site of an opaque document starts (`opaque:<document id>`).
@@ -305,11 +307,7 @@ impl Frame {
     /// answer never carries from one opaque document to another
     /// (docs/cards.md, "Sandboxed frames").
     pub fn site(&self) -> String {
-        if self.origin == "null" {
-            format!("{OPAQUE_SITE}{}", self.document_id)
-        } else {
-            self.origin.clone()
-        }
+        site_of(&self.origin, &self.document_id)
     }
 
     fn new(from: &FrameRef) -> Frame {
@@ -318,12 +316,27 @@ impl Frame {
             document_id: from.document_id.clone(),
             origin: from.origin.clone(),
             tools: Vec::new(),
+            bytes: 0,
         }
     }
 
-    fn register(&mut self, raw: RawDeclaration, provided: bool) -> Registered {
+    /// Removes the tools `gone` picks, and their stored entries.
+    fn remove_where(&mut self, tab_id: TabId, writes: &mut Writes, gone: impl Fn(&Tool) -> bool) {
+        let mut freed = 0;
+        self.tools.retain(|t| {
+            if !gone(t) {
+                return true;
+            }
+            writes.remove(stored::key(tab_id, t.seq));
+            freed += t.bytes;
+            false
+        });
+        self.bytes -= freed;
+    }
+
+    fn register(&mut self, raw: RawDeclaration, provided: bool, report: &mut Report) -> Registered {
         let name = raw.name.clone();
-        let tool = match Tool::new(raw, provided) {
+        let mut tool = match Tool::new(raw, provided) {
             Ok(tool) => tool,
             Err(invalid) => {
                 return Registered {
@@ -338,11 +351,14 @@ impl Frame {
         // first: a second registration of the name on another object is
         // refused as the draft refuses a duplicate; on the same object it
         // replaces the first (ARCHITECTURE.md, "One name, one tool").
-        let same_name = self
+        let slot = self
             .tools
-            .iter_mut()
-            .find(|t| t.decl.kind == tool.decl.kind && t.decl.name == tool.decl.name);
-        if let Some(first) = same_name.as_ref().filter(|t| t.source != tool.source) {
+            .iter()
+            .position(|t| t.decl.kind == tool.decl.kind && t.decl.name == tool.decl.name);
+        if let Some(first) = slot
+            .map(|i| &self.tools[i])
+            .filter(|t| t.source != tool.source)
+        {
             return Registered {
                 name,
                 class: None,
@@ -354,9 +370,7 @@ impl Frame {
                 )),
             };
         }
-        if let Some(slot) = same_name {
-            *slot = tool;
-        } else if self.tools.len() >= MAX_TOOLS_PER_DOCUMENT {
+        if slot.is_none() && self.tools.len() >= MAX_TOOLS_PER_DOCUMENT {
             return Registered {
                 name,
                 class: None,
@@ -364,8 +378,35 @@ impl Frame {
                     "a document may publish at most {MAX_TOOLS_PER_DOCUMENT} tools"
                 )),
             };
-        } else {
-            self.tools.push(tool);
+        }
+        // A replacement keeps its place, and so its key.
+        let (seq, old_bytes) = match slot {
+            Some(i) => (self.tools[i].seq, self.tools[i].bytes),
+            None => (*report.next_seq, 0),
+        };
+        tool.seq = seq;
+        let stored = tool.stored(report.tab_id, self);
+        let key = stored.key();
+        let text = serde_json::to_string(&stored).unwrap_or_default();
+        tool.bytes = stored::entry_bytes(&key, &text);
+        let bytes = self.bytes - old_bytes + tool.bytes;
+        if bytes > self.bytes {
+            if let Some(error) = report.room.refuses(bytes, tool.decl.kind.noun()) {
+                return Registered {
+                    name,
+                    class: None,
+                    error: Some(error),
+                };
+            }
+        }
+        self.bytes = bytes;
+        report.writes.set(key, text);
+        match slot {
+            Some(i) => self.tools[i] = tool,
+            None => {
+                *report.next_seq += 1;
+                self.tools.push(tool);
+            }
         }
         Registered {
             name,
@@ -373,61 +414,36 @@ impl Frame {
             error: None,
         }
     }
+}
 
-    fn stored(&self) -> StoredFrame {
-        StoredFrame {
-            frame_id: self.frame_id,
-            document_id: self.document_id.clone(),
-            origin: self.origin.clone(),
-            tools: self
-                .tools
-                .iter()
-                .map(|t| StoredTool {
-                    decl: t.raw.clone(),
-                    provided: t.provided,
-                })
-                .collect(),
-        }
+/// The site of a document of `origin`: see `Frame::site`.
+fn site_of(origin: &str, document_id: &str) -> String {
+    if origin == "null" {
+        format!("{OPAQUE_SITE}{document_id}")
+    } else {
+        origin.to_owned()
     }
 }
 
 /// The registry of every tab's tools.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Registry {
     tabs: VecMap<TabId, VecMap<FrameId, Frame>>,
+    /// The next registration's place in order (`Tool::seq`).
+    next_seq: u64,
+}
+
+/// Two registries are the same when they hold the same tools; where their
+/// counts of registrations stand does not matter.
+impl PartialEq for Registry {
+    fn eq(&self, other: &Registry) -> bool {
+        self.tabs == other.tabs
+    }
 }
 
 impl Registry {
     pub fn new() -> Registry {
         Registry::default()
-    }
-
-    /// Rebuilds the registry from stored tab records. Snapshots that no longer
-    /// validate (stored by an older version) are dropped, not fatal.
-    pub fn load(records: impl IntoIterator<Item = TabRecord>) -> Registry {
-        let mut registry = Registry::new();
-        for record in records {
-            let frames = record
-                .frames
-                .into_iter()
-                .map(|f| {
-                    let tools = f
-                        .tools
-                        .into_iter()
-                        .filter_map(|t| Tool::new(t.decl, t.provided).ok())
-                        .collect();
-                    let frame = Frame {
-                        frame_id: f.frame_id,
-                        document_id: f.document_id,
-                        origin: f.origin,
-                        tools,
-                    };
-                    (frame.frame_id, frame)
-                })
-                .collect();
-            registry.tabs.insert(record.tab_id, frames);
-        }
-        registry
     }
 
     /// The frames of a tab, by frame id.
@@ -444,23 +460,27 @@ impl Registry {
         self.frames(tab_id).map(|f| f.tools.len()).sum()
     }
 
-    /// The stored form of one tab, `None` if it publishes nothing.
-    pub fn record(&self, tab_id: TabId) -> Option<TabRecord> {
-        let frames = self.tabs.get(&tab_id)?;
-        Some(TabRecord {
-            tab_id,
-            frames: frames.values().map(Frame::stored).collect(),
-        })
-    }
-
     /// Applies one event.
     /// Returns what became of each registration (for `Page` events) and the
     /// effects the shell must carry out.
     pub fn apply(&mut self, event: Event) -> (Vec<Registered>, Vec<Effect>) {
         let mut results = Vec::new();
-        let (tab_id, changed) = match event {
+        let mut writes = Writes::default();
+        let tab_id = match &event {
+            Event::Page { from, .. } => from.tab_id,
+            Event::Navigated { tab_id, .. }
+            | Event::LiveDocuments { tab_id, .. }
+            | Event::TabClosed { tab_id } => *tab_id,
+        };
+        let count = self.count(tab_id);
+        match event {
             Event::Page { from, ops } => {
-                let frames = self.tabs.get_or_insert_with(from.tab_id, Default::default);
+                let room = self.room(
+                    tab_id,
+                    from.frame_id,
+                    &site_of(&from.origin, &from.document_id),
+                );
+                let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
                 let current = frames.get(&from.frame_id).map(|f| f.document_id.as_str());
                 if current.is_some_and(|doc| doc != from.document_id)
                     && !ops.iter().any(Op::registers)
@@ -472,80 +492,82 @@ impl Registry {
                 let frame = frames.get_or_insert_with(from.frame_id, || Frame::new(&from));
                 if frame.document_id != from.document_id || frame.origin != from.origin {
                     // A new document registers: the old one is gone.
+                    writes.drop_frame(tab_id, frame);
                     *frame = Frame::new(&from);
                 }
+                let mut report = Report {
+                    tab_id,
+                    room,
+                    next_seq: &mut self.next_seq,
+                    writes: &mut writes,
+                };
                 for op in ops {
-                    apply_op(frame, op, &mut results);
+                    apply_op(frame, op, &mut results, &mut report);
                 }
-                (from.tab_id, true)
             }
             Event::Navigated {
-                tab_id,
                 frame_id,
                 document_id,
+                ..
             } => {
                 let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
-                let stale = frames
+                if let Some(stale) = frames
                     .get(&frame_id)
-                    .is_some_and(|f| f.document_id != document_id);
-                if stale {
+                    .filter(|f| f.document_id != document_id)
+                {
+                    writes.drop_frame(tab_id, stale);
                     frames.remove(&frame_id);
                 }
-                (tab_id, stale)
             }
-            Event::LiveDocuments { tab_id, documents } => {
+            Event::LiveDocuments { documents, .. } => {
                 let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
-                let before = frames.len();
                 frames.retain(|id, f| {
-                    documents
+                    let live = documents
                         .iter()
-                        .any(|(i, d)| i == id && *d == f.document_id)
+                        .any(|(i, d)| i == id && *d == f.document_id);
+                    if !live {
+                        writes.drop_frame(tab_id, f);
+                    }
+                    live
                 });
-                (tab_id, frames.len() != before)
             }
-            Event::TabClosed { tab_id } => {
-                let existed = self.tabs.remove(&tab_id).is_some();
-                (tab_id, existed)
+            Event::TabClosed { .. } => {
+                for frame in self.tabs.remove(&tab_id).iter().flat_map(|f| f.values()) {
+                    writes.drop_frame(tab_id, frame);
+                }
             }
-        };
-        if self
-            .tabs
-            .get(&tab_id)
-            .is_some_and(|f| f.values().all(|fr| fr.tools.is_empty()))
-        {
-            self.tabs.remove(&tab_id);
         }
-        let effects = if changed {
-            vec![
-                Effect::Persist {
-                    tab_id,
-                    record: self.record(tab_id),
-                },
-                Effect::Badge {
-                    tab_id,
-                    count: self.count(tab_id),
-                },
-            ]
-        } else {
-            Vec::new()
-        };
+        // What is in memory is what is stored: no frame, and no tab, without
+        // tools.
+        if let Some(frames) = self.tabs.get_mut(&tab_id) {
+            frames.retain(|_, f| !f.tools.is_empty());
+            if frames.is_empty() {
+                self.tabs.remove(&tab_id);
+            }
+        }
+        let mut effects: Vec<Effect> = writes.into_effect(tab_id).into_iter().collect();
+        let now = self.count(tab_id);
+        if now != count {
+            effects.push(Effect::Badge { tab_id, count: now });
+        }
         (results, effects)
     }
 }
 
-fn apply_op(frame: &mut Frame, op: Op, results: &mut Vec<Registered>) {
+fn apply_op(frame: &mut Frame, op: Op, results: &mut Vec<Registered>, report: &mut Report) {
+    let tab_id = report.tab_id;
     match op {
-        Op::Register { decl } => results.push(frame.register(*decl, false)),
-        Op::Unregister { source, kind, name } => frame
-            .tools
-            .retain(|t| t.key() != (source, kind, name.as_str())),
-        Op::Clear { source } => frame.tools.retain(|t| t.source != source),
+        Op::Register { decl } => results.push(frame.register(*decl, false, report)),
+        Op::Unregister { source, kind, name } => frame.remove_where(tab_id, report.writes, |t| {
+            t.key() == (source, kind, name.as_str())
+        }),
+        Op::Clear { source } => frame.remove_where(tab_id, report.writes, |t| t.source == source),
         Op::Provide { decls } => {
-            frame.tools.retain(|t| !t.provided);
+            frame.remove_where(tab_id, report.writes, |t| t.provided);
             for decl in decls {
-                results.push(frame.register(decl, true));
+                results.push(frame.register(decl, true, report));
             }
         }
-        Op::Reset => frame.tools.clear(),
+        Op::Reset => frame.remove_where(tab_id, report.writes, |_| true),
     }
 }

@@ -1,0 +1,76 @@
+// Figure 10: another tab's agent call while one page churns, against the same
+// call with no churn (issue 13, "One page starves every agent"). The churning
+// page (benches/pages/churn.html) publishes 600 tools of 3 KB (as many as fit
+// one tab's 2 MB cap: docs/classes.md, "What Toolgate keeps") and registers
+// one of them again in every task. The call is figure 4's: an allowed
+// Read-only tool with a trivial execute, in the agent tab, timed inside the
+// worker. A/B interleaved: each pair is a batch of calls with no churn and a
+// batch while the page churns, in alternating order; the figure is the median
+// of the pairs' ratios. Target: at most 2×.
+export async function churnFigure({ browser, server, sw, agentTab, runs, smoke, figure, notes, stats, log }) {
+  const { median, spread, medianCI, ciText, ms } = stats;
+  const url = server.url('churn.localhost', '/churn.html');
+  const page = await browser.newPage(url);
+  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
+  for (const deadline = Date.now() + 60_000; ;) {
+    const count = await sw.evaluate((id) => self.toolgate.palette(id).then((p) => p.groups.flatMap((g) => g.entries).length), tabId);
+    if (count === 600) break;
+    if (Date.now() > deadline) throw new Error(`the churn page published ${count} tools, not 600`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  const pairs = smoke ? 2 : 15;
+  const batch = smoke ? 3 : 20;
+  const calls = () => sw.evaluate(async ([tab, n]) => {
+    const chat = 'bench-churn';
+    await self.toolgate.openChat(chat);
+    self.benchChurnId ??= 0;
+    const times = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      const reply = await self.toolgate.agent(chat, {
+        jsonrpc: '2.0', id: `churn-${++self.benchChurnId}`, method: 'tools/call',
+        params: { name: 'browser_call_webmcp_tool', arguments: { tabId: tab, name: 'noop', arguments: {} } },
+      });
+      if (reply?.result?.isError !== false) throw new Error(`noop did not run: ${JSON.stringify(reply)}`);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)];
+  }, [agentTab, batch]);
+  const churning = async () => {
+    await page.evaluate(() => window.churn());
+    // Under way: reports made and answered before the calls start.
+    const from = await page.evaluate(() => window.reRegistered);
+    await page.waitForFunction((n) => window.reRegistered > n + 50, from);
+    const ms = await calls();
+    const made = await page.evaluate(() => { window.stop(); return window.reRegistered; });
+    return { ms, made };
+  };
+  const calm = [];
+  const churned = [];
+  let reports = 0;
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2) {
+      const { ms: c, made } = await churning();
+      churned.push(c);
+      reports = made;
+      calm.push(await calls());
+    } else {
+      calm.push(await calls());
+      const { ms: c, made } = await churning();
+      churned.push(c);
+      reports = made;
+    }
+  }
+  log(`10: ${reports} re-registrations made by the churning page`);
+  const ratios = churned.map((c, i) => c / calm[i]);
+  const ratio = median(ratios);
+  figure({
+    id: '10', figure: "another tab's agent call while one page re-registers a tool in every task (600 tools of 3 KB)",
+    measured: ms(median(churned)), compared: `${ms(median(calm))} with no churn`,
+    ratio: `${ratio.toFixed(2)}× (95 % CI ${ciText(ratios, 2)}) / ≤ 2×`, met: ratio <= 2, judged: { value: ratio, unit: '×', target: 2 },
+    data: { churn: spread(churned), calm: spread(calm), pairedRatio: { ...spread(ratios), ci95: medianCI(ratios) }, runs },
+  });
+  notes.push(`10: each sample is the median of ${batch} sequential calls; the churning page's reports are applied in its tab's own queue, and those that come while its last write is under way are stored in one write.`);
+  await page.close();
+}

@@ -1,0 +1,237 @@
+//! How the registry is stored, and how much of it pages may store.
+//!
+//! One `chrome.storage.session` key per tool (`tool:<tab>:<seq>`), holding
+//! the page's raw snapshot and where it came from: a report costs writes in
+//! proportion to what it changed, not to what its tab publishes
+//! (ARCHITECTURE.md, "stored state is the page's raw snapshots").
+//!
+//! Pages share that storage area with the agent session (the person's
+//! answers), whose writes must never fail because a page filled it. So the
+//! core, which knows the size of every entry it stores, holds all pages
+//! together to `PAGE_BYTES`, one tab to `TAB_BYTES` and one site to
+//! `SITE_BYTES`, and refuses a registration that would pass one of them. The
+//! rest of the 10 MB quota is the session's (docs/classes.md, "What Toolgate
+//! keeps").
+
+use super::*;
+
+/// How every stored tool's key starts.
+pub const TOOL_KEY: &str = "tool:";
+/// The most bytes one tab's tools may take in storage, all its frames together.
+pub const TAB_BYTES: usize = 2 * 1024 * 1024;
+/// The most bytes one site's tools may take in storage, across every tab.
+pub const SITE_BYTES: usize = 3 * 1024 * 1024;
+/// The most bytes every page's tools together may take in storage. The
+/// session area holds 10 MB; what pages cannot take is the agent session's.
+pub const PAGE_BYTES: usize = 6 * 1024 * 1024;
+/// What the browser counts for one stored string beyond its key's and its
+/// text's UTF-8 bytes (measured on Chromium 148: 7 or 8); rounded up.
+const ENTRY_OVERHEAD: usize = 16;
+
+/// One tool as stored, under its own key: the page's snapshot, cut to its
+/// caps (`RawDeclaration::bounded`), and where it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoredTool {
+    pub tab_id: TabId,
+    pub frame_id: FrameId,
+    pub document_id: String,
+    pub origin: String,
+    /// Its place in the registry's order of registrations; its key's end.
+    pub seq: u64,
+    /// Given by `provideContext`, so the next `provideContext` replaces it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub provided: bool,
+    pub decl: RawDeclaration,
+}
+
+impl StoredTool {
+    pub fn key(&self) -> String {
+        key(self.tab_id, self.seq)
+    }
+}
+
+pub(super) fn key(tab_id: TabId, seq: u64) -> String {
+    format!("{TOOL_KEY}{tab_id}:{seq}")
+}
+
+/// What one stored entry costs in the browser's count.
+pub(super) fn entry_bytes(key: &str, text: &str) -> usize {
+    key.len() + text.len() + ENTRY_OVERHEAD
+}
+
+/// The writes one event comes to, key by key: the last word on each key wins.
+#[derive(Debug, Default)]
+pub(super) struct Writes(VecMap<String, Option<String>>);
+
+impl Writes {
+    pub(super) fn set(&mut self, key: String, text: String) {
+        self.0.insert(key, Some(text));
+    }
+
+    pub(super) fn remove(&mut self, key: String) {
+        self.0.insert(key, None);
+    }
+
+    /// Every tool of a frame gone.
+    pub(super) fn drop_frame(&mut self, tab_id: TabId, frame: &Frame) {
+        for tool in &frame.tools {
+            self.remove(key(tab_id, tool.seq));
+        }
+    }
+
+    pub(super) fn into_effect(self, tab_id: TabId) -> Option<Effect> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let mut set = VecMap::new();
+        let mut remove = Vec::new();
+        for (key, text) in self.0 {
+            match text {
+                Some(text) => {
+                    set.insert(key, text);
+                }
+                None => remove.push(key),
+            }
+        }
+        Some(Effect::Store {
+            tab_id,
+            set,
+            remove,
+        })
+    }
+}
+
+/// The room one frame's tools have in storage: what its tab, its site and
+/// all pages may store, less what the other frames already do.
+#[derive(Clone, Debug)]
+pub(super) struct Room {
+    pub(super) tab: usize,
+    pub(super) site: usize,
+    pub(super) pages: usize,
+    pub(super) site_name: String,
+}
+
+impl Room {
+    /// Why a frame whose tools would take `bytes` cannot store them, if it cannot.
+    pub(super) fn refuses(&self, bytes: usize, noun: &str) -> Option<String> {
+        let mb = |cap: usize| cap / (1024 * 1024);
+        if bytes > self.tab {
+            Some(format!(
+                "Toolgate stores at most {} MB ({TAB_BYTES} bytes) of tools for one tab; this {noun} would pass it",
+                mb(TAB_BYTES)
+            ))
+        } else if bytes > self.site {
+            Some(format!(
+                "Toolgate stores at most {} MB ({SITE_BYTES} bytes) of tools for one site ({}), across its tabs; this {noun} would pass it",
+                mb(SITE_BYTES),
+                self.site_name
+            ))
+        } else if bytes > self.pages {
+            Some(format!(
+                "Toolgate stores at most {} MB ({PAGE_BYTES} bytes) of tools for every tab together; this {noun} would pass it",
+                mb(PAGE_BYTES)
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+impl Registry {
+    /// The room frame `frame_id` of tab `tab_id`, showing a document of
+    /// `site`, has: the other frames' stored bytes taken off each cap.
+    pub(super) fn room(&self, tab_id: TabId, frame_id: FrameId, site: &str) -> Room {
+        let (mut tab, mut same_site, mut pages) = (0, 0, 0);
+        for (&t, frames) in self.tabs.iter() {
+            for frame in frames.values() {
+                if t == tab_id && frame.frame_id == frame_id {
+                    continue;
+                }
+                pages += frame.bytes;
+                if t == tab_id {
+                    tab += frame.bytes;
+                }
+                if frame.site() == site {
+                    same_site += frame.bytes;
+                }
+            }
+        }
+        Room {
+            tab: TAB_BYTES.saturating_sub(tab),
+            site: SITE_BYTES.saturating_sub(same_site),
+            pages: PAGE_BYTES.saturating_sub(pages),
+            site_name: site.to_owned(),
+        }
+    }
+
+    /// The bytes every stored tool takes, as the browser counts them.
+    pub fn stored_bytes(&self) -> usize {
+        self.tabs
+            .values()
+            .flat_map(|frames| frames.values())
+            .map(|f| f.bytes)
+            .sum()
+    }
+
+    /// Every tool as stored: (key, JSON text), for checks and benchmarks.
+    pub fn stored(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (&tab_id, frames) in self.tabs.iter() {
+            for frame in frames.values() {
+                for tool in &frame.tools {
+                    let stored = tool.stored(tab_id, frame);
+                    let text = serde_json::to_string(&stored).unwrap_or_default();
+                    out.push((stored.key(), text));
+                }
+            }
+        }
+        out
+    }
+
+    /// Rebuilds the registry from the stored tools (each `StoredTool`'s JSON
+    /// text, in any order). Snapshots that no longer validate (stored by an
+    /// older version) are dropped, not fatal.
+    ///
+    /// # Errors
+    /// When a stored text is not a `StoredTool`.
+    pub fn load<T: AsRef<str>>(texts: impl IntoIterator<Item = T>) -> Result<Registry, String> {
+        let mut stored = Vec::new();
+        for text in texts {
+            let text = text.as_ref();
+            let tool: StoredTool =
+                serde_json::from_str(text).map_err(|e| format!("bad stored tool: {e}"))?;
+            let bytes = entry_bytes(&tool.key(), text);
+            stored.push((tool, bytes));
+        }
+        stored.sort_by_key(|(s, _)| s.seq);
+        let mut registry = Registry::new();
+        for (s, bytes) in stored {
+            registry.next_seq = registry.next_seq.max(s.seq + 1);
+            let Ok(mut tool) = Tool::new(s.decl, s.provided) else {
+                continue;
+            };
+            tool.seq = s.seq;
+            tool.bytes = bytes;
+            let from = FrameRef {
+                tab_id: s.tab_id,
+                frame_id: s.frame_id,
+                document_id: s.document_id,
+                origin: s.origin,
+            };
+            let frame = registry
+                .tabs
+                .get_or_insert_with(s.tab_id, Default::default)
+                .get_or_insert_with(s.frame_id, || Frame::new(&from));
+            if frame.document_id != from.document_id {
+                // Each write removes a frame's old document's tools as it
+                // stores the new one's: two documents in one frame are not
+                // stored; the later one is kept.
+                *frame = Frame::new(&from);
+            }
+            frame.bytes += tool.bytes;
+            frame.tools.push(tool);
+        }
+        Ok(registry)
+    }
+}

@@ -1,0 +1,173 @@
+// Hostile pages against Toolgate's storage and its one worker (docs/classes.md,
+// "What Toolgate keeps"): a page that fills chrome.storage.session, a 5 MB
+// description, and a page that re-registers a tool in every task while an
+// agent calls another tab's tool; in headless Chromium with the real
+// extension, cards clicked by their labels.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entries, launch } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+import { cardWatcher, choose } from '../support/cards.mjs';
+
+const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
+const QUOTA = 10 * 1024 * 1024; // chrome.storage.session.QUOTA_BYTES
+
+describe('hostile pages and storage', () => {
+  let server;
+  let browser;
+  let cards;
+  let nextId = 0;
+  let nextChat = 0;
+
+  before(async () => {
+    server = await serve('tests/pages/hostile-storage');
+    browser = await launch({ args: REAL_HOSTS });
+    cards = cardWatcher(browser.context);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const open = async (host, path, tools, timeout = 10_000) => {
+    const page = await browser.newPage(server.url(host, path));
+    await browser.waitForPalette(page, (p) => entries(p).length === tools, `${tools} tools`, timeout);
+    return { page, tabId: await browser.tabId(page) };
+  };
+  const chat = async () => {
+    const id = `storage-${++nextChat}`;
+    const sw = await browser.worker();
+    await sw.evaluate((c) => self.toolgate.openChat(c, { label: c }), id);
+    return id;
+  };
+  const call = (tabId, name) => ({
+    jsonrpc: '2.0', id: ++nextId, method: 'tools/call',
+    params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name, arguments: {} } },
+  });
+  const start = async (chatId, request) => {
+    const sw = await browser.worker();
+    let settled = null;
+    const reply = sw.evaluate(([c, r]) => self.toolgate.agent(c, r), [chatId, request]);
+    reply.then((r) => { settled = r; }, () => {});
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
+      if (settled) return { reply: settled };
+      if (cards.pending()) return { card: await cards.next(), reply };
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    throw new Error(`neither a reply nor a card for ${JSON.stringify(request)}`);
+  };
+  const text = (reply) => reply.error?.message ?? reply.result?.content?.[0]?.text;
+  const bytesInUse = async () => (await browser.worker()).evaluate(() => chrome.storage.session.getBytesInUse(null));
+  // Stops the worker, then wakes a new one as the settings page does (it asks the worker for
+  // the agents' status as it opens).
+  const restart = async () => {
+    const id = new URL((await browser.worker()).url()).host;
+    await browser.stopWorker();
+    const settings = await browser.newPage(`chrome-extension://${id}/extension/ui/options.html`);
+    await browser.worker();
+    await settings.close();
+  };
+
+  test('a page that fills storage is refused at its cap, is never told of the quota, and cannot crowd out answers or a later tab', async () => {
+    const flood = await open('flood.test', '/flood.html', 0);
+    const { refusals, kept } = await flood.page.evaluate(() => window.flood());
+    assert.ok(kept > 0, 'the page stored what fits its cap');
+    for (const refusal of refusals) {
+      assert.doesNotMatch(refusal, /quota/i, 'nothing the page hears reveals the quota');
+      assert.match(refusal, /^Toolgate stores at most 2 MB \(2097152 bytes\) of tools for one tab; this tool would pass it$/);
+    }
+    assert.ok(await bytesInUse() <= QUOTA - 3 * 1024 * 1024, 'the agent session keeps its share');
+
+    // A tab opened later keeps its tools across a worker restart.
+    const later = await open('later.test', '/tools.html', 2);
+    // "Deny for this chat" on that site is stored, and holds after a restart.
+    const chatId = await chat();
+    const first = await start(chatId, call(later.tabId, 'add_note'));
+    assert.ok(first.card, 'the site question');
+    await choose(first.card, 'Deny for this chat');
+    assert.match(text(await first.reply), /denied|refused/i);
+    await restart();
+    const again = await start(chatId, call(later.tabId, 'add_note'));
+    assert.ok(!again.card, 'the denied site is not asked again after a restart');
+    assert.match(text(again.reply), /refused|denied/i);
+    assert.deepEqual(entries(await browser.palette(later.page)).map((e) => e.name), ['read_notes', 'add_note'],
+      "the later tab's tools survived the restart");
+    assert.deepEqual(await later.page.evaluate(() => window.ran), []);
+    await flood.page.close();
+    await later.page.close();
+    await browser.assertNoErrors();
+  });
+
+  test('a 5 MB description is stored cut to what is shown, and reads back the same after a restart', async () => {
+    const before = await bytesInUse();
+    const { page } = await open('huge.test', '/huge.html', 1);
+    const grew = await bytesInUse() - before;
+    assert.ok(grew < 70 * 1024, `one tool takes ${grew} bytes of storage`);
+    const shown = entries(await browser.palette(page))[0];
+    await restart();
+    const again = entries(await browser.palette(page))[0];
+    assert.deepEqual(again, shown, 'the same tool after a restart');
+    assert.equal(again.badge, 'Consequential');
+    assert.match(JSON.stringify(again), /description is longer than 65536 bytes/);
+    await page.close();
+    await browser.assertNoErrors();
+  });
+
+  test('a page re-registering a tool in every task stores only what changed and does not hold up another tab\'s agent call', async () => {
+    const churn = await open('churn.test', '/churn.html', 600, 60_000);
+    const quiet = await open('quiet.test', '/quiet.html', 1);
+    const chatId = await chat();
+    const first = await start(chatId, call(quiet.tabId, 'clock'));
+    await choose(first.card, 'Allow read-only tools on this website');
+    assert.equal(text(await first.reply), 'tick');
+    const sw = await browser.worker();
+    // Every write the worker makes from now on, by its size.
+    await sw.evaluate(() => {
+      const area = chrome.storage.session;
+      const set = area.set.bind(area);
+      self.testWrites = [];
+      area.set = (items) => {
+        self.testWrites.push(Object.values(items).reduce((n, v) => n + (typeof v === 'string' ? v.length : 0), 0));
+        return set(items);
+      };
+    });
+    // A call that has not answered in 10 s fails the test as it stands (it waits on the other
+    // tab's queue, which grows without end).
+    const LONGEST_MS = 10_000;
+    const timed = () => {
+      let timer;
+      const late = new Promise((done, fail) => {
+        timer = setTimeout(() => fail(new Error(`another tab's call took over ${LONGEST_MS} ms`)), LONGEST_MS);
+      });
+      const answered = sw.evaluate(async ([c, r]) => {
+        const started = performance.now();
+        const reply = await self.toolgate.agent(c, r);
+        return { ms: performance.now() - started, text: reply.result?.content?.[0]?.text };
+      }, [chatId, call(quiet.tabId, 'clock')]);
+      return Promise.race([answered, late]).finally(() => clearTimeout(timer));
+    };
+    const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const quietMs = [];
+    for (let i = 0; i < 5; i++) quietMs.push((await timed()).ms);
+
+    await churn.page.evaluate(() => window.churn());
+    // The churn is under way: many reports made, and answered, before the calls.
+    await churn.page.waitForFunction(() => window.reRegistered > 100);
+    const churnMs = [];
+    for (let i = 0; i < 5; i++) {
+      const { ms, text: said } = await timed();
+      assert.equal(said, 'tick');
+      churnMs.push(ms);
+    }
+    const made = await churn.page.evaluate(() => { window.stop(); return window.reRegistered; });
+    const writes = await sw.evaluate(() => self.testWrites);
+    assert.ok(writes.length > 0 && writes.length < made, `${made} reports coalesced into ${writes.length} writes`);
+    assert.ok(Math.max(...writes) < 64 * 1024, `a write of one changed tool, not the tab: ${Math.max(...writes)} bytes`);
+    const during = median(churnMs);
+    const calm = median(quietMs);
+    assert.ok(during < Math.max(1000, 10 * calm), `another tab's call took ${during.toFixed(1)} ms under churn, ${calm.toFixed(1)} ms without`);
+    await churn.page.close();
+    await quiet.page.close();
+    await browser.assertNoErrors();
+  });
+});
