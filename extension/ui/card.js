@@ -74,16 +74,40 @@ for (const type of ['click', 'keydown', 'keyup', 'pointerdown', 'pointerup', 'mo
   }, true);
 }
 
+// The answer was taken, though the worker that took it could not say so.
+const TAKEN = Symbol('taken');
+const DELIVERY_TRIES = 6;
+
+// Sends an answer until a worker takes it. A worker that stops while it takes
+// an answer (or before) fails the message; the answer then goes again, to the
+// next worker, so a person's click is never lost to a stop. The core takes a
+// card's answer once: if the card no longer waits when the answer comes again,
+// the stopped worker had taken it (ARCHITECTURE.md, "a request waiting on a
+// person lives in the stored Session").
+async function deliver(answer) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await chrome.runtime.sendMessage({ type: 'answer', card_id: cardId, answer });
+    } catch (error) {
+      if (tries >= DELIVERY_TRIES) return { error: String(error?.message ?? error) };
+    }
+    await new Promise((done) => setTimeout(done, 50 * 2 ** tries));
+    try {
+      if (!(await chrome.runtime.sendMessage({ type: 'card', card_id: cardId }))) return TAKEN;
+    } catch {
+      // Still no worker: try again.
+    }
+  }
+}
+
 async function send(answer, label) {
   if (answering || performance.now() < acceptsAt) return;
   setAnswering(true);
   $('status').textContent = `${label}…`;
-  let result;
-  try {
-    result = await chrome.runtime.sendMessage({ type: 'answer', card_id: cardId, answer });
-  } catch (error) {
-    // The worker stopped mid-answer, or the extension was reloaded.
-    result = { error: String(error?.message ?? error) };
+  const result = await deliver(answer);
+  if (result === TAKEN) {
+    window.close();
+    return;
   }
   if (result?.error) {
     // Not taken: say why, and let the person answer again (the core takes
