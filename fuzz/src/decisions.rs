@@ -61,7 +61,8 @@ struct Driver {
     /// Every request sent, to send one again.
     sent: Vec<(String, String)>,
     /// What the worker stored: each tab's record, and the session.
-    records: BTreeMap<i64, String>,
+    /// What the worker would hold in storage of the pages: key → text.
+    records: BTreeMap<String, String>,
     session: Option<String>,
     seen: Seen,
 }
@@ -249,15 +250,12 @@ impl Driver {
     fn apply(&mut self, event: Event) {
         let (_, effects) = self.core.apply(event);
         for effect in effects {
-            if let Effect::Persist { tab_id, record } = effect {
-                match record {
-                    Some(record) => {
-                        let text = serde_json::to_string(&record).expect("a record");
-                        self.records.insert(tab_id, text);
-                    }
-                    None => {
-                        self.records.remove(&tab_id);
-                    }
+            if let Effect::Store { set, remove, .. } = effect {
+                for key in remove {
+                    self.records.remove(&key);
+                }
+                for (key, text) in set.iter() {
+                    self.records.insert(key.clone(), text.clone());
                 }
             }
         }

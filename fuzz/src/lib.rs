@@ -9,7 +9,7 @@ use toolgate::page::classify::{classify, Class};
 use toolgate::page::declaration::{
     is_valid_name, Declaration, Kind, RawDeclaration, MAX_NAME_LEN, MAX_TEXT_LEN,
 };
-use toolgate::page::registry::{Effect, Event, FrameRef, Registry, TabRecord};
+use toolgate::page::registry::{Effect, Event, FrameRef, Registry};
 
 pub mod decisions;
 
@@ -85,7 +85,8 @@ pub fn page_report(text: &str) {
         return;
     };
     let mut registry = Registry::new();
-    let mut stored: Vec<(i64, Option<String>)> = Vec::new();
+    // What the worker would hold in storage: key → text.
+    let mut stored = std::collections::BTreeMap::<String, String>::new();
     for from in frames() {
         let tab_id = from.tab_id;
         let (results, effects) = registry.apply(Event::Page {
@@ -100,10 +101,13 @@ pub fn page_report(text: &str) {
         for effect in effects {
             // The worker writes every effect as JSON text (src/wasm.rs).
             serde_json::to_string(&effect).expect("an effect is written as JSON");
-            if let Effect::Persist { tab_id, record } = effect {
-                let text = record.map(|r| serde_json::to_string(&r).expect("a record"));
-                stored.retain(|(t, _)| *t != tab_id);
-                stored.push((tab_id, text));
+            if let Effect::Store { set, remove, .. } = effect {
+                for key in remove {
+                    stored.remove(&key);
+                }
+                for (key, text) in set.iter() {
+                    stored.insert(key.clone(), text.clone());
+                }
             }
         }
         for frame in registry.frames(tab_id) {
@@ -119,10 +123,6 @@ pub fn page_report(text: &str) {
             assert_eq!(names.len(), all, "one name is one tool in a document");
         }
     }
-    let records: Vec<TabRecord> = stored
-        .iter()
-        .filter_map(|(_, text)| text.as_deref())
-        .map(|text| serde_json::from_str(text).expect("a stored record reads back"))
-        .collect();
-    assert_eq!(Registry::load(records), registry, "stored, then loaded");
+    let loaded = Registry::load(stored.values()).expect("what was stored reads back");
+    assert_eq!(loaded, registry, "stored, then loaded");
 }
