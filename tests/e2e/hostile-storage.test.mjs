@@ -3,68 +3,25 @@
 // description, and a page that re-registers a tool in every task while an
 // agent calls another tab's tool; in headless Chromium with the real
 // extension, cards clicked by their labels.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entries, launch } from '../support/browser.mjs';
-import { serve } from '../support/server.mjs';
-import { cardWatcher, choose } from '../support/cards.mjs';
+import { entries } from '../support/browser.mjs';
+import { agentCalls } from '../support/agent-calls.mjs';
+import { choose } from '../support/cards.mjs';
 
-const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
 const QUOTA = 10 * 1024 * 1024; // chrome.storage.session.QUOTA_BYTES
 
 describe('hostile pages and storage', () => {
-  let server;
-  let browser;
-  let cards;
-  let nextId = 0;
-  let nextChat = 0;
-
-  before(async () => {
-    server = await serve('tests/pages/hostile-storage');
-    browser = await launch({ args: REAL_HOSTS });
-    cards = cardWatcher(browser.context);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  const open = async (host, path, tools, timeout = 10_000) => {
-    const page = await browser.newPage(server.url(host, path));
-    await browser.waitForPalette(page, (p) => entries(p).length === tools, `${tools} tools`, timeout);
-    return { page, tabId: await browser.tabId(page) };
-  };
-  const chat = async () => {
-    const id = `storage-${++nextChat}`;
-    const sw = await browser.worker();
-    await sw.evaluate((c) => self.toolgate.openChat(c, { label: c }), id);
-    return id;
-  };
-  const call = (tabId, name) => ({
-    jsonrpc: '2.0', id: ++nextId, method: 'tools/call',
-    params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name, arguments: {} } },
-  });
-  const start = async (chatId, request) => {
-    const sw = await browser.worker();
-    let settled = null;
-    const reply = sw.evaluate(([c, r]) => self.toolgate.agent(c, r), [chatId, request]);
-    reply.then((r) => { settled = r; }, () => {});
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
-      if (settled) return { reply: settled };
-      if (cards.pending()) return { card: await cards.next(), reply };
-      await new Promise((done) => setTimeout(done, 25));
-    }
-    throw new Error(`neither a reply nor a card for ${JSON.stringify(request)}`);
-  };
-  const text = (reply) => reply.error?.message ?? reply.result?.content?.[0]?.text;
-  const bytesInUse = async () => (await browser.worker()).evaluate(() => chrome.storage.session.getBytesInUse(null));
+  const h = agentCalls('tests/pages/hostile-storage', 'storage');
+  const { open, chat, call, start, text } = h;
+  const bytesInUse = async () => (await h.browser.worker()).evaluate(() => chrome.storage.session.getBytesInUse(null));
   // Stops the worker, then wakes a new one as the settings page does (it asks the worker for
   // the agents' status as it opens).
   const restart = async () => {
-    const id = new URL((await browser.worker()).url()).host;
-    await browser.stopWorker();
-    const settings = await browser.newPage(`chrome-extension://${id}/extension/ui/options.html`);
-    await browser.worker();
+    const id = new URL((await h.browser.worker()).url()).host;
+    await h.browser.stopWorker();
+    const settings = await h.browser.newPage(`chrome-extension://${id}/extension/ui/options.html`);
+    await h.browser.worker();
     await settings.close();
   };
 
@@ -90,12 +47,12 @@ describe('hostile pages and storage', () => {
     const again = await start(chatId, call(later.tabId, 'add_note'));
     assert.ok(!again.card, 'the denied site is not asked again after a restart');
     assert.match(text(again.reply), /refused|denied/i);
-    assert.deepEqual(entries(await browser.palette(later.page)).map((e) => e.name), ['read_notes', 'add_note'],
+    assert.deepEqual(entries(await h.browser.palette(later.page)).map((e) => e.name), ['read_notes', 'add_note'],
       "the later tab's tools survived the restart");
     assert.deepEqual(await later.page.evaluate(() => window.ran), []);
     await flood.page.close();
     await later.page.close();
-    await browser.assertNoErrors();
+    await h.browser.assertNoErrors();
   });
 
   test('a 5 MB description is stored cut to what is shown, and reads back the same after a restart', async () => {
@@ -103,14 +60,14 @@ describe('hostile pages and storage', () => {
     const { page } = await open('huge.test', '/huge.html', 1);
     const grew = await bytesInUse() - before;
     assert.ok(grew < 70 * 1024, `one tool takes ${grew} bytes of storage`);
-    const shown = entries(await browser.palette(page))[0];
+    const shown = entries(await h.browser.palette(page))[0];
     await restart();
-    const again = entries(await browser.palette(page))[0];
+    const again = entries(await h.browser.palette(page))[0];
     assert.deepEqual(again, shown, 'the same tool after a restart');
     assert.equal(again.badge, 'Consequential');
     assert.match(JSON.stringify(again), /description is longer than 65536 bytes/);
     await page.close();
-    await browser.assertNoErrors();
+    await h.browser.assertNoErrors();
   });
 
   test('a page re-registering a tool in every task stores only what changed and does not hold up another tab\'s agent call', async () => {
@@ -120,7 +77,7 @@ describe('hostile pages and storage', () => {
     const first = await start(chatId, call(quiet.tabId, 'clock'));
     await choose(first.card, 'Allow read-only tools on this website');
     assert.equal(text(await first.reply), 'tick');
-    const sw = await browser.worker();
+    const sw = await h.browser.worker();
     // Every write the worker makes from now on, by its size.
     await sw.evaluate(() => {
       const area = chrome.storage.session;
@@ -168,6 +125,6 @@ describe('hostile pages and storage', () => {
     assert.ok(during < Math.max(1000, 10 * calm), `another tab's call took ${during.toFixed(1)} ms under churn, ${calm.toFixed(1)} ms without`);
     await churn.page.close();
     await quiet.page.close();
-    await browser.assertNoErrors();
+    await h.browser.assertNoErrors();
   });
 });
