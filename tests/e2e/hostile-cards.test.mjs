@@ -6,53 +6,23 @@
 //   text after it around is shown apart, isolated, its controls escaped;
 // - impersonation: a Consequential tool titled as the Read only one is shown
 //   with its own name, in the palette and on its card.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entries, launch } from '../support/browser.mjs';
-import { serve } from '../support/server.mjs';
-import { cardWatcher, choose, ready } from '../support/cards.mjs';
+import { agentCalls } from '../support/agent-calls.mjs';
+import { choose, ready } from '../support/cards.mjs';
 
-const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
 const isCard = (page) => page.url().includes('/extension/ui/card.html');
 // Bidi controls a card must never hand to the text engine.
 const BIDI = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/;
 
 describe('hostile cards', () => {
-  let server;
-  let browser;
-  let cards;
-  let nextId = 0;
-  let nextChat = 0;
-
-  before(async () => {
-    server = await serve('tests/pages/hostile-cards');
-    browser = await launch({ args: REAL_HOSTS });
-    cards = cardWatcher(browser.context);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  const open = async (host, path = '/') => {
-    const page = await browser.newPage(server.url(host, path));
-    await browser.waitForPalette(page, (p) => entries(p).length === 3, 'the three tools');
-    return { page, tabId: await browser.tabId(page) };
-  };
-  const chat = async (label = null) => {
-    const id = `hostile-cards-${++nextChat}`;
-    const sw = await browser.worker();
-    await sw.evaluate(([c, l]) => self.toolgate.openChat(c, { label: l }), [id, label ?? id]);
-    return id;
-  };
-  const call = (tabId, name, args = {}) => ({
-    jsonrpc: '2.0', id: ++nextId, method: 'tools/call',
-    params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name, arguments: args } },
-  });
+  const h = agentCalls('tests/pages/hostile-cards', 'hostile-cards');
+  const { chat, call } = h;
+  const open = (host, path = '/') => h.open(host, path, 3);
   // Sends `request`; resolves with the reply to come and a `settled()` that
   // says whether it has come yet.
   const send = async (chatId, request) => {
-    const sw = await browser.worker();
+    const sw = await h.browser.worker();
     let settled = false;
     const reply = sw.evaluate(([c, r]) => self.toolgate.agent(c, r), [chatId, request]);
     reply.then(() => { settled = true; }, () => { settled = true; });
@@ -66,11 +36,11 @@ describe('hostile cards', () => {
     const site = new URL(page.url()).host;
     const chatId = await chat();
     // The card window, from the moment it opens (not once it takes answers).
-    const opened = browser.context.waitForEvent('page', { predicate: isCard });
+    const opened = h.browser.context.waitForEvent('page', { predicate: isCard });
     const asked = await send(chatId, call(tabId, 'wipe_all'));
     const card = await opened;
     await card.waitForFunction(() => document.getElementById('approve')?.textContent !== '');
-    cards.claim(card);
+    h.cards.claim(card);
     // At once: Enter, as a person typing in another window would press it,
     // and a click where "Allow this call only" is.
     const box = await card.locator('#approve').boundingBox();
@@ -98,7 +68,7 @@ describe('hostile cards', () => {
     // Chromium moves no focus between windows (Playwright emulates every page
     // as focused), so the test fires the event the browser fires then.
     const again = await send(chatId, call(tabId, 'wipe_all'));
-    const second = await cards.next();
+    const second = await h.cards.next();
     const box2 = await second.locator('#approve').boundingBox();
     await second.evaluate(() => window.dispatchEvent(new FocusEvent('focus')));
     await second.mouse.click(box2.x + box2.width / 2, box2.y + box2.height / 2);
@@ -110,7 +80,7 @@ describe('hostile cards', () => {
     assert.equal((await again.reply).result.content[0].text, 'wiped');
     assert.equal(await callsOf(page, 'wipe_all'), 1);
     await page.close();
-    await browser.assertNoErrors();
+    await h.browser.assertNoErrors();
   });
 
   test("spoofing: a page's title and arguments are shown apart from the card's words, isolated, controls escaped", async () => {
@@ -118,7 +88,7 @@ describe('hostile cards', () => {
     const site = new URL(page.url()).host;
     const chatId = await chat('Agent \u202elanimret');
     const asked = await send(chatId, call(tabId, 'list_notes'));
-    const card = await cards.next();
+    const card = await h.cards.next();
     // How a card line is built: its text nodes (Toolgate's) and elements (the page's).
     const parts = (selector) => card.evaluate((s) => [...document.querySelector(s).childNodes].map((node) => (
       node.nodeType === Node.TEXT_NODE
@@ -147,7 +117,7 @@ describe('hostile cards', () => {
 
     // The call card: the name and every argument in elements of their own.
     const wipe = await send(chatId, call(tabId, 'wipe_all', { note: 'a\u202eb\nc' }));
-    const callCard = await cards.next();
+    const callCard = await h.cards.next();
     assert.deepEqual(await callCard.evaluate(() => [...document.querySelectorAll('#heading bdi, #arguments bdi')]
       .map((n) => [n.parentElement.localName, n.textContent])), [
       ['h1', 'wipe_all'], ['dt', 'note'], ['dd', 'a\u27e8U+202E\u27e9b\u27e8U+000A\u27e9c'],
@@ -156,13 +126,13 @@ describe('hostile cards', () => {
     await choose(callCard, 'Deny this call');
     assert.equal(why(await wipe.reply), `refused: you denied this call to wipe_all on ${site}`);
     await page.close();
-    await browser.assertNoErrors();
+    await h.browser.assertNoErrors();
   });
 
   test('impersonation: the palette shows every tool by its name beside its title', async () => {
     const { page, tabId } = await open('copycat.localhost');
-    const sw = await browser.worker();
-    const popup = await browser.newPage(
+    const sw = await h.browser.worker();
+    const popup = await h.browser.newPage(
       await sw.evaluate((id) => chrome.runtime.getURL(`extension/ui/palette.html?tab=${id}`), tabId),
     );
     const rows = popup.locator('ul.tools button');
@@ -190,13 +160,13 @@ describe('hostile cards', () => {
     // Its card names it by its name, never its title.
     const chatId = await chat();
     const asked = await send(chatId, call(tabId, 'wipe_all'));
-    const card = await cards.next();
+    const card = await h.cards.next();
     assert.equal(await card.locator('#heading').textContent(), 'wipe_all');
     assert.equal(await card.locator('#class').textContent(), 'Consequential');
     await choose(card, 'Deny this call');
     await asked.reply;
     assert.equal(await callsOf(page, 'wipe_all'), 0);
     await page.close();
-    await browser.assertNoErrors();
+    await h.browser.assertNoErrors();
   });
 });

@@ -29,10 +29,11 @@ export function agentCalls(pages, chatPrefix) {
     await h.browser.waitForPalette(page, (p) => entries(p).length === tools, `${tools} tools`, timeout);
     return { page, tabId: await h.browser.tabId(page) };
   };
-  h.chat = async () => {
+  // A new chat, named `label` on its cards (else its id).
+  h.chat = async (label = null) => {
     const id = `${chatPrefix}-${++nextChat}`;
     const sw = await h.browser.worker();
-    await sw.evaluate((c) => self.toolgate.openChat(c, { label: c }), id);
+    await sw.evaluate(([c, l]) => self.toolgate.openChat(c, { label: l }), [id, label ?? id]);
     return id;
   };
   h.call = (tabId, name, args = {}) => ({
