@@ -454,6 +454,109 @@ fn an_immediate_identical_retry_of_an_approved_idempotent_call_runs() {
         "call card",
         "not the very next call"
     );
+
+    // A call Toolgate cannot decide is still the chat's next call.
+    for (tool, args, why) in [
+        ("no_such_tool", json!({}), "a tool the tab does not publish"),
+        (
+            "add_note",
+            json!({"title": 5}),
+            "arguments the schema refuses",
+        ),
+        ("house_style", json!({}), "a skill"),
+    ] {
+        let mut h = Harness::new();
+        approved(&mut h);
+        assert!(
+            h.call_said("c", 1, tool, args).starts_with("error: "),
+            "{why}"
+        );
+        assert_eq!(
+            h.call_said("c", 1, "add_note", json!({"title": "x"})),
+            "call card",
+            "after {why}"
+        );
+    }
+}
+
+/// docs/cards.md, "A refusal while a card is open": "Never allow", a chat
+/// opened Read only again, or the site denied, while a call card waits,
+/// holds against that card's allowing answers, which record nothing.
+#[test]
+fn a_refusal_made_while_a_call_card_is_open_holds_against_its_allowing_answers() {
+    let allowing = [
+        CallAnswer::AllowOnce,
+        CallAnswer::AlwaysAllowTool,
+        CallAnswer::AllowClass,
+    ];
+    type Refuse = fn(&mut Harness);
+    let refusals: [(&str, Refuse, &str); 3] = [
+        (
+            "never allowed",
+            |h| {
+                let other = h.call("c", 1, "add_note", json!({"title": "y"}));
+                h.answer(card_id(&other), Answer::Call(CallAnswer::NeverAllowTool));
+            },
+            "refused: add_note on notes.example is never allowed, until the browser restarts",
+        ),
+        (
+            "made Read only",
+            |h| h.session.open_chat("c", "c", true),
+            "refused: add_note on notes.example is Mutating, and this chat was opened Read only",
+        ),
+        (
+            "site denied",
+            |h| {
+                let other = h.call("c", 1, "send_note", json!({}));
+                h.answer(card_id(&other), Answer::Call(CallAnswer::DenyAllSite));
+            },
+            "refused: add_note on notes.example is denied in this chat",
+        ),
+    ];
+    for (what, refuse, said) in refusals {
+        for answer in allowing {
+            let mut h = Harness::new();
+            with_site_answer(&mut h, "c", SiteAnswer::AllowReadOnly);
+            let card = card_id(&h.call("c", 1, "add_note", json!({"title": "x"})));
+            refuse(&mut h);
+            assert_eq!(
+                h.answer_said(card, Answer::Call(answer)),
+                said,
+                "{answer:?} after the tool was {what}"
+            );
+        }
+    }
+    // Nothing was recorded: opened as before, the chat is asked again.
+    for answer in allowing {
+        let mut h = Harness::new();
+        with_site_answer(&mut h, "c", SiteAnswer::AllowReadOnly);
+        let card = card_id(&h.call("c", 1, "add_note", json!({"title": "x"})));
+        h.session.open_chat("c", "c", true);
+        h.answer(card, Answer::Call(answer));
+        h.session.open_chat("c", "c", false);
+        assert_eq!(
+            h.call_said("c", 1, "add_note", json!({"title": "x"})),
+            "call card",
+            "{answer:?} recorded nothing"
+        );
+    }
+}
+
+/// The site question is about the site, not about a tool (its card names
+/// none): its answer stands when the tool the request named changed while
+/// it was open; only that call does not run.
+#[test]
+fn a_site_answer_stands_when_the_tool_changed_while_its_card_was_open() {
+    let mut h = Harness::new();
+    let card = card_id(&h.call("c", 1, "list_notes", json!({})));
+    let ops = json!([{"op": "register", "decl": {"path": "document_object", "name": "list_notes",
+        "description": "List every note", "annotations": {"readOnlyHint": true, "openWorldHint": false}}}]);
+    h.registry
+        .apply(common::page(common::frame(1, 0, "doc-1", REMOTE), ops));
+    assert!(h
+        .answer_said(card, Answer::Site(SiteAnswer::AllowReadOnly))
+        .contains("changed while this call waited"));
+    assert_eq!(h.call_said("c", 1, "list_notes", json!({})), "run");
 }
 
 #[test]
@@ -479,4 +582,3 @@ fn a_changed_definition_lapses_always_allow_and_the_card_says_so() {
     );
     assert!(changed.to_string().starts_with("delete_note changed since"));
 }
-

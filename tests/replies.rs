@@ -11,7 +11,6 @@ mod common;
 mod harness;
 use harness::*;
 
-
 /// Replies kept for agents that lost their wait are bounded; past the bound
 /// the oldest goes, never the one just kept (an agent re-sending a request
 /// whose reply was dropped would have its call run again).

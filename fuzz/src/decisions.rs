@@ -116,10 +116,6 @@ fn tab(id: i64, url: &str) -> TabInfo {
     }
 }
 
-fn is_error(step: &Step) -> bool {
-    matches!(step, Step::Reply { reply } if reply.value().get("error").is_some())
-}
-
 /// The tool at a call's target, if it is still published there.
 fn tool_at<'a>(core: &'a Toolgate, call: &PageCall) -> Option<&'a Tool> {
     let t = &call.target;
@@ -308,11 +304,10 @@ impl Driver {
         self.sent.push((chat.to_owned(), text.to_owned()));
         let id = serde_json::from_str::<Value>(text).expect("JSON")["id"].clone();
         let step = self.request(chat, text);
-        let decided = !is_error(&step);
         self.step(chat, &id, step, None);
-        // A call the core could not even look at (no such tool, arguments its
-        // schema refuses) is not counted as the chat's next call.
-        if call && decided {
+        // Any call, even one the core cannot decide (no such tool, arguments
+        // its schema refuses), is the chat's next call.
+        if call {
             self.model.called(chat);
         }
     }
@@ -334,11 +329,8 @@ impl Driver {
         self.next_id += 1;
         let id = json!(self.next_id);
         let step = self.core.frame_call(chat, &id, &call, self.now_ms);
-        let decided = !is_error(&step);
         self.step(chat, &id, step, None);
-        if decided {
-            self.model.called(chat);
-        }
+        self.model.called(chat);
     }
 
     /// Carries out one step of request `id` of `chat`, checking it.

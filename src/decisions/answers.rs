@@ -67,6 +67,16 @@ pub enum CallAnswer {
     DenyAllSite,
 }
 
+impl CallAnswer {
+    /// Whether the answer lets its call run.
+    pub fn allows(self) -> bool {
+        matches!(
+            self,
+            Self::AllowOnce | Self::AlwaysAllowTool | Self::AllowClass
+        )
+    }
+}
+
 /// An answer as the card page sends it: `{"site": "allow_all"}`,
 /// `{"call": "deny_once"}` (the two cards share some answers' names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -318,6 +328,37 @@ impl Answers {
         !(never || off_for_chat)
     }
 
+    /// A refusal that holds for the tool in the chat whatever was answered:
+    /// "Never allow", a chat opened Read only, or the site denied in the chat.
+    /// It also holds against an allowing answer to a card that opened before
+    /// it (docs/cards.md, "When a refusal comes while a card is open").
+    pub fn standing_refusal(&self, chat: &str, tool: &ToolFacts) -> Option<Decision> {
+        let (site, name) = (tool.site, tool.name);
+        let host = site_host(site);
+        let why = if self.never_allowed(site, name) {
+            format!("refused: {name} on {host} is never allowed, until the browser restarts")
+        } else if self.chats.get(chat).is_some_and(|c| c.read_only) && tool.class != Class::ReadOnly
+        {
+            format!(
+                "refused: {name} on {host} is {}, and this chat was opened Read only",
+                tool.class.label()
+            )
+        } else if self.denied(chat, site) {
+            format!("refused: {name} on {host} is denied in this chat")
+        } else {
+            return None;
+        };
+        Some(Decision::Refuse { why })
+    }
+
+    /// The chat made a call: the immediate-retry window of the call before
+    /// it ends, whether or not this one could be decided.
+    pub fn end_retry(&mut self, chat: &str) {
+        if let Some(c) = self.chats.get_mut(chat) {
+            c.last_approval = None;
+        }
+    }
+
     /// What a call needs. Every call ends the immediate-retry window of the
     /// call before it, so this takes `&mut self`.
     pub fn decide_call(
@@ -330,25 +371,8 @@ impl Answers {
         let retry = self.chat(chat).last_approval.take();
         let (site, name) = (tool.site, tool.name);
         let host = site_host(site);
-        if self.never_allowed(site, name) {
-            return Decision::Refuse {
-                why: format!(
-                    "refused: {name} on {host} is never allowed, until the browser restarts"
-                ),
-            };
-        }
-        if self.chats.get(chat).is_some_and(|c| c.read_only) && tool.class != Class::ReadOnly {
-            return Decision::Refuse {
-                why: format!(
-                    "refused: {name} on {host} is {}, and this chat was opened Read only",
-                    tool.class.label()
-                ),
-            };
-        }
-        if self.denied(chat, site) {
-            return Decision::Refuse {
-                why: format!("refused: {name} on {host} is denied in this chat"),
-            };
+        if let Some(refused) = self.standing_refusal(chat, tool) {
+            return refused;
         }
         let Some(width) = self.width(chat, site) else {
             return Decision::AskSite;

@@ -192,4 +192,3 @@ pub fn with_site_answer(h: &mut Harness, chat: &str, answer: SiteAnswer) {
             .finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false);
     }
 }
-

@@ -133,19 +133,21 @@ impl Driver {
                 }
             }
             (Answer::Call(a), Action::Call(call)) => {
+                use toolgate::decisions::answers::CallAnswer as C;
                 // Recorded only for the tool the card showed.
                 if let Some(tool) = tool_at(&self.core, call).filter(|_| current(&self.core, call))
                 {
                     let facts = facts(call, tool);
-                    self.model
-                        .call_answer(&chat, &facts, &call.arguments, a, self.now_ms);
-                    // Each allowing answer's row ends "this call runs"
-                    // (docs/cards.md, "What each answer does"), whatever
-                    // else changed since the card opened (a chat made Read
-                    // only): the person answered for this call.
-                    use toolgate::decisions::answers::CallAnswer as C;
-                    if matches!(a, C::AllowOnce | C::AlwaysAllowTool | C::AllowClass) {
-                        once = Some(call);
+                    // docs/cards.md, "A refusal while a card is open": a
+                    // refusal that holds now beats an allowing answer to a
+                    // card that opened before it, which records nothing.
+                    let allows = matches!(a, C::AllowOnce | C::AlwaysAllowTool | C::AllowClass);
+                    if !(allows && self.model.refuses(&chat, &facts)) {
+                        self.model
+                            .call_answer(&chat, &facts, &call.arguments, a, self.now_ms);
+                        if allows {
+                            once = Some(call);
+                        }
                     }
                 }
             }

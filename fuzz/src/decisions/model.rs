@@ -134,10 +134,7 @@ impl Model {
     /// width, its "Always allow" or the immediate retry covers it.
     pub fn allows(&self, chat: &str, tool: &Facts, arguments: &str, now_ms: u64) -> bool {
         let key = (chat.to_owned(), tool.site.clone());
-        if self.never.contains(&(tool.site.clone(), tool.name.clone()))
-            || (self.read_only.contains(chat) && tool.class != Class::ReadOnly)
-            || self.denied.contains(&key)
-        {
+        if self.refuses(chat, tool) {
             return false;
         }
         let width = self
@@ -159,6 +156,14 @@ impl Model {
                 && now_ms.saturating_sub(a.at_ms) <= RETRY_MS
         });
         rank(tool.class) <= width || self.always.get(&always) == Some(&tool.definition) || retry
+    }
+
+    /// Whether a refusal holds for the tool in the chat, whatever a card
+    /// says: "Never allow", a chat opened Read only, the site denied.
+    pub fn refuses(&self, chat: &str, tool: &Facts) -> bool {
+        self.never.contains(&(tool.site.clone(), tool.name.clone()))
+            || (self.read_only.contains(chat) && tool.class != Class::ReadOnly)
+            || self.denied.contains(&(chat.to_owned(), tool.site.clone()))
     }
 
     /// The chat made a call: the immediate retry of the call before, if

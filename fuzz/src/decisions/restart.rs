@@ -65,11 +65,8 @@ impl Driver {
             .extend(std::mem::take(&mut self.running).into_keys());
         self.sent.push((chat.to_owned(), text.clone()));
         let id = serde_json::from_str::<Value>(&text).expect("JSON")["id"].clone();
-        let decided = !is_error(&again);
         self.step(chat, &id, again, None);
-        if decided {
-            self.model.called(chat);
-        }
+        self.model.called(chat);
     }
 }
 

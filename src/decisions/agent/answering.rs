@@ -119,7 +119,7 @@ impl Session {
         }
     }
 
-    /// The per-call confirmation answered, for the tool as it is now.
+    /// The per-call confirmation answered, for the tool its card showed.
     fn call_answered(
         &mut self,
         chat: &str,
@@ -134,6 +134,13 @@ impl Session {
             Ok(facts) => facts,
             Err(error) => return Step::error(id, &error),
         };
+        // A refusal that came while the card was open holds against an
+        // allowing answer: nothing is recorded and nothing runs.
+        if answer.allows() {
+            if let Some(refused) = self.answers.standing_refusal(chat, &facts) {
+                return refusal(id, refused);
+            }
+        }
         match self
             .answers
             .answer_call(chat, &facts, &call.arguments, answer, world.now_ms)

@@ -84,7 +84,7 @@ impl Session {
             } else {
                 format!("there is no tab {}", call.tab_id)
             };
-            return Step::error(id, &RpcError::InvalidParams(message));
+            return self.undecidable(chat, id, RpcError::InvalidParams(message));
         }
         match find_tool(
             world.registry,
@@ -93,7 +93,7 @@ impl Session {
             call.site.as_deref(),
         ) {
             Ok(found) => self.call_found(chat, id, found, call.arguments(), world),
-            Err(error) => Step::error(id, &error),
+            Err(error) => self.undecidable(chat, id, error),
         }
     }
 
@@ -110,20 +110,18 @@ impl Session {
         let name = &found.tool.decl.name;
         if found.tool.decl.kind == Kind::Skill {
             let message = format!("{name} is a skill: skills are read, never called");
-            return Step::error(id, &RpcError::InvalidParams(message));
+            return self.undecidable(chat, id, RpcError::InvalidParams(message));
         }
         if let Some(schema) = found.tool.schema() {
             let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
             if let Err(errors) = crate::page::schema::check(schema, &value) {
                 let message = format!("invalid arguments for {name}: {}", errors.join("; "));
-                return Step::error(id, &RpcError::InvalidParams(message));
+                return self.undecidable(chat, id, RpcError::InvalidParams(message));
             }
         }
         let Some(facts) = ToolFacts::of(found.tool, &found.site) else {
-            return Step::error(
-                id,
-                &RpcError::InvalidParams(format!("{name} is not a tool")),
-            );
+            let message = format!("{name} is not a tool");
+            return self.undecidable(chat, id, RpcError::InvalidParams(message));
         };
         let (class, definition) = (facts.class, facts.definition.to_owned());
         let call = PageCall {
@@ -135,6 +133,14 @@ impl Session {
             allowed_once: false,
         };
         self.decide_call(chat, id, call, world)
+    }
+
+    /// A call that cannot be decided (no such tool, arguments its schema
+    /// refuses) is still the chat's next call: it ends the immediate-retry
+    /// window (docs/cards.md, "Widths of an answer").
+    pub(super) fn undecidable(&mut self, chat: &str, id: &Value, error: RpcError) -> Step {
+        self.answers.end_retry(chat);
+        Step::error(id, &error)
     }
 
     /// Decides a call of a page tool as far as it can go without a person.
@@ -149,10 +155,13 @@ impl Session {
             Ok(facts) => facts,
             Err(error) => return Step::error(id, &error),
         };
+        // A refusal that came while this call's card was open holds against
+        // the card's "Allow this call only" (docs/cards.md).
+        let refused = || self.answers.standing_refusal(chat, &facts);
         let decision = if call.allowed_once {
-            Decision::Run {
+            refused().unwrap_or_else(|| Decision::Run {
                 why: "you allowed this call only".to_owned(),
-            }
+            })
         } else {
             self.answers
                 .decide_call(chat, &facts, &call.arguments, world.now_ms)

@@ -62,7 +62,7 @@ impl Session {
                     "{} is not a tool Toolgate saw this frame register",
                     call.name
                 );
-                return Step::error(id, &RpcError::InvalidParams(message));
+                return session.undecidable(chat, id, RpcError::InvalidParams(message));
             };
             let found = Found::new(call.tab_id, frame, tool);
             session.call_found(chat, id, found, call.arguments.get(), world)
