@@ -38,6 +38,14 @@ struct Applied {
 
 /// Parses a message from Toolgate's own pages into its one typed form, or
 /// fails with a clear error. The shell routes on the parsed `type`.
+/// Page text as Toolgate's pages show it (`views::text::page_text_as`), for
+/// the agent console, which gets it raw as an agent does.
+#[wasm_bindgen(js_name = "pageText")]
+pub fn page_text(text: &str, kind: &str) -> Result<String, JsError> {
+    crate::views::text::page_text_as(text, kind)
+        .ok_or_else(|| JsError::new(&format!("no such kind of page text: {kind}")))
+}
+
 #[wasm_bindgen(js_name = "parseUiMessage")]
 pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
     let parsed: FromUi = read(message, "ui message")?;

@@ -10,9 +10,22 @@
 // worker attaches to the same pending card, or answers from the reply it kept.
 //
 // Everything a page declared (names, titles, descriptions, schemas, results)
-// is rendered with textContent, never as HTML.
+// is rendered with textContent, never as HTML. The console gets it raw, as an
+// agent does, so it shows it as the cards and the palette do (docs/cards.md,
+// "How page text is shown"): escaped and cut by the core (`shown`), and
+// isolated from the console's own words.
 
-import { $, badge, el, pressOnly, prettyJson, siteLabel as host } from './dom.js';
+import init, { pageText as shownAs } from '../../pkg/toolgate.js';
+import { $, badge, el, pageText, pressOnly, prettyJson, siteLabel as host } from './dom.js';
+
+await init();
+// Page text of a kind (title, name, url, value, description, schema, result)
+// as Toolgate shows it.
+const shown = (text, kind) => shownAs(String(text ?? ''), kind);
+// The same as a run of text inside an <option> or a status line, which hold
+// no elements: isolated by the bidi isolate marks (FSI … PDI), which the
+// escaping leaves none of in the text itself.
+const isolated = (text, kind) => `\u2068${shown(text, kind)}\u2069`;
 
 const WAITING = 'Waiting for your answer on the Toolgate card…';
 // Consecutive sends that may find no worker before the console gives up.
@@ -130,7 +143,7 @@ async function refreshTabs() {
     const tabs = content.tabs ?? [];
     select.replaceChildren(...tabs.map((tab) => el('option', {
       value: String(tab.tabId),
-      text: `${tab.title || '(untitled)'} — ${host(tab.site)}`,
+      text: `${tab.title ? isolated(tab.title, 'title') : '(untitled)'} — ${host(tab.site)}`,
     })));
     if (tabs.some((tab) => String(tab.tabId) === before)) select.value = before;
     const none = tabs.length === 0;
@@ -209,15 +222,15 @@ function showListing(content) {
     el('h3', { text: host(site) }),
     el('ul', { class: 'tools' }, entries.filter((e) => e.site === site).map((entry) => {
       const button = el('button', { type: 'button', 'aria-pressed': 'false' }, [
-        el('span', { class: 'name', text: entry.name }),
-        ...(entry.title ? [el('span', { class: 'title', text: entry.title })] : []),
+        el('span', { class: 'name' }, [pageText(shown(entry.name, 'name'))]),
+        ...(entry.title ? [el('span', { class: 'title' }, [pageText(shown(entry.title, 'title'))])] : []),
         badge(entry.kind === 'skill' ? 'Skill' : entry.class),
       ]);
       button.addEventListener('click', () => showTool(entry, button));
       return el('li', {}, [button]);
     })),
   ])));
-  $('withheld').replaceChildren(...listing.withheld.map((why) => el('li', { text: `Withheld: ${why}` })));
+  $('withheld').replaceChildren(...listing.withheld.map((why) => el('li', { text: `Withheld: ${shown(why, 'result')}` })));
   $('withheld').hidden = listing.withheld.length === 0;
   const notes = [];
   if (chat.readOnly) notes.push('This chat is Read only: the listing leaves out every tool that is not Read only.');
@@ -237,16 +250,17 @@ function showTool(entry, button) {
   pressOnly($('tools').querySelectorAll('button'), button);
   selected = entry;
   $('tool').hidden = false;
-  $('tool-name').textContent = entry.title ? `${entry.title} (${entry.name})` : entry.name;
+  const name = pageText(shown(entry.name, 'name'));
+  $('tool-name').replaceChildren(...(entry.title ? [pageText(shown(entry.title, 'title')), ' (', name, ')'] : [name]));
   const extras = (entry.badges ?? []).map(String);
   $('tool-badges').replaceChildren(badge(entry.kind === 'skill' ? 'Skill' : entry.class), ...extras.map(badge));
   $('tool-site').textContent = `Published by ${host(entry.site)}`;
-  $('tool-description').textContent = entry.description ?? '';
+  $('tool-description').replaceChildren(pageText(shown(entry.description, 'description'), 'span'));
   const skill = entry.kind === 'skill';
   $('tool-skill').hidden = !skill;
   $('tool-form').hidden = skill;
   if (skill) {
-    $('tool-instructions').textContent = entry.instructions ?? '';
+    $('tool-instructions').replaceChildren(pageText(shown(entry.instructions, 'schema'), 'span'));
     $('fields').replaceChildren();
     readArguments = null;
     return;
@@ -255,7 +269,7 @@ function showTool(entry, button) {
   const form = buildForm(entry.inputSchema);
   $('fields').replaceChildren(...form.nodes);
   readArguments = form.read;
-  $('call').textContent = `Call ${entry.name}`;
+  $('call').replaceChildren('Call ', pageText(shown(entry.name, 'name')));
 }
 
 // ---- Forms from input schemas -------------------------------------------------
@@ -331,11 +345,11 @@ function field(name, prop, isRequired) {
   const descriptionId = `${id}-description`;
   const type = typeOf(prop);
   const label = el('label', { for: id }, [
-    el('span', { class: 'field-name', text: name }),
+    el('span', { class: 'field-name' }, [pageText(shown(name, 'name'))]),
     ...(isRequired ? [' ', el('span', { class: 'required', text: '(required)' })] : []),
   ]);
   const description = typeof prop.description === 'string' && prop.description
-    ? el('p', { id: descriptionId, class: 'hint', text: prop.description })
+    ? el('p', { id: descriptionId, class: 'hint' }, [pageText(shown(prop.description, 'description'), 'span')])
     : null;
   const common = {
     id,
@@ -351,7 +365,8 @@ function field(name, prop, isRequired) {
       el('option', { value: '', text: isRequired ? '(choose one)' : '(not set)' }),
       ...prop.enum.map((value, index) => el('option', {
         value: String(index),
-        text: typeof value === 'string' ? value : JSON.stringify(value),
+        dir: 'auto',
+        text: shown(typeof value === 'string' ? value : JSON.stringify(value), 'value'),
       })),
     ]);
     if (hasDefault) {
@@ -419,7 +434,7 @@ function addResult(title, asked, id) {
   const state = el('p', { class: 'state', text: 'Sending…' });
   const item = el('li', { class: 'result pending', 'data-chat': String(asked.number), 'data-request': String(id) }, [
     el('h3', {}, [
-      el('span', { class: 'name', text: title }),
+      el('span', { class: 'name' }, [pageText(title)]),
       el('span', { class: 'meta', text: `chat ${asked.number}, request ${id}` }),
     ]),
     state,
@@ -434,28 +449,30 @@ function finish({ item, state }, title, reply) {
   state.remove();
   if (reply.error) {
     item.classList.add('error');
-    const message = reply.error.message ?? JSON.stringify(reply.error);
+    // The core's words, which may quote a page's (a tool's name): escaped.
+    const message = shown(reply.error.message ?? JSON.stringify(reply.error), 'result');
     item.append(el('p', { class: 'error-line', text: `Error: ${message}` }));
-    say(`${title}: error: ${message}`);
+    say(`\u2068${title}\u2069: error: ${message}`);
     return;
   }
   const result = reply.result ?? {};
-  const line = decisionLine(result._meta?.toolgate);
+  const line = shown(decisionLine(result._meta?.toolgate) ?? '', 'result') || null;
   const refused = result._meta?.toolgate?.decision === 'refuse';
   if (result.isError) item.classList.add('error');
   if (refused) item.classList.add('refused');
   if (line) item.append(el('p', { class: 'decision', text: line }));
   if (result.isError && !refused) item.append(el('p', { class: 'error-line', text: 'The tool reported an error:' }));
-  if (!refused) item.append(el('pre', { class: 'output', text: prettyJson(resultText(result)) }));
-  say(`${title}: ${line ?? (result.isError ? 'the tool reported an error' : 'done')}`);
+  if (!refused) item.append(el('pre', { class: 'output' }, [pageText(shown(prettyJson(resultText(result)), 'result'), 'span')]));
+  say(`\u2068${title}\u2069: ${line ?? (result.isError ? 'the tool reported an error' : 'done')}`);
 }
 
 function failed({ item, state }, title, error) {
   item.classList.remove('pending');
   item.classList.add('error');
   state.remove();
-  item.append(el('p', { class: 'error-line', text: `Error: ${error.message}` }));
-  say(`${title}: error: ${error.message}`);
+  const message = shown(error.message, 'result');
+  item.append(el('p', { class: 'error-line', text: `Error: ${message}` }));
+  say(`\u2068${title}\u2069: error: ${message}`);
 }
 
 // Calls a page's tool through browser_call_webmcp_tool.
@@ -464,16 +481,17 @@ async function callTool({ tabId, name, site, args }) {
   if (site) params.site = site;
   const asked = chat;
   const id = ++asked.nextId;
-  const parts = addResult(name, asked, id);
+  const title = shown(name, 'name');
+  const parts = addResult(title, asked, id);
   const waiting = () => {
     parts.state.textContent = WAITING;
-    say(`${name}: ${WAITING}`);
+    say(`${isolated(name, 'name')}: ${WAITING}`);
   };
   try {
     const { reply } = await whilePending(request('tools/call', { name: 'browser_call_webmcp_tool', arguments: params }, asked, id), waiting);
-    finish(parts, name, reply);
+    finish(parts, title, reply);
   } catch (error) {
-    failed(parts, name, error);
+    failed(parts, title, error);
   }
 }
 

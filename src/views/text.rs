@@ -27,17 +27,20 @@ pub const BLOCK_CAP: usize = 4000;
 /// What ends a cut text.
 pub const ELLIPSIS: char = '\u{2026}';
 
-/// Whether `c` is shown as an escape: C0 and C1 controls (and DEL), the bidi
-/// marks, embeddings, overrides and isolates (U+200E/F, U+202A–202E,
-/// U+2066–2069, U+061C), and the line and paragraph separators.
+/// Whether `c` is shown as an escape: controls (general category Cc: C0, C1
+/// and DEL), format characters (Cf: the bidi marks, embeddings, overrides and
+/// isolates, zero-width spaces and joiners, U+FEFF, the tag characters), the
+/// line and paragraph separators (Zl, Zp), and the Hangul fillers, letters
+/// that show as nothing (docs/cards.md, "How page text is shown").
 fn escaped(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{2028}' | '\u{2029}'
-        )
-        || ('\u{202A}'..='\u{202E}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
+    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    matches!(
+        c.general_category(),
+        G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
+    ) || matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
 }
 
 /// One line of page text as shown: every control and bidi character
@@ -60,7 +63,7 @@ fn shown(text: &str, cap: usize, block: bool) -> String {
     if text.len() <= cap && text.chars().all(plain) {
         return text.to_owned();
     }
-    let mut out = String::with_capacity(text.len().min(cap * 4));
+    let mut out = String::with_capacity(text.len().min(cap.saturating_mul(4)));
     // Characters shown so far, and where the text stood when one more
     // character of the cap was still free for the "…".
     let mut count = 0;
@@ -87,6 +90,25 @@ fn shown(text: &str, cap: usize, block: bool) -> String {
         }
     }
     out
+}
+
+/// Page text of a kind Toolgate's own pages name when they show it raw
+/// (the agent console, which sees what an agent sees): a title, a name, a
+/// URL, a description, a schema or a skill's instructions, an argument's
+/// value, or a tool's result. `None` for a kind not known.
+pub fn page_text_as(text: &str, kind: &str) -> Option<String> {
+    Some(match kind {
+        "title" => page_line(text, TITLE_CAP),
+        "name" => page_line(text, NAME_CAP),
+        "url" => page_line(text, URL_CAP),
+        "value" => page_line(text, ARGUMENT_VALUE_CAP),
+        "description" => page_block(text, DESCRIPTION_CAP),
+        "schema" => page_block(text, BLOCK_CAP),
+        // A result is shown whole (its size is capped where it is read):
+        // escaped, never cut.
+        "result" => page_block(text, usize::MAX),
+        _ => return None,
+    })
 }
 
 /// A piece of a card's text: Toolgate's own words, or text it quotes (from a
@@ -177,16 +199,49 @@ mod tests {
             ('\u{2069}', "⟨U+2069⟩"),
             ('\u{061c}', "⟨U+061C⟩"),
             ('\u{2028}', "⟨U+2028⟩"),
+            ('\u{2029}', "⟨U+2029⟩"),
+            // Text that shows as nothing: zero-width space, non-joiner and
+            // joiner, word joiner, the byte-order mark, a tag character,
+            // the soft hyphen, a Hangul filler.
+            ('\u{200b}', "⟨U+200B⟩"),
+            ('\u{200c}', "⟨U+200C⟩"),
+            ('\u{200d}', "⟨U+200D⟩"),
+            ('\u{2060}', "⟨U+2060⟩"),
+            ('\u{feff}', "⟨U+FEFF⟩"),
+            ('\u{e0041}', "⟨U+E0041⟩"),
+            ('\u{ad}', "⟨U+00AD⟩"),
+            ('\u{3164}', "⟨U+3164⟩"),
         ] {
             assert_eq!(page_line(&format!("a{c}b"), 120), format!("a{shown}b"));
         }
         // Letters of right-to-left scripts are text, and stay as they are.
         assert_eq!(page_line("שלום مرحبا", 120), "שלום مرحبا");
+        // So are accents, emoji and their variation selectors.
+        assert_eq!(page_line("café ☕ ❤\u{fe0f}", 120), "café ☕ ❤\u{fe0f}");
         // A block keeps its line feeds and tabs, and nothing else.
         assert_eq!(
             page_block("a\n\tb\r\u{202e}", 120),
             "a\n\tb⟨U+000D⟩⟨U+202E⟩"
         );
+    }
+
+    #[test]
+    fn each_kind_of_page_text_has_its_cap_and_a_result_is_never_cut() {
+        let long = "x\n".repeat(5000);
+        assert_eq!(
+            page_text_as(&"x".repeat(5000), "title")
+                .unwrap()
+                .chars()
+                .count(),
+            TITLE_CAP
+        );
+        assert_eq!(
+            page_text_as(&long, "description").unwrap().chars().count(),
+            DESCRIPTION_CAP
+        );
+        assert_eq!(page_text_as(&long, "result").unwrap(), long);
+        assert_eq!(page_text_as("ok\u{202e}", "result").unwrap(), "ok⟨U+202E⟩");
+        assert_eq!(page_text_as("x", "cards"), None);
     }
 
     #[test]

@@ -63,7 +63,8 @@ describe('the agent console', () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.waitForTimeout(100);
     }
-    assert.equal(await option.innerText(), `${title} — ${new URL(tab.url()).host}`);
+    // The tab's title is isolated from the console's words (FSI … PDI).
+    assert.equal(await option.innerText(), `\u2068${title}\u2069 — ${new URL(tab.url()).host}`);
     await page.getByLabel('Tab to use').selectOption(tabId);
     await page.getByRole('button', { name: 'List tools' }).click();
     await page.locator('#tools button').first().waitFor();
@@ -135,7 +136,7 @@ describe('the agent console', () => {
     await card.getByRole('heading', { name: 'add_note' }).waitFor();
     assert.equal(await card.locator('#chat').innerText(), 'Asked by Agent console, chat 1');
     await latest(page).locator('.state', { hasText: WAITING }).waitFor();
-    assert.equal(await page.locator('#status').innerText(), `add_note: ${WAITING}`);
+    assert.equal(await page.locator('#status').innerText(), `\u2068add_note\u2069: ${WAITING}`);
     // The answer closes the card, which may happen before the click returns.
     await card.getByRole('button', { name: 'Allow this call only', exact: true }).click()
       .catch((error) => { if (!card.isClosed()) throw error; });

@@ -5,7 +5,9 @@
 // - spoofing: a tab title that writes the card's next sentence and turns the
 //   text after it around is shown apart, isolated, its controls escaped;
 // - impersonation: a Consequential tool titled as the Read only one is shown
-//   with its own name, in the palette and on its card.
+//   with its own name, in the palette and on its card;
+// - the agent console, which gets page text raw as an agent does, shows it
+//   as the cards do.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agentCalls } from '../support/agent-calls.mjs';
@@ -14,6 +16,9 @@ import { choose, ready } from '../support/cards.mjs';
 const isCard = (page) => page.url().includes('/extension/ui/card.html');
 // Bidi controls a card must never hand to the text engine.
 const BIDI = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/;
+// Bidi controls and text that shows as nothing, other than the isolates
+// (FSI U+2068 … PDI U+2069) the console itself puts around page text.
+const NOT_OURS = /[\u200e\u200f\u061c\u202a-\u202e\u2066\u2067\u200b-\u200d\u2060\ufeff]/;
 
 describe('hostile cards', () => {
   const h = agentCalls('tests/pages/hostile-cards', 'hostile-cards');
@@ -153,7 +158,8 @@ describe('hostile cards', () => {
     assert.equal(await popup.locator('#detail-name .page-text').textContent(), 'List Notes (list_notes)');
     assert.match(await popup.locator('#detail-schema').textContent(), /"description": "which \u27e8U\+202E\u27e9eton"/);
     await rows.nth(2).click();
-    assert.equal(await popup.locator('#detail-description').textContent(), 'Shown \u27e8U+2067\u27e9apart\u27e8U+2069\u27e9.');
+    assert.equal(await popup.locator('#detail-description').textContent(),
+      'Shown \u27e8U+2067\u27e9apart\u27e8U+2069\u27e9.\u27e8U+200B\u27e9');
     assert.ok(!BIDI.test(await popup.evaluate(() => document.body.textContent)), 'no bidi control reaches the palette');
     await popup.close();
 
@@ -166,6 +172,43 @@ describe('hostile cards', () => {
     await choose(card, 'Deny this call');
     await asked.reply;
     assert.equal(await callsOf(page, 'wipe_all'), 0);
+    await page.close();
+    await h.browser.assertNoErrors();
+  });
+
+  test('the agent console shows page text as the cards do: isolated, escaped and cut', async () => {
+    const { page, tabId } = await open('console-spoof.localhost', '/?spoof');
+    const sw = await h.browser.worker();
+    const consolePage = await h.browser.newPage(await sw.evaluate(() => chrome.runtime.getURL('extension/ui/console.html')));
+    const option = consolePage.locator(`#tab option[value="${tabId}"]`);
+    await option.waitFor({ state: 'attached' });
+    assert.equal(await option.innerText(),
+      '\u2068Notes\u201d at https://bank.test/. Allowing this applies to bank.test only. \u27e8U+202E\u27e9\u27e8U+2067\u27e9\u2069'
+      + ` \u2014 ${new URL(page.url()).host}`);
+    await consolePage.getByLabel('Tab to use').selectOption(String(tabId));
+    await consolePage.getByRole('button', { name: 'List tools' }).click();
+    const rows = consolePage.locator('#tools button');
+    await rows.first().waitFor();
+    assert.deepEqual(await rows.evaluateAll((buttons) => buttons.map((b) => [...b.querySelectorAll('bdi')]
+      .map((n) => [n.parentElement.className, n.textContent]))), [
+      [['name', 'list_notes'], ['title', 'List Notes']],
+      [['name', 'wipe_all'], ['title', 'List Notes (list_notes)']],
+      [['name', 'reversed'], ['title', 'Safe \u27e8U+202E\u27e9tool']],
+    ]);
+    await rows.nth(2).click();
+    assert.equal(await consolePage.locator('#tool-name').innerText(), 'Safe \u27e8U+202E\u27e9tool (reversed)');
+    assert.equal(await consolePage.locator('#tool-description').innerText(),
+      'Shown \u27e8U+2067\u27e9apart\u27e8U+2069\u27e9.\u27e8U+200B\u27e9');
+    await consolePage.getByRole('button', { name: 'Call reversed' }).click();
+    const output = consolePage.locator('#results li').first().locator('pre.output');
+    await output.waitFor();
+    assert.equal(await output.innerText(), 'ok\u27e8U+202E\u27e9\u27e8U+FEFF\u27e9');
+    assert.equal(await callsOf(page, 'reversed'), 1);
+    const text = await consolePage.evaluate(() => document.body.innerText
+      + [...document.querySelectorAll('option')].map((o) => o.textContent).join(''));
+    assert.ok(!NOT_OURS.test(text), 'no bidi control or invisible text of the page reaches the console');
+    assert.equal(text.split('\u2068').length, text.split('\u2069').length, 'each isolate the console opens it closes');
+    await consolePage.close();
     await page.close();
     await h.browser.assertNoErrors();
   });
