@@ -230,17 +230,23 @@ mod tests {
         let long = "x\n".repeat(5000);
         assert_eq!(
             page_text_as(&"x".repeat(5000), "title")
-                .unwrap()
+                .expect("a kind")
                 .chars()
                 .count(),
             TITLE_CAP
         );
         assert_eq!(
-            page_text_as(&long, "description").unwrap().chars().count(),
+            page_text_as(&long, "description")
+                .expect("a kind")
+                .chars()
+                .count(),
             DESCRIPTION_CAP
         );
-        assert_eq!(page_text_as(&long, "result").unwrap(), long);
-        assert_eq!(page_text_as("ok\u{202e}", "result").unwrap(), "ok⟨U+202E⟩");
+        assert_eq!(page_text_as(&long, "result").expect("a kind"), long);
+        assert_eq!(
+            page_text_as("ok\u{202e}", "result").expect("a kind"),
+            "ok⟨U+202E⟩"
+        );
         assert_eq!(page_text_as("x", "cards"), None);
     }
 
