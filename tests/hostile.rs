@@ -263,3 +263,58 @@ fn an_opaque_origin_is_not_a_site_no_answer_carries_to_another_sandboxed_frame()
     assert!(matches!(closed.step, Step::Reply { .. }));
     assert!(matches!(call(&mut core, 3, 2), Step::Ask { .. }));
 }
+
+/// Two sandboxed frames of one tab publish the same name: the error names
+/// each by the `site` the listing gives it, and that `site` picks one. The
+/// tab's listed site is its top page's, not a frame's.
+#[test]
+fn sandboxed_frames_of_one_tab_are_told_apart_by_the_site_the_listing_gives() {
+    let mut core = Toolgate::default();
+    for (frame_id, document) in [(5, "sandboxed-a"), (6, "sandboxed-b")] {
+        core.apply(page(
+            frame(1, frame_id, document, "null"),
+            json!([tool("document_object", "wipe", CONSEQUENTIAL())]),
+        ));
+    }
+    let send = |core: &mut Toolgate, id: i64, name: &str, arguments: Value| {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}});
+        core.request("c", &request.to_string(), Some(&tabs()), 0)
+    };
+    let tabs_listed = send(&mut core, 1, "browser_list_tabs", json!({}));
+    let Step::Reply { reply } = tabs_listed else {
+        panic!("listed")
+    };
+    let listed = &reply.value()["result"]["structuredContent"]["tabs"][0];
+    assert_eq!(
+        listed["site"], SITE,
+        "the tab's own site, from its top page"
+    );
+    assert_eq!(
+        listed["sites"],
+        json!(["opaque:sandboxed-a", "opaque:sandboxed-b"])
+    );
+
+    let step = send(
+        &mut core,
+        2,
+        "browser_call_webmcp_tool",
+        json!({"tabId": 1, "name": "wipe"}),
+    );
+    assert_eq!(
+        message(&step),
+        "several sites in tab 1 publish \"wipe\" (opaque:sandboxed-a (a sandboxed frame), \
+         opaque:sandboxed-b (a sandboxed frame)); say which with \"site\""
+    );
+    let step = send(
+        &mut core,
+        3,
+        "browser_call_webmcp_tool",
+        json!({"tabId": 1, "name": "wipe", "site": "opaque:sandboxed-b"}),
+    );
+    let Step::Ask { card_id } = step else {
+        panic!("the site question for that frame: {step:?}")
+    };
+    let pending = core.session.pending.get(&card_id).expect("waits");
+    assert_eq!(pending.site, "opaque:sandboxed-b");
+}

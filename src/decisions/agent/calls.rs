@@ -5,7 +5,7 @@
 use super::*;
 use crate::decisions::answers::site_host;
 use crate::page::declaration::Kind;
-use crate::page::registry::{Frame, Tool};
+use crate::page::registry::{is_opaque_site, Frame, Tool};
 use crate::protocol::CallTool;
 
 /// The tool a call names, found in the tab's frames.
@@ -60,7 +60,11 @@ fn find_tool<'a>(
             "several sites in tab {tab_id} publish {name:?} ({}); say which with \"site\"",
             found
                 .iter()
-                .map(|f| site_host(&f.site))
+                .map(|f| if is_opaque_site(&f.site) {
+                    format!("{} (a sandboxed frame)", f.site)
+                } else {
+                    site_host(&f.site).to_owned()
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),

@@ -69,8 +69,16 @@ impl Session {
             .filter(|&tab| world.registry.count(tab) > 0)
             .map(|tab| {
                 let info = world.tab(tab);
-                let site = world.registry.frames(tab).next().map(|f| f.site());
-                json!({"tabId": tab, "site": site, "title": info.map(|t| t.title.clone())})
+                // The tab's own site is its top page's, whoever publishes
+                // the tools; `sites` are those whose frames publish them.
+                let mut sites: Vec<String> = Vec::new();
+                for site in world.registry.frames(tab).map(|f| f.site()) {
+                    if !sites.contains(&site) {
+                        sites.push(site);
+                    }
+                }
+                let site = info.and_then(|t| origin_of(&t.url));
+                json!({"tabId": tab, "site": site, "sites": sites, "title": info.map(|t| t.title.clone())})
             })
             .collect();
         let text = serde_json::to_string(&tabs).unwrap_or_default();
@@ -120,4 +128,15 @@ impl Session {
             json!({"content": [{"type": "text", "text": text}], "structuredContent": listing, "isError": false}),
         )
     }
+}
+
+/// The origin of a tab's URL (`scheme://host[:port]`), as a frame's site is
+/// written; `None` for a URL without one (`about:blank`, `data:`).
+fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    (!host.is_empty()).then(|| format!("{}://{host}", scheme.to_ascii_lowercase()))
 }
