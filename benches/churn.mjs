@@ -4,9 +4,10 @@
 // one tab's 2 MB cap: docs/classes.md, "What Toolgate keeps") and registers
 // one of them again in every task. The call is figure 4's: an allowed
 // Read-only tool with a trivial execute, in the agent tab, timed inside the
-// worker. A/B interleaved: each pair is a batch of calls with no churn and a
-// batch while the page churns, in alternating order; the figure is the median
-// of the pairs' ratios. Target: at most 2×.
+// worker. Interleaved: each round is a batch of calls with no churn, one while
+// the page churns and one while it runs the same loop registering nothing
+// (the floor: the busy renderer's own cost), in rotating order; the figure is
+// the median of the rounds' ratios. Target: at most 2×.
 export async function churnFigure({ browser, server, sw, agentTab, runs, smoke, figure, notes, stats, log }) {
   const { median, spread, medianCI, ciText, ms } = stats;
   const url = server.url('churn.localhost', '/churn.html');
@@ -37,8 +38,8 @@ export async function churnFigure({ browser, server, sw, agentTab, runs, smoke, 
     times.sort((a, b) => a - b);
     return times[Math.floor(times.length / 2)];
   }, [agentTab, batch]);
-  const churning = async () => {
-    await page.evaluate(() => window.churn());
+  const churning = async (floor = false) => {
+    await page.evaluate((f) => window.churn(f), floor);
     // Under way: reports made and answered before the calls start.
     const from = await page.evaluate(() => window.reRegistered);
     await page.waitForFunction((n) => window.reRegistered > n + 50, from);
@@ -46,30 +47,41 @@ export async function churnFigure({ browser, server, sw, agentTab, runs, smoke, 
     const made = await page.evaluate(() => { window.stop(); return window.reRegistered; });
     return { ms, made };
   };
+  // Each round: calls with no churn, while the page churns, and while it
+  // runs the same loop registering nothing (the floor), in rotating order.
   const calm = [];
   const churned = [];
+  const floors = [];
   let reports = 0;
+  const kinds = {
+    calm: async () => calm.push(await calls()),
+    churn: async () => {
+      const { ms: c, made } = await churning();
+      churned.push(c);
+      reports = made;
+    },
+    floor: async () => floors.push((await churning(true)).ms),
+  };
+  const orders = [['calm', 'churn', 'floor'], ['churn', 'floor', 'calm'], ['floor', 'calm', 'churn']];
   for (let i = 0; i < pairs; i++) {
-    if (i % 2) {
-      const { ms: c, made } = await churning();
-      churned.push(c);
-      reports = made;
-      calm.push(await calls());
-    } else {
-      calm.push(await calls());
-      const { ms: c, made } = await churning();
-      churned.push(c);
-      reports = made;
-    }
+    for (const kind of orders[i % orders.length]) await kinds[kind]();
   }
   log(`10: ${reports} re-registrations made by the churning page`);
   const ratios = churned.map((c, i) => c / calm[i]);
+  const floorRatios = floors.map((f, i) => f / calm[i]);
+  const overFloor = churned.map((c, i) => c / floors[i]);
   const ratio = median(ratios);
   figure({
     id: '10', figure: "another tab's agent call while one page re-registers a tool in every task (600 tools of 3 KB)",
-    measured: ms(median(churned)), compared: `${ms(median(calm))} with no churn`,
-    ratio: `${ratio.toFixed(2)}× (95 % CI ${ciText(ratios, 2)}) / ≤ 2×`, met: ratio <= 2, judged: { value: ratio, unit: '×', target: 2 },
-    data: { churn: spread(churned), calm: spread(calm), pairedRatio: { ...spread(ratios), ci95: medianCI(ratios) }, runs },
+    measured: ms(median(churned)), compared: `${ms(median(calm))} with no churn; ${ms(median(floors))} while the page runs the same loop registering nothing (the floor, ${median(floorRatios).toFixed(2)}×)`,
+    ratio: `${ratio.toFixed(2)}× (95 % CI ${ciText(ratios, 2)}; ${median(overFloor).toFixed(2)}× the floor) / ≤ 2×`, met: ratio <= 2, judged: { value: ratio, unit: '×', target: 2 },
+    data: {
+      churn: spread(churned), calm: spread(calm), floor: spread(floors),
+      pairedRatio: { ...spread(ratios), ci95: medianCI(ratios) },
+      floorRatio: { ...spread(floorRatios), ci95: medianCI(floorRatios) },
+      overFloor: { ...spread(overFloor), ci95: medianCI(overFloor) },
+      runs,
+    },
   });
   notes.push(`10: each sample is the median of ${batch} sequential calls; the churning page's reports are applied in its tab's own queue, and those that come while its last write is under way are stored in one write.`);
   await page.close();

@@ -107,9 +107,13 @@ async function drain(tabId, events) {
       await writes.carryOut();
       for (const [event, results] of applied) event.resolve(results);
       // A tab that keeps reporting writes at most once per WRITE_SPACING_MS:
-      // what it reports meanwhile waits, and goes in the next write.
+      // what it reports meanwhile waits, and goes in the next write. The
+      // wait comes after every write, not only when more is queued: the
+      // relay sends a frame's next report as soon as this one is answered,
+      // so a flooding page would otherwise be written as fast as the worker
+      // can answer it.
       const wait = WRITE_SPACING_MS - (performance.now() - wrote);
-      if (events.length && wait > 0) await new Promise((done) => setTimeout(done, wait));
+      if (wait > 0) await new Promise((done) => setTimeout(done, wait));
     } catch (error) {
       // Not said to the page: a storage error's text could tell it how full
       // storage is. The registry refuses what would pass the caps
