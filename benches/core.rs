@@ -8,6 +8,8 @@
 //!   entry, included);
 //! - `registry/load 100 tabs x 50 tools`: `Registry::load` of stored tools,
 //!   as the service worker does on every start;
+//! - `palette/1000 tools`: the palette of a tab of 1,000 tools (the mix
+//!   above), as the popup asks for it on every poll;
 //! - `decide/call among 500 always-allowed tools`: `Session::request` for
 //!   `browser_call_webmcp_tool` on a tab publishing 500 tools, in a chat that
 //!   answered "Always allow" for each of them;
@@ -269,6 +271,18 @@ fn bench_registry(c: &mut Criterion) {
     group.throughput(Throughput::Elements((TABS * PER_TAB) as u64));
     group.bench_function("load 100 tabs x 50 tools", |b| {
         b.iter(|| Registry::load(&records).expect("loads"))
+    });
+    group.finish();
+
+    // The palette of the 1,000-tool tab above: what the popup asks for on
+    // every poll, each text escaped and cut and each schema indented.
+    let mut registry = Registry::new();
+    registry.apply(event);
+    let mut group = c.benchmark_group("palette");
+    group.sample_size(30);
+    group.throughput(Throughput::Elements(TOOLS as u64));
+    group.bench_function("1000 tools", |b| {
+        b.iter(|| toolgate::views::palette::palette(&registry, 1))
     });
     group.finish();
 }

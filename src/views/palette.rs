@@ -100,78 +100,34 @@ pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
     groups
 }
 
-/// JSON text indented two spaces a level, its strings kept exactly as written
-/// (an escape such as `\u202e` stays six visible characters: decoding it would
-/// hand the page a bidi control); text that is not JSON is returned as it is.
+/// JSON text indented two spaces a level, its members in the page's order;
+/// text that is not JSON is returned as it is. Its strings are decoded, so
+/// an escape such as `\u202e` becomes the character it stands for, which
+/// `page_block` then shows escaped (`⟨U+202E⟩`) like any other.
 pub fn indented(text: &str) -> String {
-    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-        return text.to_owned();
+    let mut out = Vec::with_capacity(text.len() * 2);
+    let mut from = serde_json::Deserializer::from_str(text);
+    let mut to = serde_json::Serializer::pretty(&mut out);
+    match serde_transcode::transcode(&mut from, &mut to).and_then(|()| from.end()) {
+        // serde_json writes only UTF-8.
+        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| text.to_owned()),
+        Err(_) => text.to_owned(),
     }
-    let mut out = String::with_capacity(text.len() * 2);
-    let mut depth = 0usize;
-    let (mut in_string, mut escaping) = (false, false);
-    let mut chars = text.chars().peekable();
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        out.push_str(&"  ".repeat(depth));
-    };
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if escaping {
-                escaping = false;
-            } else if c == '\\' {
-                escaping = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '{' | '[' => {
-                out.push(c);
-                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-                    chars.next();
-                }
-                if matches!(chars.peek(), Some('}' | ']')) {
-                    out.extend(chars.next());
-                } else {
-                    depth += 1;
-                    newline(&mut out, depth);
-                }
-            }
-            '}' | ']' => {
-                depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
-            }
-            ',' => {
-                out.push(c);
-                newline(&mut out, depth);
-            }
-            ':' => out.push_str(": "),
-            c if c.is_ascii_whitespace() => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::indented;
+    use crate::views::text::{page_block, BLOCK_CAP};
 
     #[test]
-    fn a_schema_is_indented_with_its_strings_as_written() {
+    fn a_schema_is_indented_in_its_order_and_shown_escaped() {
         let schema = r#"{"type":"object","properties":{"q":{"type":"string","description":"a\u202e, b"}},"required":[]}"#;
         assert_eq!(
-            indented(schema),
-            "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\",\n      \"description\": \"a\\u202e, b\"\n    }\n  },\n  \"required\": []\n}"
+            page_block(&indented(schema), BLOCK_CAP),
+            "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\",\n      \"description\": \"a⟨U+202E⟩, b\"\n    }\n  },\n  \"required\": []\n}"
         );
         assert_eq!(indented("not { json"), "not { json");
+        assert_eq!(indented("{} trailing"), "{} trailing");
     }
 }
