@@ -816,7 +816,7 @@ async function concurrency(browser, sw, page, tabId) {
 
 // What was measured: the commit, whether the tree differs from it, and when
 // the extension's files last changed (a build during the run mixes builds).
-const BUILT = ['pkg/toolgate_bg.wasm', 'pkg/toolgate.js', 'pkg/worker.js', 'extension/content/main-world.js'];
+const BUILT = ['pkg/toolgate_bg.wasm', 'pkg/toolgate.js', 'pkg/worker.js', 'pkg/main-world.js'];
 const builtAt = () => BUILT.map((f) => statSync(join(EXTENSION, f)).mtimeMs).join(',');
 function revision() {
   try {

@@ -1,8 +1,9 @@
 // Toolgate's relay, in the content script's isolated world, in every frame.
 //
-// The MAIN-world shim (main-world.js) cannot reach chrome.runtime, so it hands
-// its reports to this script as CustomEvents carrying JSON text; this script
-// forwards them to the service worker and hands the answers back the same way.
+// The MAIN-world shim (extension/content/main-world/, bundled into
+// pkg/main-world.js) cannot reach chrome.runtime, so it hands its reports to
+// this script as CustomEvents carrying JSON text; this script forwards them
+// to the service worker and hands the answers back the same way.
 // The page can dispatch the same events, so nothing here is trusted: the
 // worker parses every report as page input and takes the frame's identity from
 // the browser's `sender`, never from the report.
@@ -55,9 +56,9 @@
     }
   }
 
-  // A report of the frame's tools, as main-world.js writes it. It goes to
-  // the worker as the text it is: the worker reads it, as it reads anything a
-  // page sends, so this relay reads only the batch number it answers to.
+  // A report of the frame's tools, as the shim writes it (main-world/channel.js).
+  // It goes to the worker as the text it is: the worker reads it, as it reads
+  // anything a page sends, so this relay reads only the batch number it answers to.
   // (Parsing a report of many tools here, to send it on as an object, would
   // cost the page's main thread about as much as registering them.)
   const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
@@ -139,7 +140,7 @@
   }
 
   // A call that reached the page's copy of a tool in the browser's own
-  // WebMCP (main-world.js, gatedExecute): the worker decides it, and may
+  // WebMCP (main-world/native.js, gatedExecute): the worker decides it, and may
   // first ask the person, which can take minutes. If the worker stopped
   // meanwhile (MV3 stops idle workers), the same call is sent again: the
   // worker finds it waiting on the same card, or its reply kept.

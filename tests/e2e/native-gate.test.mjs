@@ -171,7 +171,7 @@ describe("the browser's own WebMCP", () => {
   });
 
   // Chromium registers form tools itself; Toolgate holds the agent's
-  // submission until the worker decides (main-world.js, holdAgentSubmit).
+  // submission until the worker decides (main-world/native-forms.js, holdAgentSubmit).
   async function openShop() {
     const page = await browser.newPage(shop.url('shop.test', `/order.html?${++nextPage}`));
     await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the order form');

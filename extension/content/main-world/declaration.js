@@ -1,0 +1,210 @@
+// Reading a declaration, once, without ever throwing into the page: a tool's
+// or a skill's members read in WebIDL's order into a snapshot (the JSON the
+// worker's core validates), with the errors the native API throws.
+//
+// Imports: primordials.js, text.js, dom.js.
+
+import {
+  arrayFrom, arrayPush, clone, hasOwn, isArray, NAME_RULE, regexTest, stringify, toString,
+  TypeErrorCtor,
+} from './primordials.js';
+import { describe, errorText } from './text.js';
+import { AbortSignalCtor, DOMExceptionCtor } from './dom.js';
+
+const HINTS = ['readOnlyHint', 'consequentialHint', 'destructiveHint', 'idempotentHint',
+  'openWorldHint', 'untrustedContentHint', 'debugging'];
+// The members of the draft's ToolAnnotations, which getTools() reports.
+const IDL_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
+
+// The page's declaration while its polyfill runs (set by polyfill.js, read
+// by snapshotTool).
+export let foreignCall = null;
+export function setForeignCall(call) {
+  foreignCall = call;
+}
+
+// Reads one member; a throwing getter or Proxy trap gives `{ error }`.
+export function read(object, key) {
+  try {
+    return { value: object[key] };
+  } catch (error) {
+    return { error };
+  }
+}
+
+// WebIDL's DOMString conversion, as the native API does it.
+export function toDOMString(value) {
+  if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
+  return toString(value);
+}
+
+export const REGISTER = "Failed to execute 'registerTool' on 'ModelContext': ";
+const memberError = (member, dictionary, reason) => new TypeErrorCtor(
+  `${REGISTER}Failed to read the '${member}' property from '${dictionary}': ${reason}`,
+);
+const invalidState = (message) => new DOMExceptionCtor(REGISTER + message, 'InvalidStateError');
+
+// Copies `annotations` as plain data. structuredClone reads every member
+// once and refuses Proxies, functions and other non-data: such annotations
+// make the declaration unreadable (Consequential) instead of throwing.
+function readAnnotations(annotations, problems) {
+  if (annotations === undefined || annotations === null) return { hints: null, idl: null };
+  if (typeof annotations !== 'object') {
+    arrayPush(problems, `annotations is ${describe(annotations)}, not an object`);
+    return { hints: null, idl: null };
+  }
+  let copy;
+  try {
+    copy = clone(annotations);
+  } catch (error) {
+    arrayPush(problems, `annotations is not plain data (${errorText(error)})`);
+    return { hints: null, idl: null };
+  }
+  const hints = {};
+  for (const key of HINTS) {
+    if (!hasOwn(copy, key) || copy[key] === undefined) continue;
+    hints[key] = typeof copy[key] === 'boolean' ? copy[key] : describe(copy[key]);
+  }
+  // What the draft's WebIDL makes of them: any value converted to a boolean.
+  const idl = {};
+  for (const key of IDL_HINTS) idl[key] = Boolean(copy[key]);
+  return { hints, idl };
+}
+
+// Reads a declaration's hints: `annotations` and hints misplaced beside it.
+export function readHints(tool) {
+  const problems = [];
+  const annotations = read(tool, 'annotations');
+  const { hints, idl } = annotations.error
+    ? (arrayPush(problems, `reading annotations threw ${errorText(annotations.error)}`), { hints: null, idl: null })
+    : readAnnotations(annotations.value, problems);
+  const strayHints = [];
+  for (const key of HINTS) {
+    const stray = read(tool, key);
+    if (stray.error || stray.value !== undefined) arrayPush(strayHints, key);
+  }
+  return { hints, idl, strayHints, problems };
+}
+
+// Snapshots a tool given as an object. Members are read in WebIDL's order
+// (alphabetical), each once: a later change to the page's object changes
+// nothing. Then the checks run in the spec's order: duplicate, name,
+// description, schema. `options` is read between the two, as the native API
+// reads it. Returns the entry's parts and the signal, or throws the error
+// the registration fails with.
+export function snapshotTool(tool, path, exists, options) {
+  if (tool === null || typeof tool !== 'object') {
+    throw new TypeErrorCtor(`${REGISTER}The provided value is not of type 'ModelContextTool'.`);
+  }
+  const member = (key) => {
+    const { value, error } = read(tool, key);
+    if (error) throw error;
+    return value;
+  };
+  let { hints, idl, strayHints, problems } = readHints(tool);
+  const description = member('description');
+  if (description === undefined) throw memberError('description', 'ModelContextTool', 'Required member is undefined.');
+  if (typeof description === 'symbol') throw memberError('description', 'ModelContextTool', 'Cannot convert a Symbol value to a string');
+  const execute = member('execute');
+  if (execute === undefined) throw memberError('execute', 'ModelContextTool', 'Required member is undefined.');
+  if (typeof execute !== 'function') throw memberError('execute', 'ModelContextTool', 'The given value is not a function.');
+  const schema = member('inputSchema');
+  if (schema !== undefined && (schema === null || (typeof schema !== 'object' && typeof schema !== 'function'))) {
+    throw memberError('inputSchema', 'ModelContextTool', "Failed to convert value to 'object'.");
+  }
+  const nameValue = member('name');
+  if (nameValue === undefined) throw memberError('name', 'ModelContextTool', 'Required member is undefined.');
+  if (typeof nameValue === 'symbol') throw memberError('name', 'ModelContextTool', 'Cannot convert a Symbol value to a string');
+  const tags = read(tool, 'tags');
+  const titleRead = read(tool, 'title');
+  const title = titleRead.error || typeof titleRead.value === 'symbol' ? undefined : titleRead.value;
+  const { signal } = readOptions(options, 'registerTool');
+
+  const name = toDOMString(nameValue);
+  // A registration forwarded by the page's own polyfill (see
+  // polyfill.js, "Pages that bring their own polyfill") takes its hints and path from what the
+  // page declared, not from the polyfill's cleaned copy; its duplicates are
+  // looked for where it will be stored, under that path.
+  let registeredAs = path;
+  if (foreignCall && foreignCall.name === name) {
+    ({ hints, idl, strayHints, problems } = foreignCall);
+    registeredAs = foreignCall.path;
+  }
+  if (exists(name, registeredAs)) throw invalidState('Duplicate tool name');
+  if (name === '') throw invalidState('Tool name is required');
+  // The draft's name rule. Chromium's native API (M148) does not check it;
+  // docs/classes.md, "What a page may register", asks for it.
+  if (!regexTest(NAME_RULE, name)) {
+    throw invalidState(`Tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . - (got ${stringify(name.slice(0, 140))})`);
+  }
+  const descriptionText = toDOMString(description);
+  if (descriptionText === '') throw invalidState('Description is required');
+  let schemaJson = null;
+  if (schema !== undefined) {
+    try {
+      schemaJson = stringify(schema);
+    } catch (error) {
+      throw new TypeErrorCtor(REGISTER + (error?.message ?? toString(error)));
+    }
+    if (schemaJson === undefined) throw new TypeErrorCtor(`${REGISTER}invalid input schema: toJSON() returns undefined`);
+  }
+  const snapshot = {
+    kind: 'tool',
+    path: registeredAs,
+    name,
+    title: title === undefined ? null : toDOMString(title),
+    description: descriptionText,
+    input_schema: schemaJson,
+    annotations: hints,
+    stray_hints: strayHints,
+    tags: !tags.error && isArray(tags.value) ? arrayFrom(tags.value).filter((t) => typeof t === 'string') : [],
+    instructions: null,
+    unreadable: problems.length ? problems.join('; ') : null,
+  };
+  return { snapshot, execute, idl, signal };
+}
+
+// `registerTool(name, description, inputSchema, execute, annotations?)`.
+export function positionalTool(args, path, exists) {
+  const [name, description, inputSchema, execute, annotations] = args;
+  return snapshotTool({ name, description, inputSchema, execute, annotations }, path, exists, undefined);
+}
+
+// Skills: instructions for agents, never called.
+export function snapshotSkill(skill, path, exists) {
+  const fail = (message) => new TypeErrorCtor(`Failed to execute 'registerSkill' on 'ModelContext': ${message}`);
+  if (skill === null || typeof skill !== 'object') throw fail('The provided value is not an object.');
+  const get = (key) => {
+    const { value, error } = read(skill, key);
+    if (error) throw error;
+    return value === undefined ? undefined : toDOMString(value);
+  };
+  const description = get('description') ?? '';
+  const instructions = get('instructions');
+  const name = get('name');
+  const title = get('title');
+  if (name === undefined) throw fail('Skill name is required.');
+  if (exists(name)) throw new DOMExceptionCtor("Failed to execute 'registerSkill' on 'ModelContext': Duplicate skill name", 'InvalidStateError');
+  if (!regexTest(NAME_RULE, name)) {
+    throw new DOMExceptionCtor("Failed to execute 'registerSkill' on 'ModelContext': Skill name must be 1 to 128 characters of A-Z a-z 0-9 _ . -", 'InvalidStateError');
+  }
+  if (instructions === undefined) throw fail('Skill instructions are required.');
+  const snapshot = {
+    kind: 'skill', path, name, title: title ?? null, description, input_schema: null,
+    annotations: null, stray_hints: [], tags: [], instructions, unreadable: null,
+  };
+  return { snapshot, execute: null, idl: null };
+}
+
+export function readOptions(options, method) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' && typeof options !== 'function') {
+    throw new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': The provided value is not of type 'ModelContextRegisterToolOptions'.`);
+  }
+  const { value: signal, error } = read(options, 'signal');
+  if (error) throw error;
+  if (signal !== undefined && !(signal instanceof AbortSignalCtor)) {
+    throw new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.`);
+  }
+  return { signal };
+}

@@ -1,0 +1,96 @@
+// document.modelContext: the current WebMCP draft (promises, getTools,
+// executeTool). The class only; start.js makes the object, install.js the
+// accessor.
+//
+// Imports: primordials.js, dom.js, events.js, declaration.js, registry.js,
+// execute-tool.js.
+
+import {
+  arrayPush, EventTargetCtor, parse, PromiseCtor, promiseThen, rejected, resolved, stringify,
+  toString, win,
+} from './primordials.js';
+import { signalAborted, signalReason } from './dom.js';
+import { defineEventHandler, queueTask } from './events.js';
+import { positionalTool, read, readOptions, snapshotSkill, snapshotTool } from './declaration.js';
+import { add, findTool, has, sourceOf, toolEntries, toolNamed } from './registry.js';
+import { runForTesting, unknownError } from './execute-tool.js';
+
+export class ModelContext extends EventTargetCtor {
+  // registerTool(tool, {signal, exposedTo}) -> Promise<undefined>; errors reject.
+  // Also takes the positional form (name, description, inputSchema, execute, annotations?).
+  registerTool(tool, options) {
+    try {
+      const positional = typeof tool === 'string';
+      const taken = positional
+        ? positionalTool(arguments, 'document_positional', toolNamed)
+        : snapshotTool(tool, 'document_object', toolNamed, options);
+      const { signal } = taken;
+      if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+      add(sourceOf(taken.snapshot.path), taken, signal);
+      // The spec resolves after toolchange was queued.
+      return new PromiseCtor((resolve) => queueTask(() => resolve(undefined)));
+    } catch (error) {
+      return rejected(error);
+    }
+  }
+
+  // registerSkill({name, description, instructions}, {signal}) -> Promise<undefined>.
+  registerSkill(skill, options) {
+    try {
+      const taken = snapshotSkill(skill, 'document_object', has('document', 'skill'));
+      const { signal } = readOptions(options, 'registerSkill');
+      if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+      add('document', taken, signal);
+      return resolved(undefined);
+    } catch (error) {
+      return rejected(error);
+    }
+  }
+
+  // getTools() -> Promise of this frame's tools, sorted by name, as RegisteredTool.
+  getTools() {
+    const list = [];
+    for (const entry of toolEntries()) {
+      const { snapshot } = entry;
+      const item = {
+        name: snapshot.name,
+        title: snapshot.title ?? '',
+        description: snapshot.description,
+        inputSchema: snapshot.input_schema === null ? undefined : parse(snapshot.input_schema),
+        window: win,
+        origin: win.origin,
+      };
+      if (entry.idl) item.annotations = { ...entry.idl };
+      arrayPush(list, item);
+    }
+    return new PromiseCtor((resolve) => queueTask(() => resolve(list)));
+  }
+
+  // executeTool(registeredTool, inputObject = {}) -> Promise of the result as JSON text.
+  // The input may also be JSON text, as page polyfills (@mcp-b) pass it.
+  executeTool(tool, inputObject = {}) {
+    const name = read(tool ?? {}, 'name');
+    const entry = name.error ? null : findTool(toString(name.value));
+    if (!entry) return rejected(unknownError(`Tool not found: ${name.error ? '' : toString(name.value)}`));
+    let inputJson = inputObject;
+    if (typeof inputObject !== 'string') {
+      try {
+        inputJson = stringify(inputObject);
+      } catch (error) {
+        return rejected(error);
+      }
+    }
+    return promiseThen(runForTesting(entry, inputJson), (text) => {
+      let value = text;
+      try {
+        value = parse(text);
+      } catch {
+        // A plain string result: serialise it as the draft does.
+      }
+      return stringify(value);
+    });
+  }
+}
+defineEventHandler(ModelContext.prototype, 'toolchange');
+defineEventHandler(ModelContext.prototype, 'toolactivated');
+defineEventHandler(ModelContext.prototype, 'toolcancel');

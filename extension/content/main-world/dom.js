@@ -1,0 +1,39 @@
+// The DOM's built-ins, captured late: by captureDom(), at start(), when the
+// page first uses WebMCP. The second half of the captured built-ins (the first
+// is primordials.js): every module takes the DOM interfaces it needs from here.
+// They are live bindings, undefined until captureDom() ran.
+//
+// Imports: primordials.js, text.js.
+
+import { getOwnPropertyDescriptor, TypeErrorCtor, uncurry } from './primordials.js';
+import { describe } from './text.js';
+
+// The DOM's interfaces, captured by captureDom() when the page first uses
+// WebMCP (or a form declares a tool), not here: the first touch of each
+// costs every document main-thread time, before its first script. A page can have
+// replaced one by then; that breaks only its own tools, since the relay and
+// the worker trust nothing from this world anyway.
+export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor;
+export let signalAborted, signalReason, abortController, controllerSignal;
+export let MessageChannelCtor, channelPort1, channelPort2, portPost, portSetOnMessage;
+export let getAttribute;
+export function captureDom() {
+  EventCtor = Event;
+  CustomEventCtor = CustomEvent;
+  DOMExceptionCtor = DOMException;
+  AbortControllerCtor = AbortController;
+  AbortSignalCtor = AbortSignal;
+  signalAborted = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get);
+  signalReason = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'reason').get);
+  abortController = uncurry(AbortController.prototype.abort);
+  controllerSignal = uncurry(getOwnPropertyDescriptor(AbortController.prototype, 'signal').get);
+  MessageChannelCtor = MessageChannel;
+  channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
+  channelPort2 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port2').get);
+  portPost = uncurry(MessagePort.prototype.postMessage);
+  portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
+  getAttribute = uncurry(Element.prototype.getAttribute);
+  for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor, MessageChannelCtor]) {
+    if (typeof ctor !== 'function') throw new TypeErrorCtor(`${describe(ctor)} where a DOM interface belongs`);
+  }
+}

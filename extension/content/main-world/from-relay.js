@@ -1,0 +1,98 @@
+// What the relay hands this frame (fromRelay, which index.js listens with):
+// the answers to its reports, the replies to native calls, and agents' calls,
+// run here (runForAgent).
+//
+// Imports: primordials.js, text.js, dom.js, channel.js, native.js,
+// outcome.js, registry.js, execute-tool.js, start.js, native-forms.js.
+
+import {
+  apply, dispatch, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify,
+  toString, win,
+} from './primordials.js';
+import { errorText } from './text.js';
+import { CustomEventCtor } from './dom.js';
+import { TO_RELAY, waiting } from './channel.js';
+import { nativeCalls, nativeReply, nativeValues } from './native.js';
+import { isPlain, outcome, settled } from './outcome.js';
+import { entries, keyOf } from './registry.js';
+import { toolActivated } from './execute-tool.js';
+import { start } from './start.js';
+import { releaseForm } from './native-forms.js';
+
+// The relay's answers, and the calls it hands on. Listened to from the
+// start (one listener costs next to nothing): a call can come for a tool
+// this frame never registered (the page forged its report), and must get
+// its answer at once, not at the call's timeout.
+export function fromRelay(event) {
+  if (typeof event.detail !== 'string') return;
+  let message;
+  try {
+    message = parse(event.detail);
+  } catch {
+    return;
+  }
+  if (message?.type === 'call') {
+    // Unanswered if Toolgate could not start here: the worker's timeout answers.
+    if (start()) runForAgent(message);
+    return;
+  }
+  if (message?.type === 'native_result') {
+    nativeReply(message);
+    return;
+  }
+  if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;
+  const callbacks = mapGet(waiting, message.batch);
+  mapDelete(waiting, message.batch);
+  const results = isArray(message.results) ? message.results : [];
+  for (let i = 0; i < callbacks.length; i++) {
+    if (callbacks[i]) callbacks[i](results[i] ?? { error: message.error ?? 'no answer from Toolgate' });
+  }
+}
+
+// Runs a tool an agent called through Toolgate, and answers the relay with
+// the result's JSON text (written once, handed on as text to the worker's
+// core), or the reason it failed.
+function runForAgent({ call_id: callId, source, name, arguments: input, native_call: nativeCall }) {
+  const answer = (result) => dispatch(win, new CustomEventCtor(TO_RELAY, {
+    detail: stringify({ type: 'call_result', call_id: callId, ...result }),
+  }));
+  // A native call's own value goes back to the browser, not its JSON.
+  const keep = mapHas(nativeCalls, nativeCall)
+    ? (outcome) => { mapSet(nativeValues, nativeCall, outcome); return outcome; }
+    : (outcome) => outcome;
+  const held = mapGet(nativeCalls, nativeCall);
+  if (held?.form) {
+    try {
+      releaseForm(held);
+      answer({ ok: true, json: 'null' });
+    } catch (error) {
+      answer({ ok: false, error: `${name}'s form could not be submitted: ${errorText(error)}` });
+    }
+    return;
+  }
+  const entry = mapGet(entries, keyOf(toString(source), 'tool', toString(name)));
+  if (!entry) {
+    answer({ ok: false, error: `${name} is no longer registered on this page` });
+    return;
+  }
+  const finish = ({ text, unserialisable }) => {
+    if (unserialisable) answer({ ok: false, error: `${name} returned a result that cannot be serialised (${errorText(unserialisable)})` });
+    else answer({ ok: true, json: text === undefined ? 'null' : text });
+  };
+  const fail = (error) => answer({ ok: false, error: `${name} threw ${errorText(error)}` });
+  // The page's execute runs now, then toolactivated fires, as for executeTool.
+  let value;
+  let threw = false;
+  try {
+    value = apply(entry.execute, undefined, [input ?? {}]);
+  } catch (error) {
+    threw = true;
+    value = error;
+  }
+  dispatch(win, toolActivated(entry.snapshot.name));
+  if (threw) fail(value);
+  // A plain value is the result as it is: answered at once, not a turn
+  // later (README, figure 4).
+  else if (isPlain(value)) finish(keep(outcome(value)));
+  else promiseThen(settled(value), (result) => finish(keep(result)), fail);
+}

@@ -1,0 +1,80 @@
+// Form tools called through the browser's own WebMCP: the agent's submission
+// held (holdAgentSubmit, which index.js adds as a capturing `submit` listener
+// on window) until the worker decides, and released (releaseForm) if it may run.
+//
+// Imports: primordials.js, dom.js, channel.js, native.js, start.js.
+
+import {
+  arrayFrom, dispatch, hasOwn, mapSet, PromiseCtor, promiseThen, stringify, win,
+} from './primordials.js';
+import { CustomEventCtor, getAttribute } from './dom.js';
+import { TO_RELAY } from './channel.js';
+import { nativeCalls, nextNativeCall } from './native.js';
+import { start } from './start.js';
+
+// Chromium registers every <form toolname> with its native WebMCP itself,
+// so Toolgate has no copy to gate there. An agent's call fills the form and
+// then submits it with a trusted, cancelable SubmitEvent whose
+// `agentInvoked` is true, the person's submit included when the form has
+// no `toolautosubmit`. This capturing listener, on window before any page
+// script, holds that submission: no page handler runs and nothing
+// navigates, and the call waits on a promise Toolgate hands to
+// `respondWith`. The worker decides as for any call (gatedExecute, native.js).
+// Refused, the promise rejects: the caller gets the native failure. Allowed,
+// the form is submitted again (`requestSubmit`, let through once), the page
+// answers that submission as it would have, and the held promise is left
+// unsettled so that the page's own answer is the call's (the first answer
+// to settle is the one the browser takes). The fill itself
+// happens before any event a page can stop; only the submission is gated.
+let releasing = null; // the form Toolgate is submitting again, once
+export function holdAgentSubmit(event) {
+  if (!event.isTrusted || event.agentInvoked !== true) return;
+  const form = event.target;
+  if (form === releasing) {
+    releasing = null;
+    return;
+  }
+  if (!start()) return;
+  const name = getAttribute(form, 'toolname');
+  if (name === null) return;
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  const call = nextNativeCall();
+  const held = new PromiseCtor((_, reject) => {
+    mapSet(nativeCalls, call, { form, submitter: event.submitter, reject });
+  });
+  // The refusal goes to the caller through respondWith; it is no uncaught
+  // error of the page's.
+  promiseThen(held, undefined, () => {});
+  event.respondWith(held);
+  dispatch(win, new CustomEventCtor(TO_RELAY, {
+    detail: stringify({ type: 'native_call', call, source: 'declarative', name, arguments: formArguments(form) }),
+  }));
+}
+
+// What an agent filled a form with, as its schema reads (formSnapshot).
+function formArguments(form) {
+  const values = {};
+  for (const field of arrayFrom(form.elements)) {
+    const { name, type } = field;
+    if (!name || ['submit', 'button', 'reset', 'hidden', 'file', 'image'].includes(type) || field.tagName === 'FIELDSET') continue;
+    if (type === 'checkbox') values[name] = field.checked;
+    else if (type === 'radio') {
+      if (field.checked) values[name] = field.value;
+    } else if (type === 'number' || type === 'range') {
+      if (field.value !== '') values[name] = field.valueAsNumber;
+    } else if (field.value !== '' || !hasOwn(values, name)) values[name] = field.value;
+  }
+  return values;
+}
+
+// The worker let a held form call run: the form is submitted again, and
+// the page's own answer to that submission is the call's.
+export function releaseForm(held) {
+  releasing = held.form;
+  try {
+    held.form.requestSubmit(held.submitter ?? undefined);
+  } finally {
+    releasing = null;
+  }
+}

@@ -1,0 +1,149 @@
+// The browser's own WebMCP, if it has one: finding it (its accessors are taken
+// as this module is evaluated, before install.js replaces them), the copy of
+// each tool Toolgate registers with it (mirror), whose `execute` is gated
+// (gatedExecute), and the worker's replies to the calls that come through it
+// (nativeReply). Form tools called through it are held in native-forms.js.
+//
+// Imports: primordials.js, text.js, dom.js, channel.js, outcome.js.
+
+import {
+  apply, dispatch, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf,
+  MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, PromiseCtor, promiseThen, stringify, toString,
+  TypeErrorCtor, warn, win,
+} from './primordials.js';
+import { errorText } from './text.js';
+import { AbortControllerCtor, controllerSignal, CustomEventCtor } from './dom.js';
+import { TO_RELAY } from './channel.js';
+import { servable } from './outcome.js';
+
+// Chromium with --enable-features=WebMCP has `navigator.modelContext` (M148);
+// the draft puts it on `document`. Either is wrapped the same way.
+
+// The browser's own accessors, taken before Toolgate's replace them (see
+// install.js); the objects they give are read at start().
+export const NavigatorProto = Navigator.prototype;
+const nativeOnDocument = getOwnPropertyDescriptor(DocumentProto, 'modelContext');
+const nativeOnNavigator = getOwnPropertyDescriptor(NavigatorProto, 'modelContext');
+function nativeContextOf(desc, target) {
+  if (!desc || typeof desc.get !== 'function') return null;
+  try {
+    const context = apply(desc.get, target, []);
+    const register = context && getPrototypeOf(context).registerTool;
+    return typeof register === 'function' ? { context, register } : null;
+  } catch {
+    return null;
+  }
+}
+let native = null;
+
+// Finds the browser's own API, once, at start().
+export function detectNative() {
+  native = nativeContextOf(nativeOnDocument, doc) ?? nativeContextOf(nativeOnNavigator, win.navigator);
+}
+
+// The `execute` of the copy Toolgate registers with the browser's own
+// WebMCP. Whatever calls it comes from outside Toolgate: the browser's own
+// agent, or an agent driving the browser through DevTools
+// (`WebMCP.invokeTool`). So it runs nothing itself: it asks the worker,
+// through the relay, as the chat "the browser's agent in this tab", and
+// the worker decides as for any agent (ARCHITECTURE.md, "Who is gated").
+// If the call may run, the worker runs it as it runs every agent's call
+// (`runForAgent`, in from-relay.js), and the value the page's function gave
+// is what the browser gets; if not, this throws the refusal, which the
+// browser reports as the call's failure. A page calling its own tool (executeTool)
+// never comes here.
+let lastNativeCall = 0;
+export const nativeCalls = new MapCtor(); // call number -> {resolve, reject}
+export const nativeValues = new MapCtor(); // call number -> the page's result, once run
+// The number of a new native call: a tool's (here) or a form's
+// (holdAgentSubmit, in native-forms.js).
+export function nextNativeCall() {
+  return ++lastNativeCall;
+}
+export function gatedExecute(entry) {
+  return function execute(input) {
+    return new PromiseCtor((resolve, reject) => {
+      const call = ++lastNativeCall;
+      let detail;
+      try {
+        detail = stringify({ type: 'native_call', call, source: entry.source, name: entry.snapshot.name, arguments: input ?? {} });
+      } catch (error) {
+        reject(new TypeErrorCtor(`Toolgate could not read the call's input: ${errorText(error)}`));
+        return;
+      }
+      mapSet(nativeCalls, call, { resolve, reject });
+      dispatch(win, new CustomEventCtor(TO_RELAY, { detail }));
+    });
+  };
+}
+
+// The worker's reply to a native call: a JSON-RPC response, as an agent
+// gets it. The page can forge this event, but only about its own calls.
+export function nativeReply({ call, reply }) {
+  const waiting = mapGet(nativeCalls, call);
+  if (!waiting) return;
+  mapDelete(nativeCalls, call);
+  const ran = mapHas(nativeValues, call);
+  const value = mapGet(nativeValues, call);
+  mapDelete(nativeValues, call);
+  const result = reply?.result;
+  if (waiting.form) {
+    // Allowed: the page's answer to the released submission is the call's.
+    if (!(result && result.isError === false)) waiting.reject(refusalOf(reply));
+    return;
+  }
+  if (result && result.isError === false) {
+    if (ran) {
+      try {
+        waiting.resolve(servable(value));
+      } catch (error) {
+        waiting.reject(error);
+      }
+    } else {
+      waiting.resolve(result.structuredContent ?? result.content?.[0]?.text);
+    }
+    return;
+  }
+  waiting.reject(refusalOf(reply));
+}
+// Why a native call failed: Toolgate refused it, or it ran and failed.
+function refusalOf(reply) {
+  const why = toString(reply?.result?.content?.[0]?.text ?? reply?.error?.message ?? 'Toolgate gave no answer');
+  const ran = reply?.result?._meta?.toolgate?.decision === 'run';
+  return new ErrorCtor(ran ? why : `Toolgate refused this call: ${why}`);
+}
+
+// Annotations for the native copy: the class Toolgate decided.
+function nativeAnnotations(result) {
+  switch (result?.class) {
+    case 'Read only': return { readOnlyHint: true };
+    case 'Mutating': return { readOnlyHint: false, consequentialHint: false };
+    default: return { readOnlyHint: false, consequentialHint: true };
+  }
+}
+
+// Registers Toolgate's copy of a tool with the browser's own API once the
+// worker has classed it, so the browser's own agent sees the same class.
+// Declarative tools are left to the browser, which registers forms itself.
+export function mirror(entry, result) {
+  if (!native || entry.removed || entry.snapshot.kind !== 'tool' || entry.source === 'declarative') return;
+  entry.nativeController = new AbortControllerCtor();
+  const copy = {
+    name: entry.snapshot.name,
+    description: entry.snapshot.description,
+    execute: entry.gated,
+    annotations: nativeAnnotations(result),
+  };
+  if (entry.snapshot.title !== null) copy.title = entry.snapshot.title;
+  // The schema as the page gave it, even where that is not an object (a Date,
+  // a toJSON that returns a string), which the native API refuses as a value.
+  const schemaJson = entry.snapshot.input_schema;
+  if (schemaJson !== null) copy.inputSchema = { toJSON: () => parse(schemaJson) };
+  const failed = (error) => warn(`Toolgate could not register ${copy.name} with the browser's WebMCP: ${errorText(error)}`);
+  try {
+    const done = apply(native.register, native.context, [copy, { signal: controllerSignal(entry.nativeController) }]);
+    if (done && typeof done.then === 'function') promiseThen(done, undefined, failed);
+  } catch (error) {
+    failed(error);
+  }
+}

@@ -1,0 +1,43 @@
+// A tool's result: running the function the page gave (runTool), its value
+// and JSON text (outcome, settled), and what a caller of `execute` gets
+// (servable).
+//
+// Imports: primordials.js.
+
+import { apply, stringify, TypeErrorCtor } from './primordials.js';
+
+// Runs the function the page gave at registration and settles with its
+// result, the result's JSON text (undefined for undefined or a function),
+// and why it cannot be serialised, if it cannot (a Symbol, a cycle, a
+// BigInt, a throwing toJSON). Its getters and toJSON run once, here.
+export async function runTool(entry, input) {
+  return settled(apply(entry.execute, undefined, [input]));
+}
+export function outcome(value) {
+  if (typeof value === 'symbol') {
+    return { value, text: undefined, unserialisable: new TypeErrorCtor('The tool returned a Symbol, which cannot be serialised.') };
+  }
+  try {
+    return { value, text: stringify(value), unserialisable: null };
+  } catch (error) {
+    return { value, text: undefined, unserialisable: error };
+  }
+}
+
+// The result a caller of `execute` gets: the page's value, undefined for
+// an object whose JSON is nothing. A Symbol, or an object that cannot be
+// serialised, throws, so the call fails cleanly; a bare BigInt is the
+// page's value, as Chromium's own API hands it on.
+export function servable({ value, text, unserialisable }) {
+  const isObject = value !== null && typeof value === 'object';
+  if (unserialisable && (isObject || typeof value === 'symbol')) throw unserialisable;
+  return isObject && text === undefined ? undefined : value;
+}
+
+export const isPlain = (value) => value === null || value === undefined
+  || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+// Awaited as `await` does it: a page's thenable, or a promise whose
+// `constructor` getter throws, rejects instead of throwing here.
+export async function settled(value) {
+  return outcome(await value);
+}

@@ -1,0 +1,52 @@
+// Built-ins, captured before the page can replace them: the language's own,
+// and the few DOM objects needed before the page's first use of WebMCP. This
+// module runs first in the bundle (index.js imports it first, and every other
+// module depends on it), at document_start, before any page script.
+//
+// Imports nothing. Every other module may import it.
+
+// The language's own, here: they cost next to nothing.
+
+export const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
+export const { apply } = Reflect;
+export const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
+export const stringify = JSON.stringify;
+export const parse = JSON.parse;
+export const clone = globalThis.structuredClone;
+export const isArray = Array.isArray;
+export const arrayFrom = Array.from;
+export const toString = String;
+export const PromiseCtor = Promise;
+export const promiseThen = uncurry(Promise.prototype.then);
+export const resolved = (value) => PromiseCtor.resolve(value);
+export const rejected = (error) => PromiseCtor.reject(error);
+export const MapCtor = Map;
+export const mapGet = uncurry(Map.prototype.get);
+export const mapSet = uncurry(Map.prototype.set);
+export const mapHas = uncurry(Map.prototype.has);
+export const mapSize = uncurry(getOwnPropertyDescriptor(Map.prototype, 'size').get);
+export const WeakSetCtor = WeakSet;
+export const weakSetHas = uncurry(WeakSet.prototype.has);
+export const weakSetAdd = uncurry(WeakSet.prototype.add);
+export const ObjectCtor = Object;
+export const mapDelete = uncurry(Map.prototype.delete);
+export const mapValues = uncurry(Map.prototype.values);
+export const mapKeys = uncurry(Map.prototype.keys);
+export const arrayPush = uncurry(Array.prototype.push);
+export const arraySort = uncurry(Array.prototype.sort);
+export const EventTargetCtor = EventTarget;
+export const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
+export const listen = uncurry(EventTarget.prototype.addEventListener);
+export const unlisten = uncurry(EventTarget.prototype.removeEventListener);
+export const TypeErrorCtor = TypeError;
+export const ErrorCtor = Error;
+export const queueMicrotaskFn = globalThis.queueMicrotask;
+export const warn = console.warn;
+export const reportErrorFn = globalThis.reportError;
+export const regexTest = uncurry(RegExp.prototype.test);
+export const DocumentProto = Document.prototype;
+export const querySelectorAll = uncurry(DocumentProto.querySelectorAll);
+export const MutationObserverCtor = MutationObserver;
+export const win = window;
+export const doc = document;
+export const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;

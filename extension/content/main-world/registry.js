@@ -1,0 +1,96 @@
+// What this frame publishes: its entries (one per tool or skill, by source,
+// kind and name), adding and removing them, reported to the worker through
+// channel.js and mirrored to the browser's own WebMCP through native.js, and
+// `toolchange`.
+//
+// Imports: primordials.js, dom.js, events.js, channel.js, native.js.
+
+import {
+  arrayFrom, arrayPush, arraySort, dispatch, listen, MapCtor, mapDelete, mapGet, mapHas, mapSet,
+  mapValues,
+} from './primordials.js';
+import { abortController, EventCtor } from './dom.js';
+import { queueTask } from './events.js';
+import { report } from './channel.js';
+import { gatedExecute, mirror } from './native.js';
+
+// "source/kind/name" -> entry. Sources: document, navigator, declarative.
+export const entries = new MapCtor();
+// Where document.modelContext stores a registration: under `navigator` when
+// the page's polyfill on navigator forwarded it (see snapshotTool).
+export const sourceOf = (path) => (path === 'navigator_object' ? 'navigator' : 'document');
+// Whether document.modelContext already has a tool of this name where a
+// registration by `path` goes (snapshotTool's `exists`).
+export const keyOf = (source, kind, name) => `${source}/${kind}/${name}`;
+export const has = (source, kind) => (name) => mapHas(entries, keyOf(source, kind, name));
+// One name is one tool in a document, whichever object registered it: a
+// second registration of the name, on any object, is a duplicate
+// (ARCHITECTURE.md, "One name, one tool"; the worker refuses it too).
+export const toolNamed = (name) => has('document', 'tool')(name) || has('navigator', 'tool')(name) || has('declarative', 'tool')(name);
+
+// The tools of this frame, sorted by name as WebMCP lists them.
+export function toolEntries() {
+  const list = [];
+  for (const entry of arrayFrom(mapValues(entries))) {
+    if (entry.snapshot.kind === 'tool') arrayPush(list, entry);
+  }
+  return arraySort(list, (a, b) => (a.snapshot.name < b.snapshot.name ? -1 : a.snapshot.name > b.snapshot.name ? 1 : 0));
+}
+
+export function findTool(name) {
+  for (const entry of toolEntries()) if (entry.snapshot.name === name) return entry;
+  return null;
+}
+
+// `toolchange`: one event per change, as a task, on every object that has it.
+export const changeTargets = [];
+export function changed() {
+  queueTask(() => {
+    for (const target of changeTargets) dispatch(target, new EventCtor('toolchange'));
+  });
+}
+
+// Puts an entry for a snapshot in the frame's map, without reporting it.
+export function makeEntry(source, taken) {
+  const entry = {
+    source,
+    snapshot: taken.snapshot,
+    execute: taken.execute,
+    idl: taken.idl,
+    removed: false,
+    nativeController: null,
+    gated: null,
+  };
+  entry.gated = gatedExecute(entry);
+  mapSet(entries, keyOf(source, entry.snapshot.kind, entry.snapshot.name), entry);
+  return entry;
+}
+
+// Adds an entry for a snapshot and reports it to the worker.
+export function add(source, taken, signal) {
+  const entry = makeEntry(source, taken);
+  report({ op: 'register', decl: entry.snapshot }, (result) => mirror(entry, result));
+  changed();
+  if (signal !== undefined) {
+    // Aborting unregisters this entry, not a later one of the same name.
+    listen(signal, 'abort', () => {
+      if (mapGet(entries, keyOf(source, entry.snapshot.kind, entry.snapshot.name)) === entry) {
+        remove(source, entry.snapshot.kind, entry.snapshot.name);
+      }
+    }, { once: true });
+  }
+  return entry;
+}
+
+// Removes an entry. `reported` is false when the caller reports the change
+// itself (clearContext, provideContext).
+export function remove(source, kind, name, reported = true) {
+  const key = keyOf(source, kind, name);
+  const entry = mapGet(entries, key);
+  if (!entry) return;
+  mapDelete(entries, key);
+  entry.removed = true;
+  if (entry.nativeController) abortController(entry.nativeController);
+  if (reported) report({ op: 'unregister', source, kind, name });
+  changed();
+}

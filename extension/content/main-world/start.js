@@ -1,0 +1,65 @@
+// Starting Toolgate in a document, once (start), and the document's life
+// after: going away for good (leaving) and coming back from the back/forward
+// cache (restored). Holds the three objects start() makes.
+//
+// Imports: primordials.js, text.js, dom.js, channel.js, native.js,
+// registry.js, document-context.js, legacy-context.js, testing-context.js.
+
+import { arrayFrom, arrayPush, listen, mapSize, mapValues, warn, win } from './primordials.js';
+import { errorText } from './text.js';
+import { captureDom } from './dom.js';
+import { flush, report } from './channel.js';
+import { detectNative } from './native.js';
+import { changeTargets, entries } from './registry.js';
+import { ModelContext } from './document-context.js';
+import { LegacyModelContext } from './legacy-context.js';
+import { ModelContextTesting } from './testing-context.js';
+
+// The objects start() makes; null until it ran (and if it failed).
+export let documentContext = null;
+export let navigatorContext = null;
+export let testingContext = null;
+
+// What only a page that uses WebMCP needs waits for its first use: reading
+// any `modelContext`, defining one (a polyfill), a form declaring a tool, or
+// a call from the relay.
+//
+// Starts Toolgate in this document, once; says whether it runs. A page that
+// removed or replaced a DOM built-in Toolgate needs before its first use of
+// WebMCP gets no WebMCP from Toolgate (a warning says why), never an error.
+let started = false;
+export function start() {
+  if (started) return documentContext !== null;
+  started = true;
+  try {
+    captureDom();
+  } catch (error) {
+    warn(`Toolgate is off in this document: the page replaced a built-in that WebMCP needs (${errorText(error)}).`);
+    return false;
+  }
+  detectNative();
+  documentContext = new ModelContext();
+  navigatorContext = new LegacyModelContext();
+  testingContext = new ModelContextTesting();
+  arrayPush(changeTargets, documentContext, testingContext);
+  listen(win, 'pagehide', leaving);
+  listen(win, 'pageshow', restored);
+  return true;
+}
+
+// A document going away for good (an iframe removed, a page left without
+// the back/forward cache) takes its tools with it: say so now, so the
+// icon's count is right without waiting for the palette to look.
+function leaving(event) {
+  if (event.persisted || mapSize(entries) === 0) return;
+  report({ op: 'reset' });
+  flush();
+}
+
+// A page restored from the back/forward cache is a document the worker has
+// forgotten: report all of it again.
+function restored(event) {
+  if (!event.persisted) return;
+  report({ op: 'reset' });
+  for (const entry of arrayFrom(mapValues(entries))) report({ op: 'register', decl: entry.snapshot });
+}
