@@ -182,6 +182,18 @@ impl Core {
         self.0.session.card_opened(card_id as u64, window_id as i64)
     }
 
+    /// The ids of the cards waiting with no window recorded
+    /// (`Session::cards_without_window`).
+    #[wasm_bindgen(js_name = "cardsWithoutWindow")]
+    pub fn cards_without_window(&self) -> Vec<f64> {
+        self.0
+            .session
+            .cards_without_window()
+            .into_iter()
+            .map(|id| id as f64)
+            .collect()
+    }
+
     /// A card's contents, or `undefined` if it no longer waits.
     pub fn card(&self, card_id: f64, tabs: &str, now_ms: f64) -> Result<Option<String>, JsError> {
         let tabs: Vec<TabInfo> = read(tabs, "tabs")?;

@@ -121,6 +121,26 @@ fn closing_a_card_window_answers_it_with_its_closing_answer() {
 }
 
 #[test]
+fn a_card_stored_before_its_window_was_recorded_is_known_to_have_none() {
+    let (mut core, records) = with_add_note();
+    let tabs = tabs();
+    let Step::Ask { card_id: first } = core.request("c", &call(1), Some(&tabs), 0) else {
+        panic!("the site question")
+    };
+    assert_eq!(core.session.cards_without_window(), vec![first]);
+    // The worker stopped here: the card is stored, its window is not.
+    let stored = core.session.record().expect("written").expect("changed");
+    let mut again = Toolgate::from_storage(&records, Some(&stored)).expect("rebuilt");
+    assert_eq!(again.session.cards_without_window(), vec![first]);
+    assert!(again.session.card_opened(first, 8));
+    assert!(again.session.cards_without_window().is_empty());
+    let Step::Ask { card_id: second } = again.request("d", &call(2), Some(&tabs), 0) else {
+        panic!("another chat's site question")
+    };
+    assert_eq!(again.session.cards_without_window(), vec![second]);
+}
+
+#[test]
 fn a_page_outcome_that_is_not_json_reaches_the_agent_as_a_clear_error() {
     let (mut core, _) = with_add_note();
     let Step::Run { run } = answered(&mut core, 3, json!({"site": "allow_all"})) else {

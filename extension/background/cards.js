@@ -1,8 +1,8 @@
 // What a card shows, and a person's answer to it: given on the card, or by
 // closing its window.
 import { proceedAnswered, tabsInfo } from './agents.js';
-import { fromJson, ready, toJson } from './core.js';
-import { changeSession } from './session.js';
+import { fromJson, loaded, ready, toJson } from './core.js';
+import { changeSession, saveNow } from './session.js';
 
 export async function card(cardId) {
   const core = await ready;
@@ -12,9 +12,14 @@ export async function card(cardId) {
 export async function answer(cardId, given) {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => fromJson(core.answer(cardId, toJson(given, 'answer'), toJson(tabs, 'tabs'), Date.now())));
-  // The answer is recorded: the card closes now, and the calls it let run (up
-  // to the call timeout) or the cards it leads to go on without it.
+  // The answer's write is issued before the calls it lets run start (so they
+  // are on record first), and the card hears it was taken once it is stored:
+  // a worker stopped before that leaves the card to send it again.
+  const stored = saveNow(loaded ?? await ready);
+  // The calls it let run (up to the call timeout) or the cards it leads to go
+  // on without the card, which closes once told.
   proceedAnswered(answered, `after answering card ${cardId}`);
+  await stored;
   return { answered: true };
 }
 

@@ -11,11 +11,16 @@
 // stopped mid-call never runs it twice (a Read-only tool's call, which is
 // harmless to repeat, does not wait for that). Writes reach the browser in the
 // order they are issued, and a worker stopped after issuing one does not take
-// it back.
+// it back. What a person is shown or told waits for the write that stores it
+// (`saveNow`): a card's window opens once its card is stored, and a card hears
+// that its answer was taken once the answer is stored, so a worker stopped in
+// between loses neither (the card sends its answer again to the next worker).
 import { SESSION_KEY, loaded, ready, serially } from './core.js';
 import { keepError } from './errors.js';
 
 let saveScheduled = false;
+// The last write issued: once it is done, everything changed before it is stored.
+let lastWrite = Promise.resolve();
 
 // Schedules the one write that stores what the last change did.
 function scheduleSave(core) {
@@ -36,7 +41,7 @@ function writeScheduledSave(core) {
   // browser's UI thread, which every message to a page goes through.
   const record = core.sessionRecord();
   if (record === undefined) return;
-  chrome.storage.session.set({ [SESSION_KEY]: record })
+  lastWrite = chrome.storage.session.set({ [SESSION_KEY]: record })
     .catch((error) => keepError('storing the agent session', error));
 }
 
@@ -58,4 +63,12 @@ export function changeSession(change) {
 export function recordBeforeRun(core) {
   // The call is on record before the page is asked to run it.
   writeScheduledSave(core);
+}
+
+// Writes the scheduled save at once, if there is one; resolves once every
+// change made so far is stored (writes land in the order they are issued).
+// For what must be stored before a person sees or hears of it.
+export function saveNow(core) {
+  writeScheduledSave(core);
+  return lastWrite;
 }

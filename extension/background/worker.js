@@ -7,9 +7,10 @@
 // the top level, because a listener added later misses the event that woke
 // the worker. The modules it imports hold the work, one concern each
 // (ARCHITECTURE.md, "Code map").
+import { restoreCardWindows } from './card-windows.js';
 import { onWindowRemoved } from './cards.js';
 import { toolgateApi } from './ci.js';
-import { onError, onUnhandledRejection } from './errors.js';
+import { keepError, onError, onUnhandledRejection } from './errors.js';
 import { desktop, external } from './outside.js';
 import { onNavigated, onTabRemoved } from './pages.js';
 import { onMessage } from './routing.js';
@@ -28,5 +29,7 @@ chrome.runtime.onConnectExternal.addListener(external.onConnect);
 // Desktop agents can reach Toolgate only through a port this worker opens, so
 // it connects at every start (desktop.js).
 desktop.connect();
+// Cards a stopped worker stored without recording their windows get them back.
+restoreCardWindows().catch((error) => keepError('restoring cards\' windows', error));
 
 self.toolgate = toolgateApi;

@@ -165,6 +165,58 @@ export async function launch({
       await stopped;
       await cdp.detach();
     },
+    // Starts the stopped service worker, as the next event for it would (an
+    // agent's message, a card's answer), through CDP; resolves with it. After
+    // `stopWorker()`, `worker()` waits until something starts a new one: a
+    // test that plays that something (an agent sending its request again)
+    // starts it here first.
+    async startWorker() {
+      const page = context.pages()[0] ?? await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('ServiceWorker.enable');
+      await cdp.send('ServiceWorker.startWorker', { scopeURL: `chrome-extension://${TOOLGATE_ID}/` });
+      await cdp.detach();
+      return this.worker();
+    },
+    // Puts a debugger on Toolgate's running service worker: from then on, a
+    // `debugger` statement it reaches freezes it right there, as if it had
+    // stopped at that point: nothing after it runs, and what it sent before
+    // it (a storage write, a message) has gone. `paused` resolves once it is
+    // frozen, after the errors it kept are added to this browser's (stopping
+    // it takes its `self.toolgate.errors` with it). Stop it with
+    // `stopWorker()`, then `detach()`: detached first, it would run on.
+    async debugWorker() {
+      const cdp = await context.browser().newBrowserCDPSession();
+      const { targetInfos } = await cdp.send('Target.getTargets');
+      const target = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${TOOLGATE_ID}/`));
+      if (!target) throw new Error('debugWorker: Toolgate\'s worker is not running');
+      // Playwright's CDP sessions speak to one target each; the worker's is
+      // reached through the browser's, one message at a time.
+      const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: false });
+      const answers = new Map();
+      let nextId = 0;
+      let onPaused;
+      const paused = new Promise((done) => { onPaused = done; });
+      const call = (method, params = {}) => new Promise((done, fail) => {
+        const id = ++nextId;
+        answers.set(id, (m) => (m.error ? fail(new Error(`${method}: ${m.error.message}`)) : done(m.result)));
+        cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(fail);
+      });
+      cdp.on('Target.receivedMessageFromTarget', (event) => {
+        if (event.sessionId !== sessionId) return;
+        const message = JSON.parse(event.message);
+        if (answers.has(message.id)) {
+          answers.get(message.id)(message);
+          answers.delete(message.id);
+        } else if (message.method === 'Debugger.paused') {
+          call('Runtime.evaluate', { expression: 'JSON.stringify(self.toolgate?.errors ?? [])', returnByValue: true })
+            .then(({ result }) => errors.push(...JSON.parse(result.value)), (error) => errors.push(`reading a frozen worker's errors: ${error.message}`))
+            .then(onPaused);
+        }
+      });
+      await call('Debugger.enable');
+      return { paused, detach: () => cdp.detach().catch(() => {}) };
+    },
     async assertNoErrors() {
       const sw = context.serviceWorkers().at(-1);
       if (sw) errors.push(...(await sw.evaluate(() => self.toolgate?.errors ?? []).catch(() => [])));

@@ -18,6 +18,18 @@ impl Session {
         }
     }
 
+    /// The cards waiting for an answer with no window recorded, by id. A
+    /// worker that stopped after storing a card and before recording its
+    /// window (or before opening it) left them so; the next worker finds
+    /// their windows, or opens them, when it starts.
+    pub fn cards_without_window(&self) -> Vec<u64> {
+        self.pending
+            .iter()
+            .filter(|(_, p)| p.window_id.is_none())
+            .map(|(&id, _)| id)
+            .collect()
+    }
+
     /// The card shown in a window, if any.
     pub fn card_of_window(&self, window_id: i64) -> Option<u64> {
         self.pending
