@@ -212,8 +212,22 @@ function render(card) {
   protect();
 }
 
+// Asks a worker for what the card shows. A worker that stops before it
+// answers (it may have opened this window just before) fails the message; the
+// next worker, which finds this window again, answers it.
+async function load() {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await chrome.runtime.sendMessage({ type: 'card', card_id: cardId });
+    } catch (error) {
+      if (tries >= DELIVERY_TRIES) throw error;
+    }
+    await new Promise((done) => setTimeout(done, 50 * 2 ** tries));
+  }
+}
+
 async function main() {
-  const card = await chrome.runtime.sendMessage({ type: 'card', card_id: cardId });
+  const card = await load();
   if (card?.error) throw new Error(card.error);
   if (!card) {
     $('heading').textContent = 'This request was already answered.';
