@@ -78,26 +78,30 @@ for (const type of ['click', 'keydown', 'keyup', 'pointerdown', 'pointerup', 'mo
 const TAKEN = Symbol('taken');
 const DELIVERY_TRIES = 6;
 
-// Sends an answer until a worker takes it. A worker that stops while it takes
-// an answer (or before) fails the message; the answer then goes again, to the
-// next worker, so a person's click is never lost to a stop. The core takes a
-// card's answer once: if the card no longer waits when the answer comes again,
-// the stopped worker had taken it (ARCHITECTURE.md, "a request waiting on a
-// person lives in the stored Session").
-async function deliver(answer) {
+// Runs `attempt` (given its try's number) until a worker answers it. A worker
+// that stops before it answers fails the message; the next worker, which
+// finds this card and its window again, gets it. Fails with the last error.
+async function untilAWorkerAnswers(attempt) {
   for (let tries = 1; ; tries++) {
     try {
-      return await chrome.runtime.sendMessage({ type: 'answer', card_id: cardId, answer });
+      return await attempt(tries);
     } catch (error) {
-      if (tries >= DELIVERY_TRIES) return { error: String(error?.message ?? error) };
+      if (tries >= DELIVERY_TRIES) throw error;
     }
     await new Promise((done) => setTimeout(done, 50 * 2 ** tries));
-    try {
-      if (!(await chrome.runtime.sendMessage({ type: 'card', card_id: cardId }))) return TAKEN;
-    } catch {
-      // Still no worker: try again.
-    }
   }
+}
+
+// Sends an answer until a worker takes it, so a person's click is never lost
+// to a stop. The core takes a card's answer once: if the card no longer waits
+// when the answer comes again, the stopped worker had taken it
+// (ARCHITECTURE.md, "a request waiting on a person lives in the stored
+// Session").
+function deliver(answer) {
+  return untilAWorkerAnswers(async (tries) => {
+    if (tries > 1 && !(await chrome.runtime.sendMessage({ type: 'card', card_id: cardId }))) return TAKEN;
+    return chrome.runtime.sendMessage({ type: 'answer', card_id: cardId, answer });
+  }).catch((error) => ({ error: String(error?.message ?? error) }));
 }
 
 async function send(answer, label) {
@@ -212,19 +216,9 @@ function render(card) {
   protect();
 }
 
-// Asks a worker for what the card shows. A worker that stops before it
-// answers (it may have opened this window just before) fails the message; the
-// next worker, which finds this window again, answers it.
-async function load() {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await chrome.runtime.sendMessage({ type: 'card', card_id: cardId });
-    } catch (error) {
-      if (tries >= DELIVERY_TRIES) throw error;
-    }
-    await new Promise((done) => setTimeout(done, 50 * 2 ** tries));
-  }
-}
+// What the card shows, from whichever worker answers (it may have opened this
+// window just before it stopped).
+const load = () => untilAWorkerAnswers(() => chrome.runtime.sendMessage({ type: 'card', card_id: cardId }));
 
 async function main() {
   const card = await load();

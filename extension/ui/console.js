@@ -25,7 +25,8 @@ const shown = (text, kind) => shownAs(String(text ?? ''), kind);
 // The same as a run of text inside an <option> or a status line, which hold
 // no elements: isolated by the bidi isolate marks (FSI … PDI), which the
 // escaping leaves none of in the text itself.
-const isolated = (text, kind) => `\u2068${shown(text, kind)}\u2069`;
+const isolate = (shownText) => `\u2068${shownText}\u2069`;
+const isolated = (text, kind) => isolate(shown(text, kind));
 
 const WAITING = 'Waiting for your answer on the Toolgate card…';
 // Consecutive sends that may find no worker before the console gives up.
@@ -452,7 +453,7 @@ function finish({ item, state }, title, reply) {
     // The core's words, which may quote a page's (a tool's name): escaped.
     const message = shown(reply.error.message ?? JSON.stringify(reply.error), 'result');
     item.append(el('p', { class: 'error-line', text: `Error: ${message}` }));
-    say(`\u2068${title}\u2069: error: ${message}`);
+    say(`${isolate(title)}: error: ${message}`);
     return;
   }
   const result = reply.result ?? {};
@@ -463,7 +464,7 @@ function finish({ item, state }, title, reply) {
   if (line) item.append(el('p', { class: 'decision', text: line }));
   if (result.isError && !refused) item.append(el('p', { class: 'error-line', text: 'The tool reported an error:' }));
   if (!refused) item.append(el('pre', { class: 'output' }, [pageText(shown(prettyJson(resultText(result)), 'result'), 'span')]));
-  say(`\u2068${title}\u2069: ${line ?? (result.isError ? 'the tool reported an error' : 'done')}`);
+  say(`${isolate(title)}: ${line ?? (result.isError ? 'the tool reported an error' : 'done')}`);
 }
 
 function failed({ item, state }, title, error) {
@@ -472,7 +473,7 @@ function failed({ item, state }, title, error) {
   state.remove();
   const message = shown(error.message, 'result');
   item.append(el('p', { class: 'error-line', text: `Error: ${message}` }));
-  say(`\u2068${title}\u2069: error: ${message}`);
+  say(`${isolate(title)}: error: ${message}`);
 }
 
 // Calls a page's tool through browser_call_webmcp_tool.

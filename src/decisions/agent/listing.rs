@@ -17,13 +17,7 @@ impl Session {
         world: &World,
     ) -> Step {
         let tab_id = listing.tab_id;
-        let mut sites: Vec<String> = Vec::new();
-        for frame in world.registry.frames(tab_id) {
-            let site = frame.site();
-            if !sites.contains(&site) {
-                sites.push(site);
-            }
-        }
+        let sites = sites_of(world.registry, tab_id);
         if sites.is_empty() && world.tabs.is_none() {
             return Step::NeedTabs;
         }
@@ -71,12 +65,7 @@ impl Session {
                 let info = world.tab(tab);
                 // The tab's own site is its top page's, whoever publishes
                 // the tools; `sites` are those whose frames publish them.
-                let mut sites: Vec<String> = Vec::new();
-                for site in world.registry.frames(tab).map(|f| f.site()) {
-                    if !sites.contains(&site) {
-                        sites.push(site);
-                    }
-                }
+                let sites = sites_of(world.registry, tab);
                 let site = info.and_then(|t| origin_of(&t.url));
                 json!({"tabId": tab, "site": site, "sites": sites, "title": info.map(|t| t.title.clone())})
             })
@@ -128,6 +117,17 @@ impl Session {
             json!({"content": [{"type": "text", "text": text}], "structuredContent": listing, "isError": false}),
         )
     }
+}
+
+/// The sites whose frames publish in tab `tab_id`, each once, in frame order.
+fn sites_of(registry: &Registry, tab_id: TabId) -> Vec<String> {
+    let mut sites: Vec<String> = Vec::new();
+    for site in registry.frames(tab_id).map(|f| f.site()) {
+        if !sites.contains(&site) {
+            sites.push(site);
+        }
+    }
+    sites
 }
 
 /// The origin of a tab's URL (`scheme://host[:port]`), as a frame's site is
