@@ -83,8 +83,10 @@ describe('hostile pages and storage', () => {
       const area = chrome.storage.session;
       const set = area.set.bind(area);
       self.testWrites = [];
+      self.testToolWritesAt = [];
       area.set = (items) => {
         self.testWrites.push(Object.values(items).reduce((n, v) => n + (typeof v === 'string' ? v.length : 0), 0));
+        if (Object.keys(items).some((key) => key.startsWith('tool:'))) self.testToolWritesAt.push(performance.now());
         return set(items);
       };
     });
@@ -120,6 +122,11 @@ describe('hostile pages and storage', () => {
     const writes = await sw.evaluate(() => self.testWrites);
     assert.ok(writes.length > 0 && writes.length < made, `${made} reports coalesced into ${writes.length} writes`);
     assert.ok(Math.max(...writes) < 64 * 1024, `a write of one changed tool, not the tab: ${Math.max(...writes)} bytes`);
+    // A flooding tab is written at most once per 20 ms (core.js, WRITE_SPACING_MS),
+    // however fast the relay sends its next report (1 ms of timer slack allowed).
+    const at = await sw.evaluate(() => self.testToolWritesAt);
+    const gaps = at.slice(1).map((t, i) => t - at[i]);
+    assert.ok(gaps.length > 10 && Math.min(...gaps) >= 19, `the churning tab's writes ${gaps.length + 1}, closest ${Math.min(...gaps).toFixed(1)} ms apart`);
     const during = median(churnMs);
     const calm = median(quietMs);
     assert.ok(during < Math.max(1000, 10 * calm), `another tab's call took ${during.toFixed(1)} ms under churn, ${calm.toFixed(1)} ms without`);
