@@ -6,14 +6,13 @@
 // execute-tool.js.
 
 import {
-  arrayPush, EventTargetCtor, parse, PromiseCtor, promiseThen, rejected, resolved, stringify,
-  toString, win,
+  arrayPush, EventTargetCtor, parse, PromiseCtor, rejected, resolved, toString, TypeErrorCtor, win,
 } from './primordials.js';
-import { signalAborted, signalReason } from './dom.js';
+import { isSignal, signalAborted, signalReason } from './dom.js';
 import { defineEventHandler, queueTask } from './events.js';
 import { positionalTool, read, readOptions, snapshotSkill, snapshotTool } from './declaration.js';
 import { add, findTool, has, sourceOf, toolEntries, toolNamed } from './registry.js';
-import { runForTesting, unknownError } from './execute-tool.js';
+import { executeForPage, runForTesting, unknownError } from './execute-tool.js';
 
 export class ModelContext extends EventTargetCtor {
   // registerTool(tool, {signal, exposedTo}) -> Promise<undefined>; errors reject.
@@ -66,29 +65,24 @@ export class ModelContext extends EventTargetCtor {
     return new PromiseCtor((resolve) => queueTask(() => resolve(list)));
   }
 
-  // executeTool(registeredTool, inputObject = {}) -> Promise of the result as JSON text.
-  // The input may also be JSON text, as page polyfills (@mcp-b) pass it.
-  executeTool(tool, inputObject = {}) {
+  // executeTool(registeredTool, inputObject = {}, {signal}) -> Promise of the
+  // result as text (resultText, execute-tool.js), or null when a form's
+  // submission navigated. The input may also be JSON text, as page
+  // polyfills (@mcp-b) pass it.
+  executeTool(tool, inputObject = {}, options = undefined) {
     const name = read(tool ?? {}, 'name');
+    const signal = options === undefined || options === null ? undefined : read(options, 'signal');
+    if (signal?.error) return rejected(signal.error);
+    if (signal !== undefined && signal.value !== undefined && !isSignal(signal.value)) {
+      return rejected(new TypeErrorCtor("Failed to execute 'executeTool' on 'ModelContext': Failed to read the 'signal' property from 'ModelContextExecuteToolOptions': Failed to convert value to 'AbortSignal'."));
+    }
     const entry = name.error ? null : findTool(toString(name.value));
     if (!entry) return rejected(unknownError(`Tool not found: ${name.error ? '' : toString(name.value)}`));
-    let inputJson = inputObject;
-    if (typeof inputObject !== 'string') {
-      try {
-        inputJson = stringify(inputObject);
-      } catch (error) {
-        return rejected(error);
-      }
+    if (typeof inputObject === 'string') return runForTesting(entry, inputObject, signal?.value);
+    if (inputObject === null || typeof inputObject !== 'object') {
+      return rejected(new TypeErrorCtor("Failed to execute 'executeTool' on 'ModelContext': invalid input object: value is not an object"));
     }
-    return promiseThen(runForTesting(entry, inputJson), (text) => {
-      let value = text;
-      try {
-        value = parse(text);
-      } catch {
-        // A plain string result: serialise it as the draft does.
-      }
-      return stringify(value);
-    });
+    return executeForPage(entry, inputObject, signal?.value);
   }
 }
 defineEventHandler(ModelContext.prototype, 'toolchange');

@@ -17,6 +17,19 @@ export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, Ab
 export let signalAborted, signalReason, abortController, controllerSignal;
 export let MessageChannelCtor, channelPort1, channelPort2, portPost, portSetOnMessage;
 export let getAttribute;
+// The browser's own WebMCP event interfaces, where it has them (156:
+// ToolActivatedEvent, ToolCancelEvent; 148: WebMCPEvent), else undefined.
+export let ToolActivatedEventCtor, ToolCancelEventCtor;
+// Whether a value is an AbortSignal (a brand check: the page cannot fake one).
+export function isSignal(value) {
+  try {
+    signalAborted(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function captureDom() {
   EventCtor = Event;
   CustomEventCtor = CustomEvent;
@@ -33,6 +46,10 @@ export function captureDom() {
   portPost = uncurry(MessagePort.prototype.postMessage);
   portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
   getAttribute = uncurry(Element.prototype.getAttribute);
+  ToolActivatedEventCtor = typeof ToolActivatedEvent === 'function' ? ToolActivatedEvent
+    : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
+  ToolCancelEventCtor = typeof ToolCancelEvent === 'function' ? ToolCancelEvent
+    : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
   for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor, MessageChannelCtor]) {
     if (typeof ctor !== 'function') throw new TypeErrorCtor(`${describe(ctor)} where a DOM interface belongs`);
   }

@@ -3,9 +3,10 @@
 //
 // Imports: primordials.js, dom.js.
 
-import { apply, arrayPush, defineProperty, listen, unlisten } from './primordials.js';
+import { apply, arrayPush, defineProperty, dispatch, listen, unlisten } from './primordials.js';
 import {
-  channelPort1, channelPort2, MessageChannelCtor, portPost, portSetOnMessage,
+  channelPort1, channelPort2, EventCtor, MessageChannelCtor, portPost, portSetOnMessage,
+  ToolActivatedEventCtor, ToolCancelEventCtor,
 } from './dom.js';
 
 // A task, not a microtask: WebMCP's events and promise resolutions are
@@ -54,4 +55,21 @@ export function defineEventHandler(proto, type) {
       listen(this, type, listener);
     },
   });
+}
+
+// Where `toolactivated` and `toolcancel` fire: the document's ModelContext,
+// as the draft says, and `window`, as Chromium also fires them (start.js
+// fills this in). Neither bubbles nor is cancelable.
+export const toolEventTargets = [];
+export function fireToolEvent(type, toolName) {
+  const Ctor = type === 'toolactivated' ? ToolActivatedEventCtor : ToolCancelEventCtor;
+  for (const target of toolEventTargets) {
+    let event;
+    if (Ctor) event = new Ctor(type, { toolName });
+    else {
+      event = new EventCtor(type);
+      defineProperty(event, 'toolName', { value: toolName, enumerable: true });
+    }
+    dispatch(target, event);
+  }
 }

@@ -1,23 +1,87 @@
 // Running a tool, as WebMCP's executeTool does: for the page's own
-// executeTool (document.modelContext, navigator.modelContextTesting), and the
-// `toolactivated` event every run fires. An agent's call through Toolgate runs
-// in from-relay.js (runForAgent).
+// executeTool (document.modelContext, navigator.modelContextTesting), with
+// the caller's AbortSignal, and the `toolactivated` / `toolcancel` events
+// every run fires. An agent's call through Toolgate runs in from-relay.js
+// (runForAgent).
 //
-// Imports: primordials.js, dom.js, outcome.js.
+// Imports: primordials.js, dom.js, events.js, outcome.js.
 
 import {
-  defineProperty, dispatch, parse, promiseThen, rejected, reportErrorFn, toString, win,
+  listen, parse, PromiseCtor, promiseThen, rejected, reportErrorFn, toString,
 } from './primordials.js';
-import { DOMExceptionCtor, EventCtor } from './dom.js';
+import {
+  abortController, AbortControllerCtor, controllerSignal, DOMExceptionCtor, signalAborted,
+  signalReason,
+} from './dom.js';
+import { fireToolEvent } from './events.js';
 import { runTool, servable } from './outcome.js';
 
 export const unknownError = (message) => new DOMExceptionCtor(message, 'UnknownError');
 const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
 
-// Runs a tool with input given as JSON text. The result is text: strings as
-// they are, objects as JSON, anything else as String() gives it, as
-// Chromium's testing API returns them.
-export function runForTesting(entry, inputJson) {
+// The result as executeTool gives it: strings as they are, objects as JSON,
+// anything else as String() gives it, as Chromium gives them (148's testing
+// API and 156's document.modelContext alike). A form call that navigated
+// gives null (the draft: "null if the execution navigated the document").
+function resultText({ value, text }, navigated) {
+  if (navigated) return null;
+  if (typeof value === 'string') return value === '' ? 'Operation succeeded' : value;
+  if (value !== null && typeof value === 'object') return text;
+  if (typeof value === 'function') return 'undefined';
+  return toString(value);
+}
+
+// Runs a tool for the page with `input` (an object) and the caller's signal,
+// if any. The tool's `execute(input, {signal})` gets a signal of its own run,
+// which aborts when the caller's does: the call then rejects with the
+// signal's reason, and `toolcancel` fires. An already-aborted signal rejects
+// at once, and nothing runs.
+export function executeForPage(entry, input, signal) {
+  if (signal !== undefined && signal !== null && signalAborted(signal)) return rejected(signalReason(signal));
+  const run = new AbortControllerCtor();
+  return new PromiseCtor((resolve, reject) => {
+    let settled = false;
+    if (signal !== undefined && signal !== null) {
+      listen(signal, 'abort', () => {
+        if (settled) return;
+        settled = true;
+        reject(signalReason(signal));
+        abortController(run, signalReason(signal));
+        // A form call fires its own (form-calls.js), or the browser does.
+        if (entry.source !== 'declarative') fireToolEvent('toolcancel', entry.snapshot.name);
+      }, { once: true });
+    }
+    // The page's execute runs now, before toolactivated, as in Chromium; a
+    // form's fills its controls first (form-calls.js).
+    const running = runTool(entry, input, controllerSignal(run));
+    if (entry.source !== 'declarative') fireToolEvent('toolactivated', entry.snapshot.name);
+    promiseThen(running, (result) => {
+      if (settled) return;
+      settled = true;
+      let value;
+      try {
+        value = servable(result);
+      } catch (error) {
+        reportErrorFn(error);
+        reject(unknownError(INVOCATION_FAILED));
+        return;
+      }
+      resolve(resultText({ value, text: result.text }, entry.source === 'declarative' && result.navigated === true));
+    }, (error) => {
+      if (settled) return;
+      settled = true;
+      if (entry.source === 'declarative') reject(error);
+      else {
+        reportErrorFn(error);
+        reject(unknownError(INVOCATION_FAILED));
+      }
+    });
+  });
+}
+
+// Runs a tool with input given as JSON text (navigator.modelContextTesting,
+// and page polyfills that pass text to document.modelContext.executeTool).
+export function runForTesting(entry, inputJson, signal) {
   let input;
   try {
     input = parse(inputJson);
@@ -25,24 +89,8 @@ export function runForTesting(entry, inputJson) {
     input = null;
   }
   if (input === null || typeof input !== 'object') {
-    dispatch(win, toolActivated(entry.snapshot.name));
+    fireToolEvent('toolactivated', entry.snapshot.name);
     return rejected(unknownError('Failed to parse input arguments'));
   }
-  // The page's execute runs now, before toolactivated, as in Chromium.
-  const running = promiseThen(runTool(entry, input), (result) => ({ text: result.text, value: servable(result) }));
-  dispatch(win, toolActivated(entry.snapshot.name));
-  return promiseThen(running, ({ value, text }) => {
-    if (typeof value === 'string') return value === '' ? 'Operation succeeded' : value;
-    if (value !== null && typeof value === 'object') return text;
-    if (typeof value === 'function') return 'undefined';
-    return toString(value);
-  }, (error) => { reportErrorFn(error); throw unknownError(INVOCATION_FAILED); });
-}
-
-// `toolactivated`: a WebMCPEvent where the browser has one, else an Event with `toolName`.
-export function toolActivated(toolName) {
-  if (typeof win.WebMCPEvent === 'function') return new win.WebMCPEvent('toolactivated', { toolName });
-  const event = new EventCtor('toolactivated');
-  defineProperty(event, 'toolName', { value: toolName, enumerable: true });
-  return event;
+  return executeForPage(entry, input, signal);
 }

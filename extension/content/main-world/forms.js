@@ -2,54 +2,43 @@
 // is done (watchForms, which index.js hands to DOMContentLoaded) and watched
 // from then on.
 //
-// Imports: primordials.js, dom.js, registry.js, start.js.
+// Imports: primordials.js, dom.js, registry.js, start.js, form-schema.js,
+// form-calls.js, native-forms.js.
 
 import {
-  arrayFrom, arrayPush, doc, hasOwn, MapCtor, mapGet, mapHas, mapKeys, mapSet, mapSize,
-  MutationObserverCtor, NAME_RULE, querySelectorAll, queueMicrotaskFn, regexTest, stringify,
+  arrayFrom, doc, MapCtor, mapGet, mapHas, mapKeys, mapSet, mapSize, MutationObserverCtor,
+  NAME_RULE, querySelectorAll, queueMicrotaskFn, regexTest, stringify,
 } from './primordials.js';
-import { DOMExceptionCtor, getAttribute } from './dom.js';
+import { getAttribute } from './dom.js';
 import { add, remove } from './registry.js';
 import { start } from './start.js';
+import { formParameters, formSchema } from './form-schema.js';
+import { cancelFormCall, runFormCall } from './form-calls.js';
+import { nativeFormCall } from './native-forms.js';
 
 let declared = new MapCtor(); // name -> snapshot JSON text, as last reported
 
-function fieldSchema(field) {
-  const type = field.type;
-  const property = type === 'number' || type === 'range' ? { type: 'number' }
-    : type === 'checkbox' ? { type: 'boolean' } : { type: 'string' };
-  const description = getAttribute(field, 'toolparamdescription')
-    ?? field.labels?.[0]?.textContent?.trim() ?? getAttribute(field, 'aria-description');
-  if (description) property.description = description;
-  if (field.tagName === 'SELECT') property.enum = arrayFrom(field.options).map((o) => o.value);
-  return property;
-}
-
 function formSnapshot(form) {
-  const properties = {};
-  const required = [];
-  for (const field of arrayFrom(form.elements)) {
-    const { name, type } = field;
-    if (!name || ['submit', 'button', 'reset', 'hidden', 'file', 'image'].includes(type) || field.tagName === 'FIELDSET') continue;
-    if (hasOwn(properties, name)) continue; // radio groups: one property
-    properties[name] = fieldSchema(field);
-    if (field.required) arrayPush(required, name);
-  }
-  const schema = { type: 'object', properties };
-  if (required.length) schema.required = required;
   return {
     kind: 'tool',
     path: 'declarative',
     name: getAttribute(form, 'toolname'),
     title: null,
     description: getAttribute(form, 'tooldescription'),
-    input_schema: stringify(schema),
+    input_schema: stringify(formSchema(formParameters(form))),
     annotations: null,
     stray_hints: [],
     tags: [],
     instructions: null,
     unreadable: null,
   };
+}
+
+// A form tool's `execute`: the browser's own run where it has one
+// (native-forms.js), else Toolgate's (form-calls.js).
+function formExecute(form, name) {
+  return (input, options) => nativeFormCall(form, name, input, options?.signal)
+    ?? runFormCall(form, name, input, options?.signal);
 }
 
 // Reports what the page's forms declare now, against what was last reported.
@@ -65,11 +54,8 @@ function scanForms() {
     mapSet(now, snapshot.name, text);
     if (mapGet(declared, snapshot.name) === text) continue;
     remove('declarative', 'tool', snapshot.name, false);
-    add('declarative', {
-      snapshot,
-      execute: () => { throw new DOMExceptionCtor('A declarative tool runs by submitting its form.', 'NotSupportedError'); },
-      idl: null,
-    });
+    const entry = add('declarative', { snapshot, execute: formExecute(form, snapshot.name), idl: null });
+    entry.onRemove = () => cancelFormCall(form);
   }
   for (const name of arrayFrom(mapKeys(declared))) {
     if (!mapHas(now, name)) remove('declarative', 'tool', name);
@@ -102,6 +88,7 @@ export function watchForms() {
     subtree: true,
     childList: true,
     attributes: true,
-    attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'name', 'required', 'type'],
+    attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'name', 'required', 'type',
+      'disabled', 'readonly', 'pattern', 'min', 'max', 'step', 'multiple', 'value', 'aria-description'],
   });
 }

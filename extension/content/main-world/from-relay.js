@@ -3,19 +3,19 @@
 // run here (runForAgent).
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
-// outcome.js, registry.js, execute-tool.js, start.js, native-forms.js.
+// events.js, outcome.js, registry.js, start.js, native-forms.js.
 
 import {
   apply, dispatch, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify,
   toString, win,
 } from './primordials.js';
 import { errorText } from './text.js';
-import { CustomEventCtor } from './dom.js';
+import { AbortControllerCtor, controllerSignal, CustomEventCtor } from './dom.js';
 import { TO_RELAY, waiting } from './channel.js';
 import { nativeCalls, nativeReply, nativeValues } from './native.js';
 import { isPlain, outcome, settled } from './outcome.js';
 import { entries, keyOf } from './registry.js';
-import { toolActivated } from './execute-tool.js';
+import { fireToolEvent } from './events.js';
 import { start } from './start.js';
 import { releaseForm } from './native-forms.js';
 
@@ -81,15 +81,16 @@ function runForAgent({ call_id: callId, source, name, arguments: input, native_c
   };
   const fail = (error) => answer({ ok: false, error: `${name} threw ${errorText(error)}` });
   // The page's execute runs now, then toolactivated fires, as for executeTool.
+  // A form tool fires its own, once its controls are filled (form-calls.js).
   let value;
   let threw = false;
   try {
-    value = apply(entry.execute, undefined, [input ?? {}]);
+    value = apply(entry.execute, undefined, [input ?? {}, { signal: controllerSignal(new AbortControllerCtor()) }]);
   } catch (error) {
     threw = true;
     value = error;
   }
-  dispatch(win, toolActivated(entry.snapshot.name));
+  if (entry.source !== 'declarative') fireToolEvent('toolactivated', entry.snapshot.name);
   if (threw) fail(value);
   // A plain value is the result as it is: answered at once, not a turn
   // later (README, figure 4).

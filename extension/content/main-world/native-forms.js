@@ -2,14 +2,18 @@
 // held (holdAgentSubmit, which index.js adds as a capturing `submit` listener
 // on window) until the worker decides, and released (releaseForm) if it may run.
 //
-// Imports: primordials.js, dom.js, channel.js, native.js, start.js.
+// Imports: primordials.js, dom.js, channel.js, native.js, outcome.js,
+// form-calls.js, start.js.
 
 import {
-  arrayFrom, dispatch, hasOwn, mapSet, PromiseCtor, promiseThen, stringify, win,
+  arrayFrom, dispatch, hasOwn, mapSet, parse, PromiseCtor, promiseThen, stringify, weakSetAdd,
+  weakSetDelete, WeakSetCtor, weakSetHas, win,
 } from './primordials.js';
 import { CustomEventCtor, getAttribute } from './dom.js';
 import { TO_RELAY } from './channel.js';
-import { nativeCalls, nextNativeCall } from './native.js';
+import { nativeCalls, nativeExecuteForm, nextNativeCall } from './native.js';
+import { NAVIGATED } from './outcome.js';
+import { takeFormSubmit } from './form-calls.js';
 import { start } from './start.js';
 
 // Chromium registers every <form toolname> with its native WebMCP itself,
@@ -28,8 +32,12 @@ import { start } from './start.js';
 // happens before any event a page can stop; only the submission is gated.
 let releasing = null; // the form Toolgate is submitting again, once
 export function holdAgentSubmit(event) {
+  // A call Toolgate runs itself (form-calls.js), or hands to the browser
+  // (nativeFormCall): already decided, or the page's own.
+  if (takeFormSubmit(event)) return;
   if (!event.isTrusted || event.agentInvoked !== true) return;
   const form = event.target;
+  if (weakSetHas(ownCalls, form)) return;
   if (form === releasing) {
     releasing = null;
     return;
@@ -50,6 +58,35 @@ export function holdAgentSubmit(event) {
   dispatch(win, new CustomEventCtor(TO_RELAY, {
     detail: stringify({ type: 'native_call', call, source: 'declarative', name, arguments: formArguments(form) }),
   }));
+}
+
+// The forms whose call Toolgate handed to the browser's own executeTool.
+const ownCalls = new WeakSetCtor();
+
+// Runs a form tool through the browser's own executeTool where it runs form
+// tools (Chromium 156), so that the page sees exactly the browser's run:
+// its fill, its `:tool-form-active` / `:tool-submit-active` states, its
+// SubmitEvent. The call is one Toolgate already decided (an agent's) or the
+// page's own, so its submission is not held. Gives null where the browser
+// runs no form tools; else a promise of the page's answer as a value (the
+// browser gives it as JSON text), or NAVIGATED.
+export function nativeFormCall(form, name, input, signal) {
+  const running = nativeExecuteForm(name, input, signal);
+  if (running === null) return null;
+  weakSetAdd(ownCalls, form);
+  const done = () => weakSetDelete(ownCalls, form);
+  return promiseThen(running, (text) => {
+    done();
+    if (text === null) return NAVIGATED;
+    try {
+      return parse(text);
+    } catch {
+      return text;
+    }
+  }, (error) => {
+    done();
+    throw error;
+  });
 }
 
 // What an agent filled a form with, as its schema reads (formSnapshot).

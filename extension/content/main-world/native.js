@@ -12,7 +12,7 @@ import {
   TypeErrorCtor, warn, win,
 } from './primordials.js';
 import { errorText } from './text.js';
-import { AbortControllerCtor, controllerSignal, CustomEventCtor } from './dom.js';
+import { AbortControllerCtor, controllerSignal, CustomEventCtor, DOMExceptionCtor } from './dom.js';
 import { TO_RELAY } from './channel.js';
 import { servable } from './outcome.js';
 
@@ -28,8 +28,12 @@ function nativeContextOf(desc, target) {
   if (!desc || typeof desc.get !== 'function') return null;
   try {
     const context = apply(desc.get, target, []);
-    const register = context && getPrototypeOf(context).registerTool;
-    return typeof register === 'function' ? { context, register } : null;
+    const proto = context && getPrototypeOf(context);
+    const register = proto?.registerTool;
+    if (typeof register !== 'function') return null;
+    // 156's document.modelContext runs form tools itself (getTools, executeTool).
+    const runsForms = typeof proto.getTools === 'function' && typeof proto.executeTool === 'function';
+    return { context, register, getTools: runsForms ? proto.getTools : null, executeTool: runsForms ? proto.executeTool : null };
   } catch {
     return null;
   }
@@ -39,6 +43,22 @@ let native = null;
 // Finds the browser's own API, once, at start().
 export function detectNative() {
   native = nativeContextOf(nativeOnDocument, doc) ?? nativeContextOf(nativeOnNavigator, win.navigator);
+}
+
+// The browser's own object where it runs form tools (156), else null.
+export const nativeFormContext = () => (native?.executeTool ? native.context : null);
+
+// Runs a form tool through the browser's own executeTool, where it has one:
+// settles with the browser's answer (text, or null after a navigation);
+// null when the browser runs no form tools.
+export function nativeExecuteForm(name, input, signal) {
+  if (!native?.executeTool) return null;
+  return promiseThen(apply(native.getTools, native.context, []), (tools) => {
+    let tool = null;
+    for (const candidate of tools) if (candidate.name === name && candidate.window === win) tool = candidate;
+    if (!tool) throw new DOMExceptionCtor(`Tool not found: ${name}`, 'UnknownError');
+    return apply(native.executeTool, native.context, [tool, input, signal ? { signal } : {}]);
+  });
 }
 
 // The `execute` of the copy Toolgate registers with the browser's own

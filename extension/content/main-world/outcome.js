@@ -10,10 +10,16 @@ import { apply, stringify, TypeErrorCtor } from './primordials.js';
 // result, the result's JSON text (undefined for undefined or a function),
 // and why it cannot be serialised, if it cannot (a Symbol, a cycle, a
 // BigInt, a throwing toJSON). Its getters and toJSON run once, here.
-export async function runTool(entry, input) {
-  return settled(apply(entry.execute, undefined, [input]));
+// The tool gets `execute(input, {signal})`, as the draft has it.
+export async function runTool(entry, input, signal) {
+  return settled(apply(entry.execute, undefined, [input, { signal }]));
 }
+
+// What a form tool's run settles with when its submission navigated the
+// document instead of answering (form-calls.js): executeTool gives null.
+export const NAVIGATED = { navigated: true };
 export function outcome(value) {
+  if (value === NAVIGATED) return { value: null, text: 'null', unserialisable: null, navigated: true };
   if (typeof value === 'symbol') {
     return { value, text: undefined, unserialisable: new TypeErrorCtor('The tool returned a Symbol, which cannot be serialised.') };
   }

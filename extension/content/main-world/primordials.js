@@ -16,6 +16,8 @@ export const clone = globalThis.structuredClone;
 export const isArray = Array.isArray;
 export const arrayFrom = Array.from;
 export const toString = String;
+export const toNumber = Number;
+export const isNaNFn = Number.isNaN;
 export const PromiseCtor = Promise;
 export const promiseThen = uncurry(Promise.prototype.then);
 export const resolved = (value) => PromiseCtor.resolve(value);
@@ -28,6 +30,7 @@ export const mapSize = uncurry(getOwnPropertyDescriptor(Map.prototype, 'size').g
 export const WeakSetCtor = WeakSet;
 export const weakSetHas = uncurry(WeakSet.prototype.has);
 export const weakSetAdd = uncurry(WeakSet.prototype.add);
+export const weakSetDelete = uncurry(WeakSet.prototype.delete);
 export const ObjectCtor = Object;
 export const mapDelete = uncurry(Map.prototype.delete);
 export const mapValues = uncurry(Map.prototype.values);

@@ -60,6 +60,7 @@ export function makeEntry(source, taken) {
     removed: false,
     nativeController: null,
     gated: null,
+    onRemove: null, // what else its removal ends (a form's waiting call)
   };
   entry.gated = gatedExecute(entry);
   mapSet(entries, keyOf(source, entry.snapshot.kind, entry.snapshot.name), entry);
@@ -91,6 +92,7 @@ export function remove(source, kind, name, reported = true) {
   mapDelete(entries, key);
   entry.removed = true;
   if (entry.nativeController) abortController(entry.nativeController);
+  if (entry.onRemove) entry.onRemove();
   if (reported) report({ op: 'unregister', source, kind, name });
   changed();
 }

@@ -3,14 +3,15 @@
 // cache (restored). Holds the three objects start() makes.
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
-// registry.js, document-context.js, legacy-context.js, testing-context.js.
+// events.js, registry.js, document-context.js, legacy-context.js, testing-context.js.
 
 import { arrayFrom, arrayPush, listen, mapSize, mapValues, warn, win } from './primordials.js';
 import { errorText } from './text.js';
 import { captureDom } from './dom.js';
 import { flush, report } from './channel.js';
-import { detectNative } from './native.js';
-import { changeTargets, entries } from './registry.js';
+import { detectNative, nativeFormContext } from './native.js';
+import { changeTargets, entries, has } from './registry.js';
+import { fireToolEvent, toolEventTargets } from './events.js';
 import { ModelContext } from './document-context.js';
 import { LegacyModelContext } from './legacy-context.js';
 import { ModelContextTesting } from './testing-context.js';
@@ -42,6 +43,16 @@ export function start() {
   navigatorContext = new LegacyModelContext();
   testingContext = new ModelContextTesting();
   arrayPush(changeTargets, documentContext, testingContext);
+  arrayPush(toolEventTargets, documentContext, win);
+  // A form tool the browser runs (native-forms.js) fires its events on the
+  // browser's own object, which the page no longer sees: they are passed on.
+  const nativeForms = nativeFormContext();
+  if (nativeForms) {
+    const isForm = has('declarative', 'tool');
+    for (const type of ['toolactivated', 'toolcancel']) {
+      listen(nativeForms, type, (event) => { if (isForm(event.toolName)) fireToolEvent(type, event.toolName); });
+    }
+  }
   listen(win, 'pagehide', leaving);
   listen(win, 'pageshow', restored);
   return true;

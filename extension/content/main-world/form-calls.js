@@ -1,0 +1,163 @@
+// Running a form tool (a <form toolname>) for a caller: an agent through
+// Toolgate, or the page's own executeTool. As the draft's declarative API
+// does it (docs/classes.md, "Form tools"): the controls are filled from the
+// input, each with `input` and `change` as a person's edit fires them, the
+// form is checked as the browser checks it, `toolactivated` fires, and the
+// form is submitted (`toolautosubmit`), or the call waits for the person
+// to submit it. The page answers through the SubmitEvent's
+// `respondWith(promise)`; a submission it does not answer navigates, and
+// the call gives null. Aborting the call, resetting the form, or removing
+// or changing its declaration cancels it.
+//
+// Where the browser runs form tools itself (Chromium 156's native WebMCP),
+// the browser's own executeTool does all of this, with its
+// `:tool-form-active` / `:tool-submit-active` states, and Toolgate hands the
+// call to it (native-forms.js): this module is the polyfill.
+//
+// Imports: primordials.js, text.js, dom.js, events.js, outcome.js,
+// form-schema.js.
+
+import {
+  arrayFrom, defineProperty, dispatch, hasOwn, isArray, listen, MapCtor, mapDelete, mapGet, mapHas,
+  mapSet, PromiseCtor, promiseThen, rejected, resolved, toString, unlisten,
+} from './primordials.js';
+import { describe } from './text.js';
+import { DOMExceptionCtor, EventCtor, getAttribute, signalAborted, signalReason } from './dom.js';
+import { fireToolEvent, queueTask } from './events.js';
+import { NAVIGATED } from './outcome.js';
+import { formParameters } from './form-schema.js';
+
+const unknownError = (message) => new DOMExceptionCtor(message, 'UnknownError');
+const calls = new MapCtor(); // form -> the call waiting on its submission
+
+const invalidValue = (name, value) => unknownError(`Invalid value ${typeof value === 'string' ? `"${value}"` : describe(value)} for parameter ${name}`);
+
+// Sets one parameter's control(s) from the input; gives the control edited.
+function setControl({ name, fields, radios }, value) {
+  const field = fields[0];
+  if (radios) {
+    const radio = fields.find((candidate) => candidate.value === value);
+    if (typeof value !== 'string' || !radio) throw invalidValue(name, value);
+    radio.checked = true;
+    return radio;
+  }
+  if (field.type === 'checkbox') {
+    if (typeof value !== 'boolean') throw invalidValue(name, value);
+    field.checked = value;
+    return field;
+  }
+  if (field.tagName === 'SELECT') {
+    const options = arrayFrom(field.options);
+    const wanted = field.multiple ? value : [value];
+    if (!isArray(wanted) || wanted.some((one) => typeof one !== 'string' || !options.some((option) => option.value === one))) {
+      throw invalidValue(name, value);
+    }
+    for (const option of options) option.selected = wanted.includes(option.value);
+    return field;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number') throw invalidValue(name, value);
+  field.value = toString(value);
+  return field;
+}
+
+// Fills the form from the input, a control at a time, each edit followed by
+// its `input` and `change` events; then checks the form's constraints.
+function fill(form, input) {
+  const parameters = formParameters(form);
+  for (const parameter of parameters) {
+    if (!hasOwn(input, parameter.name)) continue;
+    const field = setControl(parameter, input[parameter.name]);
+    dispatch(field, new EventCtor('input', { bubbles: true, composed: true }));
+    dispatch(field, new EventCtor('change', { bubbles: true }));
+  }
+  let problems = '';
+  for (const { name, fields } of parameters) {
+    const invalid = fields.find((field) => !field.validity.valid);
+    if (invalid) problems += `${name}: ${invalid.validationMessage}. `;
+  }
+  if (problems) throw unknownError(`Form validation failed: ${problems}`);
+}
+
+// The button the form's implicit submission would use, if any.
+function defaultButton(form) {
+  return arrayFrom(form.elements).find((field) => (field.tagName === 'BUTTON' || field.tagName === 'INPUT')
+    && (field.type === 'submit' || field.type === 'image')) ?? null;
+}
+
+// Runs a form tool: settles with the page's answer, or NAVIGATED.
+export function runFormCall(form, toolName, input, signal) {
+  if (mapHas(calls, form)) return rejected(unknownError(`${toolName} is already waiting for its form to be submitted`));
+  return new PromiseCtor((resolve, reject) => {
+    const call = {
+      toolName,
+      responded: false,
+      finish(settle, value) {
+        if (mapGet(calls, form) !== call) return;
+        mapDelete(calls, form);
+        unlisten(form, 'reset', onReset);
+        settle(value);
+      },
+      resolve: (value) => call.finish(resolve, value),
+      reject: (error) => call.finish(reject, error),
+    };
+    const onReset = () => call.reject(unknownError('Tool execution cancelled, since the form was reset'));
+    // toolactivated fires once the controls are filled, as in Chromium: even
+    // when the input or the form's constraints then fail the call.
+    try {
+      fill(form, input);
+    } finally {
+      fireToolEvent('toolactivated', toolName);
+    }
+    mapSet(calls, form, call);
+    listen(form, 'reset', onReset);
+    if (signal) {
+      if (signalAborted(signal)) call.reject(signalReason(signal));
+      else {
+        listen(signal, 'abort', () => {
+          if (mapGet(calls, form) !== call) return;
+          call.reject(signalReason(signal));
+          fireToolEvent('toolcancel', toolName);
+        }, { once: true });
+      }
+    }
+    if (getAttribute(form, 'toolautosubmit') !== null && mapGet(calls, form) === call) {
+      const button = defaultButton(form);
+      form.requestSubmit(button ?? undefined);
+    }
+  });
+}
+
+// The form's declaration went away or changed: its call is cancelled.
+export function cancelFormCall(form) {
+  mapGet(calls, form)?.reject(unknownError('Tool execution cancelled, since tool definition was updated'));
+}
+
+// A submission of a form whose call waits (index.js's capturing `submit`
+// listener on window, before any page script, hands every one here): the
+// page sees `agentInvoked` and can answer with `respondWith(promise)`,
+// after `preventDefault()`, during the event. Unanswered, the submission
+// goes on and navigates, and the call gives null.
+export function takeFormSubmit(event) {
+  const form = event.target;
+  const call = mapGet(calls, form);
+  if (!call || event.type !== 'submit') return false;
+  defineProperty(event, 'agentInvoked', { value: true, configurable: true, enumerable: true });
+  defineProperty(event, 'respondWith', {
+    configurable: true,
+    value(answer) {
+      if (!event.defaultPrevented) {
+        throw new DOMExceptionCtor("Failed to execute 'respondWith' on 'SubmitEvent': preventDefault() must be called first.", 'InvalidStateError');
+      }
+      if (call.responded) {
+        throw new DOMExceptionCtor("Failed to execute 'respondWith' on 'SubmitEvent': respondWith() was already called.", 'InvalidStateError');
+      }
+      call.responded = true;
+      promiseThen(resolved(answer), call.resolve, call.reject);
+    },
+  });
+  // Once every listener has had the event.
+  queueTask(() => {
+    if (!call.responded) call.resolve(NAVIGATED);
+  });
+  return true;
+}
