@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
+import { latest, openConsoleOn, result, toolButton } from '../support/console.mjs';
 
 const WAITING = 'Waiting for your answer on the Toolgate card…';
 
@@ -49,44 +50,7 @@ describe('the agent console', () => {
     return page;
   }
 
-  // The console in a tab, with `tab`'s page picked and its tools listed.
-  async function openConsole(tab, title = 'Notes') {
-    const sw = await browser.worker();
-    const url = await sw.evaluate(() => chrome.runtime.getURL('extension/ui/console.html'));
-    const page = await browser.newPage(url);
-    await page.locator('#chat-label', { hasText: /^Agent console, chat 1$/ }).waitFor();
-    const tabId = String(await browser.tabId(tab));
-    const option = page.locator(`#tab option[value="${tabId}"]`);
-    // The console lists tabs when it opens; Refresh if the tab came later.
-    for (let tries = 0; !(await option.count()); tries += 1) {
-      assert.ok(tries < 50, `${title} is offered`);
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await page.waitForTimeout(100);
-    }
-    // The tab's title is isolated from the console's words (FSI … PDI).
-    assert.equal(await option.innerText(), `\u2068${title}\u2069 — ${new URL(tab.url()).host}`);
-    await page.getByLabel('Tab to use').selectOption(tabId);
-    await page.getByRole('button', { name: 'List tools' }).click();
-    await page.locator('#tools button').first().waitFor();
-    return page;
-  }
-
-  const toolButton = (page, name) => page.locator('#tools button', { has: page.locator('.name', { hasText: new RegExp(`^${name}$`) }) });
-  const latest = (page) => page.locator('#results > li').first();
-
-  // Waits for the newest result to finish; returns what it shows.
-  async function result(page, count) {
-    await page.locator('#results > li').nth(count - 1).waitFor();
-    const item = latest(page);
-    await page.waitForFunction(() => !document.querySelector('#results > li:first-child.pending'));
-    const text = async (selector) => (await item.locator(selector).count() ? item.locator(selector).innerText() : null);
-    return {
-      decision: await text('.decision'),
-      output: await text('pre.output'),
-      error: await text('.error-line'),
-      classes: await item.getAttribute('class'),
-    };
-  }
+  const openConsole = (tab, title = 'Notes') => openConsoleOn(browser, tab, title);
 
   // Counts card windows opened from now on.
   function watchCards() {

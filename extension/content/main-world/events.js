@@ -57,9 +57,8 @@ export function defineEventHandler(proto, type) {
   });
 }
 
-// Where `toolactivated` and `toolcancel` fire: the document's ModelContext,
-// as the draft says, and `window`, as Chromium also fires them (start.js
-// fills this in). Neither bubbles nor is cancelable.
+// Where `toolactivated` and `toolcancel` fire (start.js fills this in).
+// Neither bubbles nor is cancelable.
 export const toolEventTargets = [];
 export function fireToolEvent(type, toolName) {
   const Ctor = type === 'toolactivated' ? ToolActivatedEventCtor : ToolCancelEventCtor;

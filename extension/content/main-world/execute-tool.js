@@ -13,7 +13,7 @@ import {
   abortController, AbortControllerCtor, controllerSignal, DOMExceptionCtor, signalAborted,
   signalReason,
 } from './dom.js';
-import { fireToolEvent } from './events.js';
+import { fireToolEvent, queueTask } from './events.js';
 import { runTool, servable } from './outcome.js';
 
 export const unknownError = (message) => new DOMExceptionCtor(message, 'UnknownError');
@@ -35,8 +35,9 @@ function resultText({ value, text }, navigated) {
 // if any. The tool's `execute(input, {signal})` gets a signal of its own run,
 // which aborts when the caller's does: the call then rejects with the
 // signal's reason, and `toolcancel` fires. An already-aborted signal rejects
-// at once, and nothing runs.
-export function executeForPage(entry, input, signal) {
+// at once, and nothing runs. `bare`: the tool gets `execute(input)` alone,
+// as Chromium 148's navigator.modelContextTesting calls it.
+export function executeForPage(entry, input, signal, bare = false) {
   if (signal !== undefined && signal !== null && signalAborted(signal)) return rejected(signalReason(signal));
   const run = new AbortControllerCtor();
   return new PromiseCtor((resolve, reject) => {
@@ -47,13 +48,14 @@ export function executeForPage(entry, input, signal) {
         settled = true;
         reject(signalReason(signal));
         abortController(run, signalReason(signal));
+        // Once the cancelling is done, in a later task, as Chromium fires it.
         // A form call fires its own (form-calls.js), or the browser does.
-        if (entry.source !== 'declarative') fireToolEvent('toolcancel', entry.snapshot.name);
+        if (entry.source !== 'declarative') queueTask(() => fireToolEvent('toolcancel', entry.snapshot.name));
       }, { once: true });
     }
     // The page's execute runs now, before toolactivated, as in Chromium; a
     // form's fills its controls first (form-calls.js).
-    const running = runTool(entry, input, controllerSignal(run));
+    const running = runTool(entry, input, bare ? null : controllerSignal(run));
     if (entry.source !== 'declarative') fireToolEvent('toolactivated', entry.snapshot.name);
     promiseThen(running, (result) => {
       if (settled) return;
@@ -80,8 +82,8 @@ export function executeForPage(entry, input, signal) {
 }
 
 // Runs a tool with input given as JSON text (navigator.modelContextTesting,
-// and page polyfills that pass text to document.modelContext.executeTool).
-export function runForTesting(entry, inputJson, signal) {
+// `bare`, and page polyfills that pass text to document.modelContext.executeTool).
+export function runForTesting(entry, inputJson, signal, bare = false) {
   let input;
   try {
     input = parse(inputJson);
@@ -92,5 +94,5 @@ export function runForTesting(entry, inputJson, signal) {
     fireToolEvent('toolactivated', entry.snapshot.name);
     return rejected(unknownError('Failed to parse input arguments'));
   }
-  return executeForPage(entry, input, signal);
+  return executeForPage(entry, input, signal, bare);
 }

@@ -18,7 +18,7 @@
 // form-schema.js.
 
 import {
-  arrayFrom, defineProperty, dispatch, hasOwn, isArray, listen, MapCtor, mapDelete, mapGet, mapHas,
+  arrayFrom, arrayPush, defineProperty, dispatch, hasOwn, isArray, listen, MapCtor, mapDelete, mapGet, mapHas,
   mapSet, PromiseCtor, promiseThen, rejected, resolved, toString, unlisten,
 } from './primordials.js';
 import { describe } from './text.js';
@@ -32,19 +32,19 @@ const calls = new MapCtor(); // form -> the call waiting on its submission
 
 const invalidValue = (name, value) => unknownError(`Invalid value ${typeof value === 'string' ? `"${value}"` : describe(value)} for parameter ${name}`);
 
-// Sets one parameter's control(s) from the input; gives the control edited.
-function setControl({ name, fields, radios }, value) {
+// What setting one parameter from the input does: a function that sets
+// its control(s) and gives the control edited. Throws, changing nothing,
+// when the control cannot take the value.
+function setterFor({ name, fields, radios }, value) {
   const field = fields[0];
   if (radios) {
     const radio = fields.find((candidate) => candidate.value === value);
     if (typeof value !== 'string' || !radio) throw invalidValue(name, value);
-    radio.checked = true;
-    return radio;
+    return () => { radio.checked = true; return radio; };
   }
   if (field.type === 'checkbox') {
     if (typeof value !== 'boolean') throw invalidValue(name, value);
-    field.checked = value;
-    return field;
+    return () => { field.checked = value; return field; };
   }
   if (field.tagName === 'SELECT') {
     const options = arrayFrom(field.options);
@@ -52,26 +52,34 @@ function setControl({ name, fields, radios }, value) {
     if (!isArray(wanted) || wanted.some((one) => typeof one !== 'string' || !options.some((option) => option.value === one))) {
       throw invalidValue(name, value);
     }
-    for (const option of options) option.selected = wanted.includes(option.value);
-    return field;
+    return () => {
+      for (const option of options) option.selected = wanted.includes(option.value);
+      return field;
+    };
   }
   if (typeof value !== 'string' && typeof value !== 'number') throw invalidValue(name, value);
-  field.value = toString(value);
-  return field;
+  return () => { field.value = toString(value); return field; };
 }
 
-// Fills the form from the input, a control at a time, each edit followed by
-// its `input` and `change` events; then checks the form's constraints.
+// Fills the form from the input, as Chromium does: every value checked
+// first, then a control at a time, each edit followed by its `input` and
+// `change` events.
 function fill(form, input) {
-  const parameters = formParameters(form);
-  for (const parameter of parameters) {
-    if (!hasOwn(input, parameter.name)) continue;
-    const field = setControl(parameter, input[parameter.name]);
+  const setters = [];
+  for (const parameter of formParameters(form)) {
+    if (hasOwn(input, parameter.name)) arrayPush(setters, setterFor(parameter, input[parameter.name]));
+  }
+  for (const set of setters) {
+    const field = set();
     dispatch(field, new EventCtor('input', { bubbles: true, composed: true }));
     dispatch(field, new EventCtor('change', { bubbles: true }));
   }
+}
+
+// The form's constraints, checked as the browser checks them before it submits.
+function checkConstraints(form) {
   let problems = '';
-  for (const { name, fields } of parameters) {
+  for (const { name, fields } of formParameters(form)) {
     const invalid = fields.find((field) => !field.validity.valid);
     if (invalid) problems += `${name}: ${invalid.validationMessage}. `;
   }
@@ -100,13 +108,16 @@ export function runFormCall(form, toolName, input, signal) {
       resolve: (value) => call.finish(resolve, value),
       reject: (error) => call.finish(reject, error),
     };
-    const onReset = () => call.reject(unknownError('Tool execution cancelled, since the form was reset'));
-    // toolactivated fires once the controls are filled, as in Chromium: even
-    // when the input or the form's constraints then fail the call.
+    const onReset = () => call.reject(unknownError('Tool execution cancelled by a form reset'));
+    // toolactivated fires as in Chromium: once a submission was made, or the
+    // form waits for the person, or the call failed.
+    const autosubmit = getAttribute(form, 'toolautosubmit') !== null;
     try {
       fill(form, input);
-    } finally {
+      if (autosubmit) checkConstraints(form);
+    } catch (error) {
       fireToolEvent('toolactivated', toolName);
+      throw error;
     }
     mapSet(calls, form, call);
     listen(form, 'reset', onReset);
@@ -116,14 +127,12 @@ export function runFormCall(form, toolName, input, signal) {
         listen(signal, 'abort', () => {
           if (mapGet(calls, form) !== call) return;
           call.reject(signalReason(signal));
-          fireToolEvent('toolcancel', toolName);
+          queueTask(() => fireToolEvent('toolcancel', toolName));
         }, { once: true });
       }
     }
-    if (getAttribute(form, 'toolautosubmit') !== null && mapGet(calls, form) === call) {
-      const button = defaultButton(form);
-      form.requestSubmit(button ?? undefined);
-    }
+    if (autosubmit && mapGet(calls, form) === call) form.requestSubmit(defaultButton(form) ?? undefined);
+    fireToolEvent('toolactivated', toolName);
   });
 }
 

@@ -55,9 +55,10 @@ export function formParameters(form) {
   return parameters;
 }
 
+// A radio button's label names its choice (its `title`), not the group.
 function descriptionOf(field) {
   return getAttribute(field, 'toolparamdescription')
-    || field.labels?.[0]?.textContent?.trim()
+    || (field.type === 'radio' ? null : field.labels?.[0]?.textContent?.trim())
     || getAttribute(field, 'aria-description')
     || null;
 }

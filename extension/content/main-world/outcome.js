@@ -10,9 +10,10 @@ import { apply, stringify, TypeErrorCtor } from './primordials.js';
 // result, the result's JSON text (undefined for undefined or a function),
 // and why it cannot be serialised, if it cannot (a Symbol, a cycle, a
 // BigInt, a throwing toJSON). Its getters and toJSON run once, here.
-// The tool gets `execute(input, {signal})`, as the draft has it.
+// The tool gets `execute(input, {signal})`, as the draft has it, or
+// `execute(input)` where `signal` is null (Chromium 148's testing API).
 export async function runTool(entry, input, signal) {
-  return settled(apply(entry.execute, undefined, [input, { signal }]));
+  return settled(apply(entry.execute, undefined, signal === null ? [input] : [input, { signal }]));
 }
 
 // What a form tool's run settles with when its submission navigated the

@@ -43,10 +43,16 @@ export function start() {
   navigatorContext = new LegacyModelContext();
   testingContext = new ModelContextTesting();
   arrayPush(changeTargets, documentContext, testingContext);
-  arrayPush(toolEventTargets, documentContext, win);
+  // toolactivated / toolcancel: at the ModelContext, as the draft and
+  // Chromium 156 fire them, and at window as Chromium 148 fires them,
+  // unless the browser's own API is 156's, whose events reach the
+  // ModelContext alone (ARCHITECTURE.md, "Where the native API and the
+  // draft differ").
+  const nativeForms = nativeFormContext();
+  arrayPush(toolEventTargets, documentContext);
+  if (!nativeForms) arrayPush(toolEventTargets, win);
   // A form tool the browser runs (native-forms.js) fires its events on the
   // browser's own object, which the page no longer sees: they are passed on.
-  const nativeForms = nativeFormContext();
   if (nativeForms) {
     const isForm = has('declarative', 'tool');
     for (const type of ['toolactivated', 'toolcancel']) {

@@ -28,7 +28,7 @@ export class ModelContextTesting extends EventTargetCtor {
     const name = toDOMString(args[0]);
     const entry = findTool(name);
     if (!entry) return rejected(unknownError(`Tool not found: ${name}`));
-    return runForTesting(entry, toDOMString(args[1]));
+    return runForTesting(entry, toDOMString(args[1]), undefined, true);
   }
 }
 defineEventHandler(ModelContextTesting.prototype, 'toolchange');
