@@ -227,6 +227,34 @@ test('AbortSignal: unregisters synchronously; an aborted one registers nothing a
     assert.deepStrictEqual(a.alreadyAborted, { threw: false, returned: 'undefined' });
 }));
 
+// Chromium 156's document.modelContext.executeTool, input for input: the
+// results, the rejections, how `execute` is called, the caller's signal, and
+// where toolactivated and toolcancel fire (ARCHITECTURE.md, "Where the native
+// API and the draft differ").
+const NO_DOCUMENT_NATIVE = DOCUMENT_NATIVE ? false
+  : `Chromium ${BROWSER_VERSION} has no native document.modelContext to compare with (156's is)`;
+test('document.modelContext.executeTool(tool, input, {signal}): same results, rejections, events and calls of execute as native', { skip: NO_DOCUMENT_NATIVE }, (t) => checked(['A', 'B', 'C'], async () => {
+    // Toolgate's polyfill (B) cannot tell which browser it is in, and fires
+    // the two events at window too, as 148 does; wrapping 156's (C), it
+    // fires them where 156 does. Every case: all else equal.
+    const withoutWindow = (outcome) => ({ ...outcome, log: outcome.log.filter((line) => !line.startsWith('window:')) });
+    const polyfillWindow = (native, toolgate) => assert.deepStrictEqual(withoutWindow(toolgate), withoutWindow(native));
+    const { a, c } = await compare(t, 'documentExecute', new Proxy({}, { get: () => polyfillWindow }));
+    for (const [id, outcome] of Object.entries(c)) assert.deepStrictEqual(outcome.log, a[id].log, `${id}: C fires events where 156 does not`);
+    // 156 logs an execute that throws or rejects to the console (no page
+    // error, which the cases' logs would show); Toolgate does not.
+    const logged = browsers.A.errors.filter((line) => / WebMCP tool execution failed: /.test(line));
+    assert.deepStrictEqual(logged.map((line) => line.replace(/^.*: WebMCP/, 'WebMCP')),
+      ['WebMCP tool execution failed: Uncaught Error: boom', 'WebMCP tool execution failed: Uncaught TypeError: nope']);
+    browsers.A.errors.splice(0, browsers.A.errors.length, ...browsers.A.errors.filter((line) => !logged.includes(line)));
+    // The native facts the comparison leans on.
+    assert.equal(a.string.resolved, 'plain string');
+    assert.equal(a.object.resolved, '{"a":1}');
+    assert.deepStrictEqual(a.echo.calls[0].options, ['signal']);
+    assert.equal(a['signal.abortedMidRun'].rejected.name, 'AbortError');
+    assert.ok(a['signal.abortedMidRun'].log.includes('modelContext:toolcancel:x.slow:false:false'), a['signal.abortedMidRun'].log.join('\n'));
+}));
+
 // Results the native API cannot serialise crash its renderer (notes/webmcp-native.md):
 // never on A. Through Toolgate they reject, and the page lives on.
 test('Toolgate (B, C): unserialisable results make executeTool reject; the page keeps working', (t) => checked(['B', 'C'], async () => {

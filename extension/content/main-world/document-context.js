@@ -74,7 +74,7 @@ export class ModelContext extends EventTargetCtor {
     const signal = options === undefined || options === null ? undefined : read(options, 'signal');
     if (signal?.error) return rejected(signal.error);
     if (signal !== undefined && signal.value !== undefined && !isSignal(signal.value)) {
-      return rejected(new TypeErrorCtor("Failed to execute 'executeTool' on 'ModelContext': Failed to read the 'signal' property from 'ModelContextExecuteToolOptions': Failed to convert value to 'AbortSignal'."));
+      return rejected(new TypeErrorCtor("Failed to execute 'executeTool' on 'ModelContext': Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'."));
     }
     const entry = name.error ? null : findTool(toString(name.value));
     if (!entry) return rejected(unknownError(`Tool not found: ${name.error ? '' : toString(name.value)}`));

@@ -35,8 +35,11 @@ function resultText({ value, text }, navigated) {
 // if any. The tool's `execute(input, {signal})` gets a signal of its own run,
 // which aborts when the caller's does: the call then rejects with the
 // signal's reason, and `toolcancel` fires. An already-aborted signal rejects
-// at once, and nothing runs. `bare`: the tool gets `execute(input)` alone,
-// as Chromium 148's navigator.modelContextTesting calls it.
+// at once, and nothing runs. As Chromium 156 runs it, `execute` runs in a
+// later task, and what it throws is the caller's failure alone.
+// `bare`: as Chromium 148's navigator.modelContextTesting runs it, the tool
+// gets `execute(input)` alone, at once, and what it throws is also reported
+// as the page's uncaught error.
 export function executeForPage(entry, input, signal, bare = false) {
   if (signal !== undefined && signal !== null && signalAborted(signal)) return rejected(signalReason(signal));
   const run = new AbortControllerCtor();
@@ -47,37 +50,42 @@ export function executeForPage(entry, input, signal, bare = false) {
         if (settled) return;
         settled = true;
         reject(signalReason(signal));
-        abortController(run, signalReason(signal));
+        abortController(run); // an AbortError, whatever the caller's reason, as in Chromium
         // Once the cancelling is done, in a later task, as Chromium fires it.
         // A form call fires its own (form-calls.js), or the browser does.
         if (entry.source !== 'declarative') queueTask(() => fireToolEvent('toolcancel', entry.snapshot.name));
       }, { once: true });
     }
-    // The page's execute runs now, before toolactivated, as in Chromium; a
-    // form's fills its controls first (form-calls.js).
-    const running = runTool(entry, input, bare ? null : controllerSignal(run));
-    if (entry.source !== 'declarative') fireToolEvent('toolactivated', entry.snapshot.name);
-    promiseThen(running, (result) => {
+    const failed = (error) => {
+      if (entry.source === 'declarative') return error;
+      if (bare) reportErrorFn(error);
+      return unknownError(INVOCATION_FAILED);
+    };
+    const begin = () => {
       if (settled) return;
-      settled = true;
-      let value;
-      try {
-        value = servable(result);
-      } catch (error) {
-        reportErrorFn(error);
-        reject(unknownError(INVOCATION_FAILED));
-        return;
-      }
-      resolve(resultText({ value, text: result.text }, entry.source === 'declarative' && result.navigated === true));
-    }, (error) => {
-      if (settled) return;
-      settled = true;
-      if (entry.source === 'declarative') reject(error);
-      else {
-        reportErrorFn(error);
-        reject(unknownError(INVOCATION_FAILED));
-      }
-    });
+      // The page's execute runs now, before toolactivated, as in Chromium; a
+      // form's fills its controls first (form-calls.js).
+      const running = runTool(entry, input, bare ? null : controllerSignal(run));
+      if (entry.source !== 'declarative') fireToolEvent('toolactivated', entry.snapshot.name);
+      promiseThen(running, (result) => {
+        if (settled) return;
+        settled = true;
+        let value;
+        try {
+          value = servable(result);
+        } catch (error) {
+          reject(failed(error));
+          return;
+        }
+        resolve(resultText({ value, text: result.text }, entry.source === 'declarative' && result.navigated === true));
+      }, (error) => {
+        if (settled) return;
+        settled = true;
+        reject(failed(error));
+      });
+    };
+    if (bare) begin();
+    else queueTask(begin);
   });
 }
 
