@@ -179,6 +179,41 @@
     return out;
   }
 
+  // Runs executeTool cases one at a time: what each call threw, returned or
+  // settled with, then (`wait` ms later) the log and execute's calls it made.
+  async function runCases(cases, log, calls, wait) {
+    const results = {};
+    for (const [id, call] of cases) {
+      log.length = 0;
+      calls.length = 0;
+      let returned;
+      const outcome = {};
+      try {
+        returned = call();
+        outcome.threw = false;
+      } catch (error) {
+        outcome.threw = true;
+        outcome.error = errorOf(error);
+      }
+      log.push('returned');
+      if (!outcome.threw) {
+        outcome.isPromise = returned instanceof Promise;
+        try {
+          const value = await returned;
+          outcome.resolved = value === undefined ? '<undefined>' : value;
+          outcome.resolvedType = typeof value;
+        } catch (error) {
+          outcome.rejected = errorOf(error);
+        }
+      }
+      await tick(wait);
+      outcome.log = [...log];
+      outcome.calls = calls.map((one) => ({ ...one }));
+      results[id] = outcome;
+    }
+    return results;
+  }
+
   // ---- executeTool(name, json): results, errors, how execute is called -------
 
   async function execute() {
@@ -271,35 +306,7 @@
       ['unknown.badInput', () => testing().executeTool('nope', '{bad')],
       ['snapshot.execute', () => testing().executeTool('r.swapped', '{}')],
     ];
-    const results = {};
-    for (const [id, call] of CASES) {
-      log.length = 0;
-      calls.length = 0;
-      let returned;
-      const outcome = {};
-      try {
-        returned = call();
-        outcome.threw = false;
-      } catch (error) {
-        outcome.threw = true;
-        outcome.error = errorOf(error);
-      }
-      log.push('returned');
-      if (!outcome.threw) {
-        outcome.isPromise = returned instanceof Promise;
-        try {
-          const value = await returned;
-          outcome.resolved = value === undefined ? '<undefined>' : value;
-          outcome.resolvedType = typeof value;
-        } catch (error) {
-          outcome.rejected = errorOf(error);
-        }
-      }
-      await tick();
-      outcome.log = [...log];
-      outcome.calls = calls.map((call) => ({ ...call }));
-      results[id] = outcome;
-    }
+    const results = await runCases(CASES, log, calls, 0);
     results.thisInExecute = thisSeen;
     return results;
   }
@@ -642,36 +649,7 @@
         return context.executeTool(tools.slow, {}, { signal: controller.signal });
       }],
     ];
-    const results = {};
-    for (const [id, call] of CASES) {
-      log.length = 0;
-      calls.length = 0;
-      const outcome = {};
-      let returned;
-      try {
-        returned = call();
-        outcome.threw = false;
-      } catch (error) {
-        outcome.threw = true;
-        outcome.error = errorOf(error);
-      }
-      log.push('returned');
-      if (!outcome.threw) {
-        outcome.isPromise = returned instanceof Promise;
-        try {
-          const value = await returned;
-          outcome.resolved = value === undefined ? '<undefined>' : value;
-          outcome.resolvedType = typeof value;
-        } catch (error) {
-          outcome.rejected = errorOf(error);
-        }
-      }
-      await tick(350);
-      outcome.log = [...log];
-      outcome.calls = calls.map((one) => ({ ...one }));
-      results[id] = outcome;
-    }
-    return results;
+    return runCases(CASES, log, calls, 350);
   }
 
   const GROUPS = {
