@@ -255,6 +255,42 @@ test('document.modelContext.executeTool(tool, input, {signal}): same results, re
     assert.ok(a['signal.abortedMidRun'].log.includes('modelContext:toolcancel:x.slow:false:false'), a['signal.abortedMidRun'].log.join('\n'));
 }));
 
+// document.modelContext across the frame tree (tree.js): a parent and its
+// same-origin child list each other's tools, get each other's toolchange,
+// and run each other's tools where they were registered; and exposedTo.
+// On 156, held to the browser's own; on both, to the draft's facts.
+const treeFacts = (out, side) => {
+  assert.deepStrictEqual(out.parentSees, ['c.tool@child', 'p.tool@parent'], `side ${side}`);
+  assert.deepStrictEqual(out.childSees, ['c.tool@child', 'p.tool@parent'], `side ${side}`);
+  assert.ok(out.afterChildRegisters.includes('parent:toolchange') && out.afterChildRegisters.includes('child:toolchange'), `side ${side}: ${out.afterChildRegisters}`);
+  assert.deepStrictEqual(out.parentRunsChildTool, { value: 'child ran with {"x":1}' }, `side ${side}`);
+  assert.ok(out.runLog.includes('child:toolactivated:c.tool') && !out.runLog.includes('parent:toolactivated:c.tool'), `side ${side}: ${out.runLog}`);
+  assert.deepStrictEqual(out.afterFrameRemoved, ['p.tool@parent'], `side ${side}`);
+};
+test('document.modelContext across same-origin frames: getTools lists the tree, toolchange reaches it, executeTool runs where the tool lives', (t) => checked(['A', 'B', 'C'], async () => {
+  for (const side of TOOLGATE) treeFacts(await run(side, 'tree'), side);
+  if (DOCUMENT_NATIVE) {
+    const a = await run('A', 'tree');
+    treeFacts(a, 'A');
+    for (const side of TOOLGATE) {
+      await t.test(`every outcome equals 156's own [${side}]`, async () => assert.deepStrictEqual(await run(side, 'tree'), a));
+    }
+  }
+}));
+
+test('registerTool\'s exposedTo: a sequence of secure origins, else TypeError or SecurityError, and nothing registered', (t) => checked(['A', 'B', 'C'], async () => {
+  for (const side of TOOLGATE) {
+    const out = await run(side, 'exposedTo');
+    for (const id of ['empty', 'self', 'https', 'path', 'localhostPort', 'iterable']) assert.deepStrictEqual(out[id], { value: '<undefined>', listed: true }, `side ${side}: ${id}`);
+    for (const id of ['insecure', 'star', 'notAUrl', 'number']) {
+      assert.deepStrictEqual([out[id].error.name, out[id].error.message, out[id].listed], ['SecurityError', 'Only secure origins are allowed in the exposedTo list.', false], `side ${side}: ${id}`);
+    }
+    for (const id of ['string', 'object', 'nullValue']) assert.deepStrictEqual([out[id].error.name, out[id].listed], ['TypeError', false], `side ${side}: ${id}`);
+    assert.equal(out.badNameAndOrigin, 'InvalidStateError', `side ${side}`);
+  }
+  if (DOCUMENT_NATIVE) await compare(t, 'exposedTo');
+}));
+
 // Results the native API cannot serialise crash its renderer (notes/webmcp-native.md):
 // never on A. Through Toolgate they reject, and the page lives on.
 test('Toolgate (B, C): unserialisable results make executeTool reject; the page keeps working', (t) => checked(['B', 'C'], async () => {

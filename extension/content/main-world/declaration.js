@@ -5,11 +5,11 @@
 // Imports: primordials.js, text.js, dom.js.
 
 import {
-  arrayFrom, arrayPush, clone, hasOwn, isArray, NAME_RULE, regexTest, stringify, toString,
-  TypeErrorCtor,
+  arrayFrom, arrayPush, clone, hasOwn, isArray, NAME_RULE, regexTest, stringify, SymbolIterator,
+  toString, TypeErrorCtor,
 } from './primordials.js';
 import { describe, errorText } from './text.js';
-import { AbortSignalCtor, DOMExceptionCtor } from './dom.js';
+import { DOMExceptionCtor, isSignal, URLCtor } from './dom.js';
 
 const HINTS = ['readOnlyHint', 'consequentialHint', 'destructiveHint', 'idempotentHint',
   'openWorldHint', 'untrustedContentHint', 'debugging'];
@@ -118,7 +118,7 @@ export function snapshotTool(tool, path, exists, options) {
   const tags = read(tool, 'tags');
   const titleRead = read(tool, 'title');
   const title = titleRead.error || typeof titleRead.value === 'symbol' ? undefined : titleRead.value;
-  const { signal } = readOptions(options, 'registerTool');
+  const { signal, exposedTo } = readOptions(options, 'registerTool', path === 'document_object');
 
   const name = toDOMString(nameValue);
   // A registration forwarded by the page's own polyfill (see
@@ -161,7 +161,7 @@ export function snapshotTool(tool, path, exists, options) {
     instructions: null,
     unreadable: problems.length ? problems.join('; ') : null,
   };
-  return { snapshot, execute, idl, signal };
+  return { snapshot, execute, idl, signal, exposedTo };
 }
 
 // `registerTool(name, description, inputSchema, execute, annotations?)`.
@@ -196,15 +196,60 @@ export function snapshotSkill(skill, path, exists) {
   return { snapshot, execute: null, idl: null };
 }
 
-export function readOptions(options, method) {
+// Reads registerTool's (or registerSkill's) options in WebIDL's order:
+// `exposedTo` (only where the API has it: `exposed`), then `signal`.
+export function readOptions(options, method, exposed = false) {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' && typeof options !== 'function') {
     throw new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': The provided value is not of type 'ModelContextRegisterToolOptions'.`);
   }
+  let exposedTo;
+  if (exposed) {
+    const given = read(options, 'exposedTo');
+    if (given.error) throw given.error;
+    if (given.value !== undefined) exposedTo = readSequence(given.value, method, 'exposedTo');
+  }
   const { value: signal, error } = read(options, 'signal');
   if (error) throw error;
-  if (signal !== undefined && !(signal instanceof AbortSignalCtor)) {
+  if (signal !== undefined && !isSignal(signal)) {
     throw new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.`);
   }
-  return { signal };
+  return { signal, exposedTo };
+}
+
+// WebIDL's sequence<USVString>: any iterable object but a string.
+function readSequence(value, method, member) {
+  const fail = (why) => new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': Failed to read the '${member}' property from 'ModelContextRegisterToolOptions': ${why}`);
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) throw fail('The provided value cannot be converted to a sequence.');
+  const iterator = value[SymbolIterator];
+  if (typeof iterator !== 'function') throw fail('The object must have a callable @@iterator property.');
+  const list = [];
+  for (const item of arrayFrom(value)) arrayPush(list, toDOMString(item));
+  return list;
+}
+
+// What `exposedTo` names: the origins, each a URL's whose origin is
+// potentially trustworthy (https, wss, localhost, file), else a
+// SecurityError, as the draft says.
+export function exposedOriginsOf(list) {
+  const origins = [];
+  for (const text of list ?? []) {
+    let url = null;
+    try {
+      url = new URLCtor(text);
+    } catch {
+      url = null;
+    }
+    if (url === null || !trustworthy(url)) {
+      throw new DOMExceptionCtor('Only secure origins are allowed in the exposedTo list.', 'SecurityError');
+    }
+    arrayPush(origins, url.origin);
+  }
+  return origins;
+}
+const LOCAL = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+function trustworthy(url) {
+  const { protocol, hostname } = url;
+  if (protocol === 'https:' || protocol === 'wss:' || protocol === 'file:') return true;
+  return (protocol === 'http:' || protocol === 'ws:') && regexTest(LOCAL, hostname);
 }

@@ -3,15 +3,18 @@
 // accessor.
 //
 // Imports: primordials.js, dom.js, events.js, declaration.js, registry.js,
-// execute-tool.js.
+// frames.js, execute-tool.js.
 
 import {
-  arrayPush, EventTargetCtor, parse, PromiseCtor, rejected, resolved, toString, TypeErrorCtor, win,
+  arraySort, EventTargetCtor, PromiseCtor, rejected, resolved, toString, TypeErrorCtor, win,
 } from './primordials.js';
 import { isSignal, signalAborted, signalReason } from './dom.js';
 import { defineEventHandler, queueTask } from './events.js';
-import { positionalTool, read, readOptions, snapshotSkill, snapshotTool } from './declaration.js';
-import { add, findTool, has, sourceOf, toolEntries, toolNamed } from './registry.js';
+import {
+  exposedOriginsOf, positionalTool, read, readOptions, snapshotSkill, snapshotTool,
+} from './declaration.js';
+import { add, findTool, has, sourceOf, toolNamed } from './registry.js';
+import { isTreeWindow, treeTools } from './frames.js';
 import { executeForPage, runForTesting, unknownError } from './execute-tool.js';
 
 export class ModelContext extends EventTargetCtor {
@@ -25,6 +28,9 @@ export class ModelContext extends EventTargetCtor {
         : snapshotTool(tool, 'document_object', toolNamed, options);
       const { signal } = taken;
       if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+      // Kept with the tool; same-origin documents see it whatever it says,
+      // and cross-origin ones are out of reach (frames.js).
+      taken.exposedOrigins = exposedOriginsOf(taken.exposedTo);
       add(sourceOf(taken.snapshot.path), taken, signal);
       // The spec resolves after toolchange was queued.
       return new PromiseCtor((resolve) => queueTask(() => resolve(undefined)));
@@ -46,22 +52,10 @@ export class ModelContext extends EventTargetCtor {
     }
   }
 
-  // getTools() -> Promise of this frame's tools, sorted by name, as RegisteredTool.
+  // getTools() -> Promise of the tools of every same-origin document of the
+  // tab's frame tree (frames.js), sorted by name, as RegisteredTool.
   getTools() {
-    const list = [];
-    for (const entry of toolEntries()) {
-      const { snapshot } = entry;
-      const item = {
-        name: snapshot.name,
-        title: snapshot.title ?? '',
-        description: snapshot.description,
-        inputSchema: snapshot.input_schema === null ? undefined : parse(snapshot.input_schema),
-        window: win,
-        origin: win.origin,
-      };
-      if (entry.idl) item.annotations = { ...entry.idl };
-      arrayPush(list, item);
-    }
+    const list = arraySort(treeTools(), (x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
     return new PromiseCtor((resolve) => queueTask(() => resolve(list)));
   }
 
@@ -75,6 +69,11 @@ export class ModelContext extends EventTargetCtor {
     if (signal?.error) return rejected(signal.error);
     if (signal !== undefined && signal.value !== undefined && !isSignal(signal.value)) {
       return rejected(new TypeErrorCtor("Failed to execute 'executeTool' on 'ModelContext': Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'."));
+    }
+    // A tool of another same-origin document runs there, as the draft runs it.
+    const where = read(tool ?? {}, 'window');
+    if (!where.error && where.value !== undefined && where.value !== win && isTreeWindow(where.value)) {
+      return where.value.document.modelContext.executeTool(tool, inputObject, options);
     }
     const entry = name.error ? null : findTool(toString(name.value));
     if (!entry) return rejected(unknownError(`Tool not found: ${name.error ? '' : toString(name.value)}`));

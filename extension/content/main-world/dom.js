@@ -16,7 +16,7 @@ import { describe } from './text.js';
 export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor;
 export let signalAborted, signalReason, abortController, controllerSignal;
 export let MessageChannelCtor, channelPort1, channelPort2, portPost, portSetOnMessage;
-export let getAttribute;
+export let getAttribute, eventDetail, URLCtor;
 // The browser's own WebMCP event interfaces, where it has them (156:
 // ToolActivatedEvent, ToolCancelEvent; 148: WebMCPEvent), else undefined.
 export let ToolActivatedEventCtor, ToolCancelEventCtor;
@@ -46,6 +46,8 @@ export function captureDom() {
   portPost = uncurry(MessagePort.prototype.postMessage);
   portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
   getAttribute = uncurry(Element.prototype.getAttribute);
+  URLCtor = URL;
+  eventDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
   ToolActivatedEventCtor = typeof ToolActivatedEvent === 'function' ? ToolActivatedEvent
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
   ToolCancelEventCtor = typeof ToolCancelEvent === 'function' ? ToolCancelEvent

@@ -58,6 +58,8 @@ import { watchForms } from './forms.js';
 import { holdAgentSubmit } from './native-forms.js';
 import { fromRelay } from './from-relay.js';
 import { hookDefinitions } from './polyfill.js';
+import { answerFrames } from './frames.js';
+import { started } from './start.js';
 
 // Form tools called through the browser's own WebMCP (native-forms.js): a
 // capturing listener on window, before any page script.
@@ -73,6 +75,9 @@ install();
 
 // The relay's answers and calls, listened to from the start (from-relay.js).
 listen(win, TO_PAGE, fromRelay);
+
+// The tree's other same-origin documents' getTools() and toolchange (frames.js).
+answerFrames(started);
 
 // A page's own polyfill noticed as it defines its `modelContext` (polyfill.js).
 hookDefinitions();

@@ -14,6 +14,7 @@ export const stringify = JSON.stringify;
 export const parse = JSON.parse;
 export const clone = globalThis.structuredClone;
 export const isArray = Array.isArray;
+export const SymbolIterator = Symbol.iterator;
 export const arrayFrom = Array.from;
 export const toString = String;
 export const toNumber = Number;

@@ -42,12 +42,18 @@ export function findTool(name) {
   return null;
 }
 
-// `toolchange`: one event per change, as a task, on every object that has it.
+// `toolchange`: one event per change, as a task, on every object that has
+// it, and on the document.modelContext of the tree's other same-origin
+// documents (`fromFrame`), in the tree's order (frames.js sets `spread`).
 export const changeTargets = [];
+export function fireToolchange(fromFrame = false) {
+  const targets = fromFrame ? [changeTargets[0]] : changeTargets;
+  for (const target of targets) dispatch(target, new EventCtor('toolchange'));
+}
+const spreading = { spread: null };
+export const setSpread = (spread) => { spreading.spread = spread; };
 export function changed() {
-  queueTask(() => {
-    for (const target of changeTargets) dispatch(target, new EventCtor('toolchange'));
-  });
+  queueTask(() => (spreading.spread ? spreading.spread() : fireToolchange()));
 }
 
 // Puts an entry for a snapshot in the frame's map, without reporting it.

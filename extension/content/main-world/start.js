@@ -3,14 +3,15 @@
 // cache (restored). Holds the three objects start() makes.
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
-// events.js, registry.js, document-context.js, legacy-context.js, testing-context.js.
+// events.js, registry.js, frames.js, document-context.js, legacy-context.js, testing-context.js.
 
 import { arrayFrom, arrayPush, listen, mapSize, mapValues, warn, win } from './primordials.js';
 import { errorText } from './text.js';
 import { captureDom } from './dom.js';
 import { flush, report } from './channel.js';
 import { detectNative, nativeFormContext } from './native.js';
-import { changeTargets, entries, has } from './registry.js';
+import { changeTargets, entries, has, setSpread } from './registry.js';
+import { spreadChange } from './frames.js';
 import { fireToolEvent, toolEventTargets } from './events.js';
 import { ModelContext } from './document-context.js';
 import { LegacyModelContext } from './legacy-context.js';
@@ -28,10 +29,12 @@ export let testingContext = null;
 // Starts Toolgate in this document, once; says whether it runs. A page that
 // removed or replaced a DOM built-in Toolgate needs before its first use of
 // WebMCP gets no WebMCP from Toolgate (a warning says why), never an error.
-let started = false;
+let tried = false;
+// Whether Toolgate runs in this document.
+export const started = () => documentContext !== null;
 export function start() {
-  if (started) return documentContext !== null;
-  started = true;
+  if (tried) return documentContext !== null;
+  tried = true;
   try {
     captureDom();
   } catch (error) {
@@ -43,6 +46,7 @@ export function start() {
   navigatorContext = new LegacyModelContext();
   testingContext = new ModelContextTesting();
   arrayPush(changeTargets, documentContext, testingContext);
+  setSpread(spreadChange);
   // toolactivated / toolcancel: at the ModelContext, as the draft and
   // Chromium 156 fire them, and at window as Chromium 148 fires them,
   // unless the browser's own API is 156's, whose events reach the

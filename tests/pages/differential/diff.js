@@ -658,6 +658,10 @@
   };
 
   window.diff = {
+    // The groups, which tree.js adds to; helpers it shares.
+    groups: GROUPS,
+    errorOf,
+    tick,
     // Runs one group; resolves to its outcomes as JSON text.
     async run(group) {
       return JSON.stringify(await GROUPS[group]());
