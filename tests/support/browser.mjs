@@ -54,7 +54,8 @@ const QUIET = [
 
 // Launches Chromium. Options:
 //   extension: load Toolgate (default true);
-//   native: turn on Chromium's own WebMCP (--enable-features=WebMCP,WebMCPTesting);
+//   native: turn on Chromium's own WebMCP (--enable-features=WebMCP,WebMCPTesting;
+//     default: TOOLGATE_NATIVE=1);
 //   headless: default true;
 //   args: more Chromium switches, e.g. '--host-resolver-rules=MAP *.test 127.0.0.1'
 //     to reach the test server under a real (non-localhost) host name.
@@ -64,8 +65,11 @@ const QUIET = [
 //   beforeStart(profileDir): runs before the browser starts, e.g. to install
 //     a native-messaging host manifest into the fresh profile;
 //   env: the browser's environment (a native host it starts inherits it).
+// TOOLGATE_NATIVE=1 turns native WebMCP on wherever a test does not choose
+// (build.sh runs the whole suite both ways).
+const NATIVE_BY_DEFAULT = process.env.TOOLGATE_NATIVE === '1';
 export async function launch({
-  extension = true, native = false, headless = true, args: more = [], alsoLoad = [], beforeStart = null, env = undefined,
+  extension = true, native = NATIVE_BY_DEFAULT, headless = true, args: more = [], alsoLoad = [], beforeStart = null, env = undefined,
 } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
   if (beforeStart) await beforeStart(profile);
