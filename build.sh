@@ -171,11 +171,14 @@ ensure_chromium_156() {
 
 # The end-to-end suite on one browser: 148 (Debian 12's /usr/bin/chromium) or
 # 156 (the Debian 13 root's); tests/support/browser.mjs reads TOOLGATE_BROWSER.
+# With `native`, Chromium's own WebMCP is on wherever a test does not choose
+# (TOOLGATE_NATIVE=1).
 e2e() {
-  local exe=/usr/bin/chromium
+  local exe=/usr/bin/chromium native=0
   [ "$1" = 148 ] || exe=tests/support/chromium-156.sh
-  log "end-to-end tests in headless Chromium $1: $exe, $("$exe" --version 2>/dev/null)"
-  TOOLGATE_BROWSER=$1 node --test --test-concurrency=1 tests/e2e/
+  [ "${2:-}" = native ] && native=1
+  log "end-to-end tests in headless Chromium $1${2:+ ($2 WebMCP on)}: $exe, $("$exe" --version 2>/dev/null)"
+  TOOLGATE_BROWSER=$1 TOOLGATE_NATIVE=$native node --test --test-concurrency=1 tests/e2e/
 }
 
 build() {
@@ -295,6 +298,8 @@ case "${1:-build}" in
     failed=()
     e2e 148 || failed+=(148)
     e2e 156 || failed+=(156)
+    e2e 148 native || failed+=("148 (native WebMCP)")
+    e2e 156 native || failed+=("156 (native WebMCP)")
     if [ ${#failed[@]} -gt 0 ]; then
       log "end-to-end tests failed on Chromium ${failed[*]}"
       exit 1

@@ -11,6 +11,25 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
+    crate::page::schema::use_validator(check_arguments);
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The worker's validator of an agent's arguments
+    /// (extension/background/arguments.js): the problems as JSON text.
+    #[wasm_bindgen(catch, js_name = "toolgateCheckArguments")]
+    fn check_arguments_js(schema: &str, arguments: &str) -> Result<String, JsValue>;
+}
+
+/// Checks arguments with the worker's validator (src/page/schema.rs).
+fn check_arguments(schema: &serde_json::Value, arguments: &serde_json::Value) -> Vec<String> {
+    let answer = check_arguments_js(&schema.to_string(), &arguments.to_string());
+    match answer.map(|text| serde_json::from_str::<Vec<String>>(&text)) {
+        Ok(Ok(problems)) => problems,
+        Ok(Err(error)) => vec![format!("arguments: could not be checked ({error})")],
+        Err(error) => vec![format!("arguments: could not be checked ({error:?})")],
+    }
 }
 
 // Values cross the boundary as JSON text in plain strings: the shell turns

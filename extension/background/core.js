@@ -6,6 +6,7 @@
 // start, and every handler waits on `ready`.
 import init, { Core } from '../../pkg/toolgate.js';
 import { keepError } from './errors.js';
+import { checkArguments } from './arguments.js';
 
 // Each tool a page publishes is stored under its own key (`tool:<tab>:<n>`,
 // src/page/registry/stored.rs); the agent session under `session`.
@@ -29,6 +30,9 @@ export const fromJson = (text) => (text === undefined ? null : JSON.parse(text))
 // Loads the Wasm core and the stored registry. Top-level await and import()
 // both break MV3 workers, so this is a promise every handler awaits.
 export const ready = (async () => {
+  // The core's validator of an agent's arguments (src/page/schema.rs), a
+  // global that src/wasm.rs imports by name, looked up when it checks.
+  globalThis.toolgateCheckArguments = checkArguments;
   await init();
   const stored = await chrome.storage.session.get(null);
   // Each stored tool is JSON text (see Effect::Store in src/page/registry.rs).

@@ -143,6 +143,16 @@ describe('the order-tracking example, through the agent console', () => {
         assert.equal(entries(palette)[0].class, 'Consequential');
         const page = await openConsoleOn(browser, orders, 'Order tracking');
         await toolButton(page, 'track_order').click();
+        // The form's pattern is its schema's: checked before any card (docs/agents.md).
+        const cards = [];
+        const onPage = (p) => { if (p.url().includes('/card.html')) cards.push(p); };
+        browser.context.on('page', onPage);
+        await page.getByRole('textbox', { name: 'order_number (required)' }).fill('nope');
+        await page.getByRole('button', { name: 'Call track_order' }).click();
+        const refused = await result(page, 1);
+        assert.match(refused.error, /^Error: invalid arguments for track_order: arguments\.order_number: /);
+        assert.equal(cards.length, 0, 'arguments the schema refuses ask no card');
+        browser.context.off('page', onPage);
         await page.getByRole('textbox', { name: 'order_number (required)' }).fill('AB-1234');
         const opened = browser.context.waitForEvent('page', { predicate: (p) => p.url().includes('/card.html') });
         await page.getByRole('button', { name: 'Call track_order' }).click();
@@ -151,12 +161,13 @@ describe('the order-tracking example, through the agent console', () => {
         assert.equal(await orders.locator('#status').innerText(), '', 'nothing ran before the answer');
         await card.getByRole('button', { name: 'Allow this call only', exact: true }).click()
           .catch((error) => { if (!card.isClosed()) throw error; });
-        const shown = await result(page, 1);
+        const shown = await result(page, 2);
         assert.equal(shown.decision, 'Ran: you allowed this call only');
         assert.deepStrictEqual(JSON.parse(shown.output), { order_number: 'AB-1234', status: 'shipped', carrier: 'Parcelway', arrives: '2026-12-04' });
         assert.equal(await orders.locator('#status').innerText(), 'AB-1234: shipped, arrives 2026-12-04');
         assert.equal(await orders.inputValue('input[name=order_number]'), 'AB-1234');
         assert.equal(await latest(page).locator('.error-line').count(), 0);
+        assert.equal(await orders.locator('#status').innerText(), 'AB-1234: shipped, arrives 2026-12-04');
         await browser.assertNoErrors();
       } finally {
         await browser.close();
