@@ -255,6 +255,27 @@ test('document.modelContext.executeTool(tool, input, {signal}): same results, re
     assert.ok(a['signal.abortedMidRun'].log.includes('modelContext:toolcancel:x.slow:false:false'), a['signal.abortedMidRun'].log.join('\n'));
 }));
 
+// The same cases on Toolgate's document.modelContext on either browser: the
+// draft's facts, which on 156 the comparison above holds to the browser's own.
+test('Toolgate (B, C): executeTool gives execute its own signal, an aborted caller rejects with the reason and fires toolcancel', (t) => checked(['B', 'C'], async () => {
+  for (const side of TOOLGATE) {
+    await t.test(`side ${side}`, async () => {
+      const out = await run(side, 'documentExecute');
+      assert.deepStrictEqual([out.string.resolved, out.object.resolved, out.number.resolved], ['plain string', '{"a":1}', '42']);
+      assert.deepStrictEqual(out.echo.calls[0], { args: 2, input: '{}', options: ['signal'], signal: true });
+      assert.deepStrictEqual(out['input.object'].calls[0].input, '{"q":"x","deep":{"k":[true]}}');
+      assert.equal(out['input.number'].rejected.ctor, 'TypeError');
+      assert.deepStrictEqual(out['signal.alreadyAborted'], { threw: false, isPromise: true, rejected: { ctor: 'DOMException', name: 'AbortError', message: 'signal is aborted without reason' }, log: ['returned'], calls: [] });
+      const mid = out['signal.abortedMidRun'];
+      assert.equal(mid.rejected.name, 'AbortError');
+      assert.ok(mid.log.includes("execute's signal aborted: AbortError"), mid.log.join('\n'));
+      assert.ok(mid.log.includes('modelContext:toolcancel:x.slow:false:false'), mid.log.join('\n'));
+      assert.deepStrictEqual(out['signal.reason'].rejected, { ctor: 'RangeError', name: 'RangeError', message: 'changed my mind' });
+      assert.equal(out.throwsError.rejected.name, 'UnknownError');
+    });
+  }
+}));
+
 // document.modelContext across the frame tree (tree.js): a parent and its
 // same-origin child list each other's tools, get each other's toolchange,
 // and run each other's tools where they were registered; and exposedTo.
