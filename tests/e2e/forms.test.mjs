@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { BROWSER_VERSION, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { latest, openConsoleOn, result, toolButton } from '../support/console.mjs';
+import { cardWatcher, choose } from '../support/cards.mjs';
 
 const NATIVE_FORMS = BROWSER_VERSION >= 156;
 const NO_NATIVE_FORMS = NATIVE_FORMS ? false
@@ -127,6 +128,32 @@ describe('form tools run by the page\'s executeTool', () => {
       });
     });
   }
+});
+
+describe('an agent\'s call of a form tool nobody answers', () => {
+  test('the submission navigates, and the agent gets null once the card allowed it', async () => {
+    const server = await serve('tests/pages/forms');
+    const browser = await launch();
+    try {
+      const cards = cardWatcher(browser.context);
+      const page = await browser.newPage(server.url('forms.localhost', '/forms.html'));
+      await browser.waitForPalette(page, (p) => entries(p).length === 3, 'the form tools');
+      await page.evaluate(() => window.answerWith('navigate'));
+      const tabId = await browser.tabId(page);
+      const worker = await browser.worker();
+      const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name: 'track', arguments: { order: 'XYZ9' } } } };
+      const reply = worker.evaluate((r) => self.toolgate.agent('forms-test', r), request);
+      await choose(await cards.next(), 'Allow this call only');
+      const answered = await reply;
+      assert.equal(answered.result?.isError, false, JSON.stringify(answered));
+      assert.equal(answered.result.content[0].text, 'null');
+      await page.waitForURL(/\/landed\.html\?order=XYZ9/);
+      await browser.assertNoErrors();
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
 });
 
 describe('the order-tracking example, through the agent console', () => {

@@ -72,6 +72,9 @@ window.formCases = async () => {
   return JSON.stringify(out);
 };
 
+// How the next submission of #track is answered, for a test's agent call.
+window.answerWith = (how) => { answer = how; };
+
 // A submission nobody answers navigates; the call gives null.
 window.navigates = async () => {
   answer = 'navigate';
