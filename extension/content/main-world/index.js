@@ -36,7 +36,10 @@
 //   exceptions are the shim's since before the split, kept as they were: the
 //   on<type> handlers' WeakMap (made at document_start, its methods called
 //   later), the hooks' Proxy, `Boolean`, the methods of the events and forms
-//   it handles, and a few of its own arrays' and strings'.
+//   it handles, and a few of its own arrays' and strings'. Running a form
+//   tool (form-calls.js, form-schema.js) also uses the form's and its
+//   controls' own members and its own arrays' methods: a page that replaces
+//   them breaks only its own form tools, which run its own form anyway.
 // - Nothing runs at a module's top level but captures, constants, state and
 //   declarations: what changes the page (its listeners, the accessors, the
 //   hooks) is done below, in this order, once every module is evaluated.
