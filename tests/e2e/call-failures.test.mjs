@@ -57,9 +57,11 @@ describe('when a call fails', () => {
 
   test('an agent call fires toolactivated in the page, as executeTool does', async () => {
     const { page, tabId } = await h.open('notes.localhost');
+    // At document.modelContext, where the draft and every browser fire it
+    // (ARCHITECTURE.md, "Where the native API and the draft differ").
     await page.evaluate(() => {
       window.activated = [];
-      window.addEventListener('toolactivated', (event) => window.activated.push(event.toolName));
+      document.modelContext.addEventListener('toolactivated', (event) => window.activated.push(event.toolName));
     });
     const chat = await h.chat();
     await h.runs(chat, tabId, 'list_notes');

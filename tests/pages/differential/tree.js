@@ -9,6 +9,17 @@
   const tool = (name, execute = () => name) => ({ name, description: `Tool ${name}`, execute });
   const outcome = (promise) => promise.then((value) => ({ value: value === undefined ? '<undefined>' : value }), (error) => ({ error: errorOf(error) }));
 
+  // Waits until `log` has been still for 150 ms (at most 3 s): the browser
+  // delivers another document's toolchange when it will, through its own process.
+  async function still(log) {
+    const end = Date.now() + 3000;
+    let seen = -1;
+    while (seen !== log.length && Date.now() < end) {
+      seen = log.length;
+      await tick(150);
+    }
+  }
+
   async function tree() {
     const out = {};
     const frame = document.createElement('iframe');
@@ -22,24 +33,24 @@
       for (const type of ['toolactivated', 'toolcancel']) context.addEventListener(type, (event) => log.push(`${who}:${type}:${event.toolName}`));
     }
     await parent.registerTool(tool('p.tool'));
-    await tick(50);
+    await still(log);
     out.afterParentRegisters = log.splice(0);
     await child.registerTool(tool('c.tool', (input) => `child ran with ${JSON.stringify(input)}`));
-    await tick(50);
+    await still(log);
     out.afterChildRegisters = log.splice(0);
     const describe = (list) => list.map((entry) => `${entry.name}@${entry.window === window ? 'parent' : entry.window === frame.contentWindow ? 'child' : 'other'}`);
     out.parentSees = describe(await parent.getTools());
     out.childSees = describe(await child.getTools());
     const childTool = (await parent.getTools()).find((entry) => entry.name === 'c.tool');
     out.parentRunsChildTool = await outcome(parent.executeTool(childTool, { x: 1 }));
-    await tick(50);
+    await still(log);
     out.runLog = log.splice(0);
     const controller = new AbortController();
     await child.registerTool(tool('c.aborted'), { signal: controller.signal });
-    await tick(50);
+    await still(log);
     log.length = 0;
     controller.abort();
-    await tick(50);
+    await still(log);
     out.afterChildUnregisters = log.splice(0);
     frame.remove();
     await tick(50);
