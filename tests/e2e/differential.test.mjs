@@ -312,6 +312,52 @@ test('registerTool\'s exposedTo: a sequence of secure origins, else TypeError or
   if (DOCUMENT_NATIVE) await compare(t, 'exposedTo');
 }));
 
+// The permissions policy's "tools" feature (default 'self'): a cross-origin
+// frame may use document.modelContext only with allow="tools", where the
+// browser knows the feature (156 with its WebMCP on: A and C). Elsewhere
+// nothing says it is not allowed, and Toolgate lets every frame use it.
+async function framePolicy(side) {
+  const page = await browsers[side].context.newPage();
+  try {
+    await page.goto(server.url('diff.localhost', '/diff.html'));
+    const hosts = { plain: 'other.localhost', allowed: 'third.localhost' };
+    await page.evaluate(async ([plain, allowed]) => {
+      for (const [src, allow] of [[plain, ''], [allowed, 'tools']]) {
+        const frame = document.createElement('iframe');
+        if (allow) frame.allow = allow;
+        frame.src = src;
+        await new Promise((done) => { frame.onload = done; document.body.append(frame); });
+      }
+    }, [server.url(hosts.plain, '/child.html'), server.url(hosts.allowed, '/child.html')]);
+    const out = {};
+    for (const [which, host] of Object.entries(hosts)) {
+      const frame = page.frames().find((f) => f.url().includes(host));
+      out[which] = await frame.evaluate(async () => {
+        const settle = (p) => p.then(() => 'ok', (error) => `${error.name}: ${error.message}`);
+        return {
+          register: await settle(document.modelContext.registerTool({ name: 'f.tool', description: 'A frame tool', execute: () => 'ran' })),
+          getTools: await settle(document.modelContext.getTools()),
+        };
+      });
+    }
+    return out;
+  } finally {
+    await page.close();
+  }
+}
+test('a cross-origin frame uses WebMCP only where the permissions policy allows "tools"', (t) => checked(['A', 'B', 'C'], async () => {
+  const refused = 'NotAllowedError: Access to the feature "tools" is disallowed by permissions policy.';
+  const open = { register: 'ok', getTools: 'ok' };
+  const policed = DOCUMENT_NATIVE ? ['A', 'C'] : [];
+  for (const side of DOCUMENT_NATIVE ? ['A', ...TOOLGATE] : TOOLGATE) {
+    await t.test(`side ${side}`, async () => {
+      const out = await framePolicy(side);
+      assert.deepStrictEqual(out.allowed, open);
+      assert.deepStrictEqual(out.plain, policed.includes(side) ? { register: refused, getTools: refused } : open);
+    });
+  }
+}));
+
 // Results the native API cannot serialise crash its renderer (notes/webmcp-native.md):
 // never on A. Through Toolgate they reject, and the page lives on.
 test('Toolgate (B, C): unserialisable results make executeTool reject; the page keeps working', (t) => checked(['B', 'C'], async () => {

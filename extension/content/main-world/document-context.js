@@ -8,7 +8,9 @@
 import {
   arraySort, EventTargetCtor, PromiseCtor, rejected, resolved, toString, TypeErrorCtor, win,
 } from './primordials.js';
-import { isSignal, signalAborted, signalReason } from './dom.js';
+import {
+  isSignal, notAllowed, signalAborted, signalReason, toolsAllowed,
+} from './dom.js';
 import { defineEventHandler, queueTask } from './events.js';
 import {
   exposedOriginsOf, positionalTool, read, readOptions, snapshotSkill, snapshotTool,
@@ -21,6 +23,7 @@ export class ModelContext extends EventTargetCtor {
   // registerTool(tool, {signal, exposedTo}) -> Promise<undefined>; errors reject.
   // Also takes the positional form (name, description, inputSchema, execute, annotations?).
   registerTool(tool, options) {
+    if (!toolsAllowed) return rejected(notAllowed());
     try {
       const positional = typeof tool === 'string';
       const taken = positional
@@ -41,6 +44,7 @@ export class ModelContext extends EventTargetCtor {
 
   // registerSkill({name, description, instructions}, {signal}) -> Promise<undefined>.
   registerSkill(skill, options) {
+    if (!toolsAllowed) return rejected(notAllowed());
     try {
       const taken = snapshotSkill(skill, 'document_object', has('document', 'skill'));
       const { signal } = readOptions(options, 'registerSkill');
@@ -55,6 +59,7 @@ export class ModelContext extends EventTargetCtor {
   // getTools() -> Promise of the tools of every same-origin document of the
   // tab's frame tree (frames.js), sorted by name, as RegisteredTool.
   getTools() {
+    if (!toolsAllowed) return rejected(notAllowed());
     const list = arraySort(treeTools(), (x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
     return new PromiseCtor((resolve) => queueTask(() => resolve(list)));
   }
@@ -64,6 +69,7 @@ export class ModelContext extends EventTargetCtor {
   // submission navigated. The input may also be JSON text, as page
   // polyfills (@mcp-b) pass it.
   executeTool(tool, inputObject = {}, options = undefined) {
+    if (!toolsAllowed) return rejected(notAllowed());
     const name = read(tool ?? {}, 'name');
     const signal = options === undefined || options === null ? undefined : read(options, 'signal');
     if (signal?.error) return rejected(signal.error);

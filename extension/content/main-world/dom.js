@@ -20,6 +20,22 @@ export let getAttribute, eventDetail, URLCtor;
 // The browser's own WebMCP event interfaces, where it has them (156:
 // ToolActivatedEvent, ToolCancelEvent; 148: WebMCPEvent), else undefined.
 export let ToolActivatedEventCtor, ToolCancelEventCtor;
+// Whether this document may use WebMCP: the permissions policy's "tools"
+// feature, where the browser knows it (156 with its WebMCP on: a
+// cross-origin frame needs allow="tools"), as the draft says; everywhere
+// else, yes. Read at start().
+export let toolsAllowed = true;
+function readToolsPolicy() {
+  try {
+    const policy = document.featurePolicy;
+    if (policy && policy.features().includes('tools')) return policy.allowsFeature('tools') === true;
+  } catch {
+    // No policy to read: nothing forbids it.
+  }
+  return true;
+}
+export const notAllowed = () => new DOMExceptionCtor('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
+
 // Whether a value is an AbortSignal (a brand check: the page cannot fake one).
 export function isSignal(value) {
   try {
@@ -47,6 +63,7 @@ export function captureDom() {
   portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
   getAttribute = uncurry(Element.prototype.getAttribute);
   URLCtor = URL;
+  toolsAllowed = readToolsPolicy();
   eventDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
   ToolActivatedEventCtor = typeof ToolActivatedEvent === 'function' ? ToolActivatedEvent
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;

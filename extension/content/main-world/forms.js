@@ -9,7 +9,7 @@ import {
   arrayFrom, doc, MapCtor, mapGet, mapHas, mapKeys, mapSet, mapSize, MutationObserverCtor,
   NAME_RULE, querySelectorAll, queueMicrotaskFn, regexTest, stringify,
 } from './primordials.js';
-import { getAttribute } from './dom.js';
+import { getAttribute, toolsAllowed } from './dom.js';
 import { add, remove } from './registry.js';
 import { start } from './start.js';
 import { formParameters, formSchema } from './form-schema.js';
@@ -45,7 +45,7 @@ function formExecute(form, name) {
 function scanForms() {
   scanQueued = false;
   const forms = arrayFrom(querySelectorAll(doc, 'form[toolname][tooldescription]'));
-  if ((forms.length === 0 && mapSize(declared) === 0) || !start()) return;
+  if ((forms.length === 0 && mapSize(declared) === 0) || !start() || !toolsAllowed) return;
   const now = new MapCtor();
   for (const form of forms) {
     const snapshot = formSnapshot(form);

@@ -8,7 +8,7 @@
 import {
   arrayFrom, arrayPush, EventTargetCtor, MapCtor, mapHas, mapSet, mapValues, TypeErrorCtor, warn,
 } from './primordials.js';
-import { signalAborted } from './dom.js';
+import { notAllowed, signalAborted, toolsAllowed } from './dom.js';
 import { report } from './channel.js';
 import { mirror } from './native.js';
 import {
@@ -22,6 +22,7 @@ export class LegacyModelContext extends EventTargetCtor {
   // registerTool(tool, {signal}) or registerTool(name, description, inputSchema, execute, annotations?).
   // Synchronous and returning nothing, errors thrown, as Chromium's native API (M148).
   registerTool(tool, options) {
+    if (!toolsAllowed) throw notAllowed();
     if (arguments.length === 0) throw new TypeErrorCtor(`${REGISTER}1 argument required, but only 0 present.`);
     const positional = typeof tool === 'string';
     const taken = positional
@@ -41,6 +42,7 @@ export class LegacyModelContext extends EventTargetCtor {
 
   // provideContext({tools}): replaces the tools the previous call provided.
   provideContext(context) {
+    if (!toolsAllowed) throw notAllowed();
     const list = read(context ?? {}, 'tools');
     if (list.error) throw list.error;
     const given = list.value === undefined || list.value === null ? [] : arrayFrom(list.value);
@@ -76,6 +78,7 @@ export class LegacyModelContext extends EventTargetCtor {
   }
 
   registerSkill(skill, options) {
+    if (!toolsAllowed) throw notAllowed();
     const taken = snapshotSkill(skill, 'navigator_object', has('navigator', 'skill'));
     const { signal } = readOptions(options, 'registerSkill');
     if (signal !== undefined && signalAborted(signal)) return;
