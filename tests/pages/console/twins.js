@@ -10,6 +10,7 @@ document.modelContext.registerTool({
 
 if (window === window.top) {
   const frame = document.createElement('iframe');
+  frame.allow = 'tools'; // a cross-origin frame's WebMCP, where the browser polices it (156)
   frame.title = 'The other site';
   frame.src = `${location.protocol}//other.localhost:${location.port}/twins.html`;
   document.body.append(frame);
