@@ -77,7 +77,7 @@ export function executeForPage(entry, input, signal, bare = false) {
           reject(failed(error));
           return;
         }
-        resolve(resultText({ value, text: result.text }, entry.source === 'declarative' && result.navigated === true));
+        resolve(resultText({ value, text: result.text }, result.navigated === true));
       }, (error) => {
         if (settled) return;
         settled = true;

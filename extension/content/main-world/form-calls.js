@@ -15,7 +15,7 @@
 // call to it (native-forms.js): this module is the polyfill.
 //
 // Imports: primordials.js, text.js, dom.js, events.js, outcome.js,
-// form-schema.js.
+// execute-tool.js, form-schema.js.
 
 import {
   arrayFrom, arrayPush, defineProperty, dispatch, hasOwn, isArray, listen, MapCtor, mapDelete, mapGet, mapHas,
@@ -25,9 +25,9 @@ import { describe } from './text.js';
 import { DOMExceptionCtor, EventCtor, getAttribute, signalAborted, signalReason } from './dom.js';
 import { fireToolEvent, queueTask } from './events.js';
 import { NAVIGATED } from './outcome.js';
+import { unknownError } from './execute-tool.js';
 import { formParameters } from './form-schema.js';
 
-const unknownError = (message) => new DOMExceptionCtor(message, 'UnknownError');
 const calls = new MapCtor(); // form -> the call waiting on its submission
 
 const invalidValue = (name, value) => unknownError(`Invalid value ${typeof value === 'string' ? `"${value}"` : describe(value)} for parameter ${name}`);
@@ -64,9 +64,9 @@ function setterFor({ name, fields, radios }, value) {
 // Fills the form from the input, as Chromium does: every value checked
 // first, then a control at a time, each edit followed by its `input` and
 // `change` events.
-function fill(form, input) {
+function fill(parameters, input) {
   const setters = [];
-  for (const parameter of formParameters(form)) {
+  for (const parameter of parameters) {
     if (hasOwn(input, parameter.name)) arrayPush(setters, setterFor(parameter, input[parameter.name]));
   }
   for (const set of setters) {
@@ -77,9 +77,9 @@ function fill(form, input) {
 }
 
 // The form's constraints, checked as the browser checks them before it submits.
-function checkConstraints(form) {
+function checkConstraints(parameters) {
   let problems = '';
-  for (const { name, fields } of formParameters(form)) {
+  for (const { name, fields } of parameters) {
     const invalid = fields.find((field) => !field.validity.valid);
     if (invalid) problems += `${name}: ${invalid.validationMessage}. `;
   }
@@ -113,8 +113,9 @@ export function runFormCall(form, toolName, input, signal) {
     // form waits for the person, or the call failed.
     const autosubmit = getAttribute(form, 'toolautosubmit') !== null;
     try {
-      fill(form, input);
-      if (autosubmit) checkConstraints(form);
+      const parameters = formParameters(form);
+      fill(parameters, input);
+      if (autosubmit) checkConstraints(parameters);
     } catch (error) {
       fireToolEvent('toolactivated', toolName);
       throw error;

@@ -50,10 +50,12 @@ export function fireToolchange(fromFrame = false) {
   const targets = fromFrame ? [changeTargets[0]] : changeTargets;
   for (const target of targets) dispatch(target, new EventCtor('toolchange'));
 }
-const spreading = { spread: null };
-export const setSpread = (spread) => { spreading.spread = spread; };
+let spread = fireToolchange;
+export function setSpread(across) {
+  spread = across;
+}
 export function changed() {
-  queueTask(() => (spreading.spread ? spreading.spread() : fireToolchange()));
+  queueTask(() => spread());
 }
 
 // Puts an entry for a snapshot in the frame's map, without reporting it.
