@@ -29,6 +29,13 @@ track.addEventListener('submit', (event) => {
 const outcome = (promise) => promise.then((value) => ({ value }), (error) => ({ error: `${error.name}: ${error.message}` }));
 const tool = async (name) => (await context.getTools()).find((t) => t.name === name);
 const taken = () => log.splice(0);
+// Until the call has filled `field` with `value` (at most 2 s), then a task more.
+async function filled(field, value) {
+  for (const end = Date.now() + 2000; field.value !== value && Date.now() < end;) {
+    await new Promise((done) => setTimeout(done, 10));
+  }
+  await new Promise((done) => setTimeout(done, 0));
+}
 
 window.formCases = async () => {
   const out = {};
@@ -48,7 +55,7 @@ window.formCases = async () => {
   const person = document.getElementById('person');
   const controller = new AbortController();
   const waiting = outcome(context.executeTool(await tool('ask_person'), { q: 'hello' }, { signal: controller.signal }));
-  await new Promise((done) => setTimeout(done, 50));
+  await filled(person.elements.q, 'hello');
   out.personFilled = person.elements.q.value;
   out.personActive = active(person, ':tool-form-active');
   controller.abort();
@@ -58,13 +65,13 @@ window.formCases = async () => {
   // Reset while it waits.
   const resettable = document.getElementById('resettable');
   const reset = outcome(context.executeTool(await tool('resettable'), { q: 'x' }));
-  await new Promise((done) => setTimeout(done, 50));
+  await filled(resettable.elements.q, 'x');
   resettable.reset();
   out.reset = await Promise.race([reset, new Promise((done) => setTimeout(() => done('still waiting'), 2000))]);
   out.resetLog = taken();
   // Removed while it waits.
   const removed = outcome(context.executeTool(await tool('ask_person'), { q: 'bye' }));
-  await new Promise((done) => setTimeout(done, 50));
+  await filled(person.elements.q, 'bye');
   person.remove();
   out.removed = await Promise.race([removed, new Promise((done) => setTimeout(() => done('still waiting'), 2000))]);
   out.removedLog = taken();
