@@ -13,7 +13,7 @@ import { describe } from './text.js';
 // costs every document main-thread time, before its first script. A page can have
 // replaced one by then; that breaks only its own tools, since the relay and
 // the worker trust nothing from this world anyway.
-export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor;
+export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor;
 export let signalAborted, signalReason, abortController, controllerSignal;
 export let MessageChannelCtor, channelPort1, channelPort2, portPost, portSetOnMessage;
 export let getAttribute, eventDetail, URLCtor;
@@ -51,7 +51,6 @@ export function captureDom() {
   CustomEventCtor = CustomEvent;
   DOMExceptionCtor = DOMException;
   AbortControllerCtor = AbortController;
-  AbortSignalCtor = AbortSignal;
   signalAborted = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get);
   signalReason = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'reason').get);
   abortController = uncurry(AbortController.prototype.abort);
@@ -69,7 +68,7 @@ export function captureDom() {
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
   ToolCancelEventCtor = typeof ToolCancelEvent === 'function' ? ToolCancelEvent
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
-  for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, AbortSignalCtor, MessageChannelCtor]) {
+  for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, MessageChannelCtor]) {
     if (typeof ctor !== 'function') throw new TypeErrorCtor(`${describe(ctor)} where a DOM interface belongs`);
   }
 }

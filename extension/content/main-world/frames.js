@@ -20,7 +20,7 @@ const ASKED = 'toolgate:frame-tools';
 const CHANGED = 'toolgate:frame-changed';
 
 // This frame's tools, as getTools() gives them (RegisteredTool).
-export function registeredTools() {
+function registeredTools() {
   const list = [];
   for (const entry of toolEntries()) {
     const { snapshot } = entry;
@@ -40,7 +40,7 @@ export function registeredTools() {
 
 // The windows of the tab's frame tree that are same-origin with this one
 // (this one included), parents before their children.
-export function sameOriginWindows() {
+function sameOriginWindows() {
   const found = [];
   const walk = (frame) => {
     let same = false;
