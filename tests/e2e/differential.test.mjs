@@ -293,8 +293,19 @@ test('document.modelContext across same-origin frames: getTools lists the tree, 
   if (DOCUMENT_NATIVE) {
     const a = await run('A', 'tree');
     treeFacts(a, 'A');
+    // 156 itself sometimes gives a frame that has just loaded no toolchange
+    // for its parent's first registration (seen twice in about six runs, however
+    // long the page waits): that one step may lack the child's event on A;
+    // Toolgate always fires it, as the draft says.
+    const PARENT_FIRST = ['parent:toolchange', 'child:toolchange'];
+    assert.ok([PARENT_FIRST.join(), 'parent:toolchange'].includes(a.afterParentRegisters.join()), a.afterParentRegisters.join());
     for (const side of TOOLGATE) {
-      await t.test(`every outcome equals 156's own [${side}]`, async () => assert.deepStrictEqual(await run(side, 'tree'), a));
+      await t.test(`every outcome equals 156's own [${side}]`, async () => {
+        const { afterParentRegisters, ...rest } = await run(side, 'tree');
+        assert.deepStrictEqual(afterParentRegisters, PARENT_FIRST);
+        const { afterParentRegisters: _first, ...native } = a;
+        assert.deepStrictEqual(rest, native);
+      });
     }
   }
 }));
