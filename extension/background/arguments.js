@@ -1,15 +1,21 @@
-// An agent's arguments checked against the tool's inputSchema, for the core
-// (src/page/schema.rs calls it, through src/wasm.rs, before any card):
-// `@cfworker/json-schema`, a well-kept validator that runs without `eval`
-// (an MV3 worker forbids it), draft 2020-12 with `format` checked, and
-// `pattern` read by JavaScript's own RegExp, as the page's code reads it.
-// Each problem is worded as docs/agents.md says ("arguments.title: is
-// required"), as the core words them natively.
+// A tool's input checked against its inputSchema, by one validator:
+// - an agent's arguments, for the core (src/page/schema.rs calls
+//   checkArguments, through src/wasm.rs, before any card), each problem
+//   worded as docs/agents.md says ("arguments.title: is required"), as the
+//   core words them natively;
+// - the page's own document.modelContext.executeTool, before its tool runs
+//   (inputFault, asked through the relay by content/main-world/input-schema.js).
+// `@cfworker/json-schema` is well kept and runs without `eval`, which an MV3
+// worker forbids: draft 2020-12, with `format` checked and `pattern` read by
+// JavaScript's own RegExp, as the page's code reads it.
 import { Validator } from '@cfworker/json-schema';
 
 // Compiled validators by schema text: most calls are of tools called before.
 const compiled = new Map();
 const KEEP = 200;
+
+// The validator of `schemaText` (JSON text). Throws where the validator
+// cannot read the schema.
 function validatorFor(schemaText) {
   let validator = compiled.get(schemaText);
   if (!validator) {
@@ -19,6 +25,17 @@ function validatorFor(schemaText) {
   }
   return validator;
 }
+
+// Keywords whose error only says that one of their subschemas failed: the
+// subschema's own error, reported beside it, says what is wrong.
+const WRAPPERS = [
+  'properties', 'items', 'prefixItems', '$ref', 'allOf', 'additionalItems', 'unevaluatedProperties',
+  'unevaluatedItems', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'propertyNames',
+  'patternProperties',
+];
+
+// The name in a required / additionalProperties error ('… property "a" …').
+const namedProperty = (error) => /"(.*)"/.exec(error.error)?.[1];
 
 const TYPES = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];
 const typeName = (value) => {
@@ -62,29 +79,22 @@ export function checkArguments(schemaText, argumentsText) {
   for (const error of errors) {
     const { keyword, instanceLocation, keywordLocation } = error;
     if (forms.some((prefix) => keywordLocation.startsWith(prefix))) continue;
+    // Wrappers: their branches say what is wrong.
+    if (WRAPPERS.includes(keyword)) continue;
     const where = place(instance, instanceLocation);
     switch (keyword) {
-      // Wrappers: their branches say what is wrong.
-      case 'properties': case 'items': case 'prefixItems': case '$ref': case 'allOf':
-      case 'additionalItems': case 'unevaluatedProperties': case 'unevaluatedItems': case 'dependentSchemas':
-      case 'if': case 'then': case 'else': case 'contains': case 'propertyNames': case 'patternProperties':
-        break;
       // A `false` schema: an unknown argument (said by additionalProperties), or one not allowed.
       case 'false':
         if (!keywordLocation.includes('/additionalProperties') && !errors.some((e) => e.keyword === 'additionalProperties')) {
           problems.push(`${where}: is not allowed`);
         }
         break;
-      case 'required': {
-        const name = /"(.*)"/.exec(error.error)?.[1];
-        problems.push(`${where}.${name}: is required`);
+      case 'required':
+        problems.push(`${where}.${namedProperty(error)}: is required`);
         break;
-      }
-      case 'additionalProperties': {
-        const name = /"(.*)"/.exec(error.error)?.[1];
-        problems.push(`${where}.${name}: is not a known argument`);
+      case 'additionalProperties':
+        problems.push(`${where}.${namedProperty(error)}: is not a known argument`);
         break;
-      }
       case 'type': {
         const wanted = [at(schema, keywordLocation)].flat();
         // A type that names no type is a broken schema: it checks nothing.
@@ -100,4 +110,29 @@ export function checkArguments(schemaText, argumentsText) {
     }
   }
   return JSON.stringify(problems);
+}
+
+// The page's own document.modelContext.executeTool asks this before the
+// tool's `execute` runs (content/main-world/input-schema.js, through the
+// relay): the first fault of `inputText` against `schemaText` as the draft's
+// input validation reports it, {path, reason, schemaPath}, or null. `path`
+// is the JSON pointer of the value at fault ('/title'), `reason` the keyword
+// that failed ('required', 'enum', 'pattern', 'type', 'maximum' …) and
+// `schemaPath` that keyword's place in the schema. A schema the validator
+// cannot read checks nothing.
+export function inputFault(schemaText, inputText) {
+  let errors;
+  try {
+    ({ errors } = validatorFor(schemaText).validate(JSON.parse(inputText)));
+  } catch {
+    return null;
+  }
+  const additional = errors.some((e) => e.keyword === 'additionalProperties');
+  const error = errors.find(({ keyword }) => !WRAPPERS.includes(keyword) && !(keyword === 'false' && additional));
+  if (!error) return null;
+  let path = error.instanceLocation.slice(1);
+  if (error.keyword === 'required' || error.keyword === 'additionalProperties') {
+    path += `/${namedProperty(error).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  }
+  return { path, reason: error.keyword, schemaPath: error.keywordLocation.slice(1) };
 }

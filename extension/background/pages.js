@@ -2,16 +2,19 @@
 // navigating, and the calls of the browser's own agent that reach them.
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
+import { inputFault } from './arguments.js';
 import { applyEvent, fromJson, inTab, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { waitFor } from './replies.js';
 import { changeSession } from './session.js';
 
-// A message from a page's relay: a report of its frame's tools, or a native
-// call. Which frame and document it speaks for comes from the browser's
+// A message from a page's relay: a report of its frame's tools, a native
+// call, or the page's own executeTool asking whether its input fits the
+// tool's schema (its answer concerns the page's own call alone). Which frame and document it speaks for comes from the browser's
 // `sender`, never from the message.
 export function fromPage(message, sender) {
   if (isNativeCall(message)) return nativeCall(message, sender);
+  if (isInputCheck(message)) return Promise.resolve({ fault: inputFault(message.schema, message.input) });
   const from = {
     tab_id: sender.tab.id,
     frame_id: sender.frameId,
@@ -43,6 +46,13 @@ export function fromPage(message, sender) {
   return inTab(from.tab_id, (core) => fromJson(core.fromPage(toJson(from, 'sender'), message)))
     .then((results) => ({ results }));
 }
+
+// The schema is a snapshot's (at most 64 KB, docs/classes.md); input past a
+// megabyte goes unchecked rather than held up.
+const CHECKED_INPUT_BYTES = 1 << 20;
+const isInputCheck = (m) => m !== null && typeof m === 'object' && m.type === 'check_input'
+  && typeof m.schema === 'string' && m.schema.length <= 65536
+  && typeof m.input === 'string' && m.input.length <= CHECKED_INPUT_BYTES;
 
 // ---- The browser's own agent ---------------------------------------------
 // A call that reached the copy of a tool Toolgate registered with the

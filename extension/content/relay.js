@@ -82,6 +82,11 @@
       nativeCall(report);
       return;
     }
+    if (report?.type === 'check_input' && Number.isSafeInteger(report.check) && typeof report.schema === 'string'
+      && typeof report.input === 'string') {
+      checkInput(report);
+      return;
+    }
     if (report?.type === 'call_result' && calls.has(report.call_id)) {
       const { respond } = calls.get(report.call_id);
       calls.delete(report.call_id);
@@ -163,6 +168,29 @@
         toPage({ type: 'native_result', call, reply: { error: { code: -32000, message: `Toolgate could not decide this call: ${text}` } } });
       },
     );
+  }
+
+  // The page's own document.modelContext.executeTool, before its tool runs
+  // (main-world/input-schema.js): does the input fit the tool's schema? The
+  // worker's validator answers with the first fault, or null. Where no
+  // worker answers, the input goes unchecked: the check guards the page's
+  // own call of its own tool, and must not stop it.
+  function checkInput({ check, schema, input }, tries = 0) {
+    const answer = (fault) => toPage({ type: 'input_checked', check, fault });
+    let sent;
+    try {
+      sent = chrome.runtime.sendMessage({ type: 'check_input', schema, input });
+    } catch {
+      answer(null); // the extension was reloaded: this frame's relay is cut off
+      return;
+    }
+    sent.then((reply) => answer(reply?.fault ?? null), (error) => {
+      if (tries < NATIVE_RETRIES && saysWorkerUnreachable(String(error?.message ?? error))) {
+        setTimeout(() => checkInput({ check, schema, input }, tries + 1), 100 * 2 ** tries);
+        return;
+      }
+      answer(null);
+    });
   }
 
   let listening = false;

@@ -276,6 +276,81 @@ test('Toolgate (B, C): executeTool gives execute its own signal, an aborted call
   }
 }));
 
+// The draft's input validation (document-schemas.js): a schema outside the
+// supported subset is refused at registerTool with a TypeError, and input the
+// schema does not accept at executeTool with a DataError whose message is
+// JSON {path, reason, schemaPath}, before `execute` runs. Toolgate follows the
+// draft on both browsers; 156 checks neither yet, and its own outcomes are
+// asserted beside Toolgate's, so that the day it does, this test says so.
+const DATA_ERRORS = {
+  missingRequired: { path: '/title', reason: 'required', schemaPath: '/required' },
+  wrongType: { path: '/title', reason: 'type', schemaPath: '/properties/title/type' },
+  overMaximum: { path: '/n', reason: 'maximum', schemaPath: '/properties/n/maximum' },
+  notInteger: { path: '/n', reason: 'type', schemaPath: '/properties/n/type' },
+  notInEnum: { path: '/kind', reason: 'enum', schemaPath: '/properties/kind/enum' },
+  patternMismatch: { path: '/code', reason: 'pattern', schemaPath: '/properties/code/pattern' },
+  tooShort: { path: '/title', reason: 'minLength', schemaPath: '/properties/title/minLength' },
+  unknownProperty: { path: '/extra', reason: 'additionalProperties', schemaPath: '/additionalProperties' },
+  badItem: { path: '/tags/1', reason: 'type', schemaPath: '/properties/tags/items/type' },
+};
+const SUBSET_REFUSALS = {
+  'no.format': "'format' is not supported (at /format)",
+  'no.nestedFormat': "'format' is not supported (at /properties/when/format)",
+  'no.formatInAnyOf': "'format' is not supported (at /properties/v/anyOf/1/format)",
+  'no.ref': "'$ref' is not supported (at /properties/a/$ref)",
+  'no.defs': "'$defs' is not supported (at /$defs)",
+  'no.additionalTrue': "'additionalProperties' may only be false (at /additionalProperties)",
+  'no.additionalSchema': "'additionalProperties' may only be false (at /additionalProperties)",
+  'no.unevaluated': "'unevaluatedProperties' is not supported (at /unevaluatedProperties)",
+  'no.dependentRequired': "'dependentRequired' is not supported (at /dependentRequired)",
+  'no.contentEncoding': "'contentEncoding' is not supported (at /contentEncoding)",
+  'no.badPattern': "'pattern' is not a valid regular expression (at /properties/p/pattern)",
+  'no.badPatternInItems': "'pattern' is not a valid regular expression (at /items/pattern)",
+};
+test('document.modelContext follows the draft\'s input validation: TypeError for a schema outside the subset, DataError for input the schema refuses, and execute never runs', (t) => checked(['A', 'B', 'C'], async () => {
+  const native = DOCUMENT_NATIVE ? await run('A', 'documentSchemas') : null;
+  for (const side of TOOLGATE) {
+    await t.test(`side ${side}`, async () => {
+      const { registered, executed } = await run(side, 'documentSchemas');
+      for (const [id, outcome] of Object.entries(registered)) {
+        const refusal = SUBSET_REFUSALS[id];
+        if (!refusal) {
+          assert.deepStrictEqual(outcome, { rejected: null, listed: true }, `${id}: a schema inside the subset registers`);
+          continue;
+        }
+        assert.equal(outcome.listed, false, `${id}: refused, yet listed`);
+        assert.equal(outcome.rejected?.ctor, 'TypeError', `${id}: ${JSON.stringify(outcome.rejected)}`);
+        assert.ok(outcome.rejected.message.startsWith(`${REGISTER}invalid input schema: ${refusal}`), `${id}: ${outcome.rejected.message}`);
+      }
+      assert.deepStrictEqual(Object.keys(registered).filter((id) => id.startsWith('no.')), Object.keys(SUBSET_REFUSALS));
+      for (const [id, outcome] of Object.entries(executed)) {
+        const fault = DATA_ERRORS[id];
+        if (!fault) {
+          assert.equal(outcome.resolved, 'ran', `${id}: valid input runs`);
+          assert.equal(outcome.calls.length, 1, id);
+          assert.deepStrictEqual(outcome.log, ['returned', 'toolactivated:e.strict'], id);
+          continue;
+        }
+        assert.deepStrictEqual(outcome.rejected?.ctor, 'DOMException', `${id}: ${JSON.stringify(outcome)}`);
+        assert.equal(outcome.rejected.name, 'DataError', id);
+        assert.deepStrictEqual(JSON.parse(outcome.rejected.message), fault, id);
+        assert.deepStrictEqual(outcome.calls, [], `${id}: execute ran on refused input`);
+        assert.deepStrictEqual(outcome.log, ['returned'], `${id}: toolactivated fired for a call that never ran`);
+      }
+      if (native) {
+        // What 156 does with the same inputs: every schema registers, every input runs.
+        for (const [id, outcome] of Object.entries(native.registered)) {
+          assert.deepStrictEqual(outcome, { rejected: null, listed: true }, `156 ${id}`);
+        }
+        for (const [id, outcome] of Object.entries(native.executed)) {
+          assert.equal(outcome.resolved, 'ran', `156 ${id}`);
+          if (!DATA_ERRORS[id]) assert.deepStrictEqual(executed[id], outcome, `${id}: valid input, as 156 runs it`);
+        }
+      }
+    });
+  }
+}));
+
 // document.modelContext across the frame tree (tree.js): a parent and its
 // same-origin child list each other's tools, get each other's toolchange,
 // and run each other's tools where they were registered; and exposedTo.

@@ -1,9 +1,11 @@
 // What the relay hands this frame (fromRelay, which index.js listens with):
-// the answers to its reports, the replies to native calls, and agents' calls,
+// the answers to its reports, the replies to native calls, the checks of
+// executeTool's input, and agents' calls,
 // run here (runForAgent).
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
-// events.js, outcome.js, registry.js, start.js, native-forms.js.
+// events.js, outcome.js, registry.js, start.js, native-forms.js,
+// input-schema.js.
 
 import {
   apply, dispatch, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify,
@@ -18,6 +20,7 @@ import { entries, keyOf } from './registry.js';
 import { fireToolEvent } from './events.js';
 import { start } from './start.js';
 import { releaseForm } from './native-forms.js';
+import { inputChecked } from './input-schema.js';
 
 // The relay's answers, and the calls it hands on. Listened to from the
 // start (one listener costs next to nothing): a call can come for a tool
@@ -38,6 +41,10 @@ export function fromRelay(event) {
   }
   if (message?.type === 'native_result') {
     nativeReply(message);
+    return;
+  }
+  if (message?.type === 'input_checked') {
+    inputChecked(message);
     return;
   }
   if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;
