@@ -2,7 +2,9 @@
 //! Built on page facts; knows nothing of how cards or the palette look.
 //!
 //! - [`answers`]: the answers of both cards, per chat and site, and what a call needs (docs/cards.md);
-//! - [`agent`]: the agent entry, pending requests and their cards, running calls.
+//! - [`agent`]: the agent entry, pending requests and their cards, running calls;
+//! - [`rules`]: the site rules ("What agents may do"), the most a chat's answers can allow (docs/rules.md).
 
 pub mod agent;
 pub mod answers;
+pub mod rules;

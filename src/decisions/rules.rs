@@ -1,0 +1,508 @@
+//! Site rules: "What agents may do" on each site (docs/rules.md). The rule
+//! is the most an agent may do there; a chat's answers (`answers`) can only
+//! narrow it.
+//!
+//! Pure data and decisions, with the time as an input: the service worker
+//! keeps the rules, shows them on the settings page and asks this module
+//! what a call may do.
+
+use crate::page::classify::Class;
+use crate::page::declaration::HintState;
+use crate::vecmap::VecMap;
+use serde::{Deserialize, Serialize};
+
+/// How long a call that asks first waits for an answer, and how long a yes
+/// given after the agent stopped waiting lets the same call run once.
+pub const ASK_WINDOW_MS: u64 = 10 * 60 * 1000;
+/// The most areas one site can set apart.
+pub const MAX_AREAS: usize = 200;
+/// The most tools one site can set apart.
+pub const MAX_TOOLS: usize = 500;
+/// The most areas and tools one change can set apart or put back.
+pub const MAX_AT_ONCE: usize = 50;
+
+/// A tool's kind, from its risk (docs/rules.md, "Kinds").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    Read,
+    Write,
+    Delete,
+    Outside,
+}
+
+impl ToolKind {
+    pub const ALL: [ToolKind; 4] = [
+        ToolKind::Read,
+        ToolKind::Write,
+        ToolKind::Delete,
+        ToolKind::Outside,
+    ];
+
+    /// The row's label, word for word.
+    pub fn label(self) -> &'static str {
+        match self {
+            ToolKind::Read => "Read",
+            ToolKind::Write => "Write",
+            ToolKind::Delete => "Delete",
+            ToolKind::Outside => "Outside the site",
+        }
+    }
+
+    /// What the row's tools are.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ToolKind::Read => "tools that only look things up",
+            ToolKind::Write => "tools that change things on the site",
+            ToolKind::Delete => "tools that remove things",
+            ToolKind::Outside => "tools that act beyond it",
+        }
+    }
+
+    /// The kind of a tool of `class` with these hints: Read is the class
+    /// Read only; Delete, `destructiveHint: true`; Outside the site, any
+    /// other tool whose `openWorldHint` is not `false`; Write, the rest.
+    pub fn of(class: Class, destructive: HintState, open_world: HintState) -> ToolKind {
+        if class == Class::ReadOnly {
+            ToolKind::Read
+        } else if destructive == HintState::True {
+            ToolKind::Delete
+        } else if open_world != HintState::False {
+            ToolKind::Outside
+        } else {
+            ToolKind::Write
+        }
+    }
+
+    /// Kinds a person may set to Allowed only as an owner, and tools of
+    /// which they may allow only as an owner (docs/rules.md, "Who can change it").
+    pub fn owners_only(self) -> bool {
+        matches!(self, ToolKind::Delete | ToolKind::Outside)
+    }
+}
+
+/// A level. Ordered from the most an agent may do to the least, so that
+/// the narrower of two is their `max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    Allowed,
+    AskFirst,
+    Off,
+}
+
+impl Level {
+    /// The menu's label, word for word.
+    pub fn label(self) -> &'static str {
+        match self {
+            Level::Allowed => "Allowed",
+            Level::AskFirst => "Ask first",
+            Level::Off => "Off",
+        }
+    }
+}
+
+/// A tool's area: its first tag, or else the part of its name before the
+/// first `.` (the whole name when it has none).
+pub fn area_of<'a>(name: &'a str, tags: &'a [String]) -> &'a str {
+    match tags.first() {
+        Some(tag) if !tag.is_empty() => tag,
+        _ => name.split('.').next().unwrap_or(name),
+    }
+}
+
+/// What decides a tool's level, in the order tried: its own, its area's, its kind's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Because {
+    Tool { name: String },
+    Area { area: String },
+    Kind { kind: ToolKind },
+}
+
+impl Because {
+    /// Which rule it is, as a card names the rule that asks.
+    pub fn text(&self) -> String {
+        match self {
+            Because::Tool { name } => format!("the rule for the tool {name}"),
+            Because::Area { area } => format!("the rule for the area {area}"),
+            Because::Kind { kind } => format!("the rule for {} tools", kind.label()),
+        }
+    }
+}
+
+/// The facts of a tool that its rule depends on.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleFacts<'a> {
+    pub name: &'a str,
+    pub area: &'a str,
+    pub kind: ToolKind,
+}
+
+/// One site's rule set: a level per kind, and the areas and tools set apart.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteRules {
+    pub read: Level,
+    pub write: Level,
+    pub delete: Level,
+    pub outside: Level,
+    #[serde(default)]
+    pub areas: VecMap<String, Level>,
+    #[serde(default)]
+    pub tools: VecMap<String, Level>,
+}
+
+impl Default for SiteRules {
+    /// A new rule set: Read Allowed, Write and Outside the site on Ask
+    /// first, Delete Off.
+    fn default() -> Self {
+        SiteRules::with_kinds(Level::Allowed, Level::AskFirst, Level::Off, Level::AskFirst)
+    }
+}
+
+impl SiteRules {
+    pub fn with_kinds(read: Level, write: Level, delete: Level, outside: Level) -> Self {
+        SiteRules {
+            read,
+            write,
+            delete,
+            outside,
+            areas: VecMap::new(),
+            tools: VecMap::new(),
+        }
+    }
+
+    /// "Read freely, ask before the rest", offered to a site from before.
+    pub fn read_freely() -> Self {
+        SiteRules::with_kinds(
+            Level::Allowed,
+            Level::AskFirst,
+            Level::AskFirst,
+            Level::AskFirst,
+        )
+    }
+
+    pub fn kind(&self, kind: ToolKind) -> Level {
+        match kind {
+            ToolKind::Read => self.read,
+            ToolKind::Write => self.write,
+            ToolKind::Delete => self.delete,
+            ToolKind::Outside => self.outside,
+        }
+    }
+
+    fn kind_mut(&mut self, kind: ToolKind) -> &mut Level {
+        match kind {
+            ToolKind::Read => &mut self.read,
+            ToolKind::Write => &mut self.write,
+            ToolKind::Delete => &mut self.delete,
+            ToolKind::Outside => &mut self.outside,
+        }
+    }
+
+    /// A tool's level and what decided it: its own first, then its area's,
+    /// then its kind's.
+    pub fn level(&self, tool: RuleFacts) -> (Level, Because) {
+        if let Some(&level) = self.tools.get(tool.name) {
+            return (
+                level,
+                Because::Tool {
+                    name: tool.name.to_owned(),
+                },
+            );
+        }
+        if let Some(&level) = self.areas.get(tool.area) {
+            return (
+                level,
+                Because::Area {
+                    area: tool.area.to_owned(),
+                },
+            );
+        }
+        (self.kind(tool.kind), Because::Kind { kind: tool.kind })
+    }
+
+    /// Applies one change of the settings page, whole or not at all.
+    pub fn apply(
+        &mut self,
+        changes: &[Change],
+        who: &Who,
+        seen: &dyn Fn(&str) -> Option<ToolKind>,
+    ) -> Result<(), RuleError> {
+        let apart = changes
+            .iter()
+            .filter(|c| !matches!(c.target, Target::Kind { .. }))
+            .count();
+        if apart > MAX_AT_ONCE {
+            return Err(RuleError::TooManyAtOnce { given: apart });
+        }
+        let mut next = self.clone();
+        for change in changes {
+            who.may(change, seen)?;
+            match (&change.target, change.level) {
+                (Target::Kind { kind }, Some(level)) => *next.kind_mut(*kind) = level,
+                (Target::Kind { kind }, None) => {
+                    return Err(RuleError::KindNeedsLevel { kind: *kind })
+                }
+                (Target::Area { area }, level) => set(&mut next.areas, area, level),
+                (Target::Tool { name }, level) => set(&mut next.tools, name, level),
+            }
+        }
+        if next.areas.len() > MAX_AREAS {
+            return Err(RuleError::TooManyAreas {
+                would_be: next.areas.len(),
+            });
+        }
+        if next.tools.len() > MAX_TOOLS {
+            return Err(RuleError::TooManyTools {
+                would_be: next.tools.len(),
+            });
+        }
+        *self = next;
+        Ok(())
+    }
+}
+
+fn set(map: &mut VecMap<String, Level>, key: &str, level: Option<Level>) {
+    match level {
+        Some(level) => {
+            map.insert(key.to_owned(), level);
+        }
+        None => {
+            map.remove(key);
+        }
+    }
+}
+
+/// What one change sets: a kind's row, an area or a tool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "target", rename_all = "snake_case")]
+pub enum Target {
+    Kind { kind: ToolKind },
+    Area { area: String },
+    Tool { name: String },
+}
+
+/// One change: a level, or `None` to put an area or tool back ("As its
+/// kinds", "As its area and kind").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    #[serde(flatten)]
+    pub target: Target,
+    pub level: Option<Level>,
+}
+
+/// Who changes the rules: the owner (Toolgate unmanaged), or a person under
+/// an administrator's policy, whose rules can only be narrower.
+#[derive(Clone, Debug)]
+pub enum Who<'a> {
+    Owner,
+    Managed { admin: Option<&'a SiteRules> },
+}
+
+impl Who<'_> {
+    fn may(
+        &self,
+        change: &Change,
+        seen: &dyn Fn(&str) -> Option<ToolKind>,
+    ) -> Result<(), RuleError> {
+        let tool_kind = match &change.target {
+            Target::Tool { name } => {
+                Some(seen(name).ok_or_else(|| RuleError::NotSeen { what: name.clone() })?)
+            }
+            _ => None,
+        };
+        let Who::Managed { admin } = self else {
+            return Ok(());
+        };
+        let Some(level) = change.level else {
+            return Ok(());
+        };
+        let owners_only = match &change.target {
+            Target::Kind { kind } => kind.owners_only(),
+            Target::Area { .. } => true,
+            Target::Tool { .. } => tool_kind.is_some_and(ToolKind::owners_only),
+        };
+        if level == Level::Allowed && owners_only {
+            return Err(RuleError::OwnersOnly {
+                change: change.clone(),
+            });
+        }
+        if let Some(admin) = admin {
+            let bound = match &change.target {
+                Target::Kind { kind } => Some(admin.kind(*kind)),
+                Target::Area { area } => admin.areas.get(area.as_str()).copied(),
+                Target::Tool { name } => admin.tools.get(name.as_str()).copied(),
+            };
+            if let Some(bound) = bound.filter(|&bound| level < bound) {
+                return Err(RuleError::WiderThanAdmin {
+                    change: change.clone(),
+                    admin: bound,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a change was refused; nothing of it was saved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleError {
+    TooManyAtOnce { given: usize },
+    TooManyAreas { would_be: usize },
+    TooManyTools { would_be: usize },
+    KindNeedsLevel { kind: ToolKind },
+    NotSeen { what: String },
+    OwnersOnly { change: Change },
+    WiderThanAdmin { change: Change, admin: Level },
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let nothing = "Nothing was saved.";
+        match self {
+            RuleError::TooManyAtOnce { given } => {
+                write!(f, "At most {MAX_AT_ONCE} areas and tools can be set apart at a time; this change has {given}. {nothing}")
+            }
+            RuleError::TooManyAreas { would_be } => {
+                write!(f, "A site can set up to {MAX_AREAS} areas apart; this change would make {would_be}. {nothing}")
+            }
+            RuleError::TooManyTools { would_be } => {
+                write!(f, "A site can set up to {MAX_TOOLS} tools apart; this change would make {would_be}. {nothing}")
+            }
+            RuleError::KindNeedsLevel { kind } => write!(f, "{} needs a level. {nothing}", kind.label()),
+            RuleError::NotSeen { what } => {
+                write!(f, "{what} can be set apart once its tools have been seen on this site. {nothing}")
+            }
+            RuleError::OwnersOnly { .. } => write!(
+                f,
+                "Letting agents delete or act outside the site without asking is for your administrator to decide: \
+                 Delete, Outside the site, an area, or a tool of those kinds cannot be set to Allowed. {nothing}"
+            ),
+            RuleError::WiderThanAdmin { admin, .. } => write!(
+                f,
+                "Your administrator set this to {}; you can choose less, never more. {nothing}",
+                admin.label()
+            ),
+        }
+    }
+}
+
+/// What a call may do under the rules, before the chat's answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "gate", rename_all = "snake_case")]
+pub enum Gate {
+    /// The chat's answers decide (the rule says Allowed).
+    ChatDecides,
+    /// Every call needs a yes on a card with "Allow once" and "Refuse".
+    AskFirst { because: Because },
+    /// Not listed, and refused if called; `why` tells the agent nothing ran.
+    Off { why: String },
+}
+
+/// How a chat and the browser meet a rule.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Mode {
+    /// The chat was opened Read only: every tool that is not Read is off for it.
+    pub read_only_chat: bool,
+    /// Nobody is there to ask (CI, kiosks): Ask first acts as Off.
+    pub unattended: bool,
+}
+
+/// The gate for a call of `tool` on a site with `rules` (`None`: a site
+/// from before, which follows the chat's answers alone).
+pub fn gate(rules: Option<&SiteRules>, tool: RuleFacts, mode: Mode) -> Gate {
+    if mode.read_only_chat && tool.kind != ToolKind::Read {
+        return Gate::Off {
+            why: format!(
+                "Nothing ran: this chat was opened Read only, and {} is not a Read tool.",
+                tool.name
+            ),
+        };
+    }
+    let Some(rules) = rules else {
+        return Gate::ChatDecides;
+    };
+    match rules.level(tool) {
+        (Level::Allowed, _) => Gate::ChatDecides,
+        (Level::Off, because) => Gate::Off {
+            why: format!("Nothing ran: {} is Off on this site, by {}.", tool.name, because.text()),
+        },
+        (Level::AskFirst, because) if mode.unattended => Gate::Off {
+            why: format!(
+                "Nothing ran: {} asks first, by {}, and no one was there to ask (Toolgate runs unattended).",
+                tool.name,
+                because.text()
+            ),
+        },
+        (Level::AskFirst, because) => Gate::AskFirst { because },
+    }
+}
+
+/// A yes given after the agent stopped waiting: the same call (same site,
+/// tool and arguments) runs once, within ASK_WINDOW_MS of the yes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LateYes {
+    pub site: String,
+    pub tool: String,
+    /// The arguments as canonical JSON text (keys sorted).
+    pub arguments: String,
+    pub until_ms: u64,
+}
+
+/// The late yeses not yet used, kept with the session.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LateYeses(Vec<LateYes>);
+
+impl LateYeses {
+    pub fn grant(&mut self, site: &str, tool: &str, arguments: &serde_json::Value, now_ms: u64) {
+        self.0.retain(|yes| yes.until_ms > now_ms);
+        self.0.push(LateYes {
+            site: site.to_owned(),
+            tool: tool.to_owned(),
+            arguments: canonical(arguments),
+            until_ms: now_ms + ASK_WINDOW_MS,
+        });
+    }
+
+    /// Uses the yes for this call, if one is still open: it runs once.
+    pub fn take(
+        &mut self,
+        site: &str,
+        tool: &str,
+        arguments: &serde_json::Value,
+        now_ms: u64,
+    ) -> bool {
+        self.0.retain(|yes| yes.until_ms > now_ms);
+        let arguments = canonical(arguments);
+        match self
+            .0
+            .iter()
+            .position(|y| y.site == site && y.tool == tool && y.arguments == arguments)
+        {
+            Some(index) => {
+                self.0.remove(index);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The earliest deadline left, for the shell's alarm.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.0.iter().map(|yes| yes.until_ms).min()
+    }
+}
+
+/// JSON text with every object's keys sorted (serde_json's map keeps keys
+/// sorted; the crate's `preserve_order` is off): the same arguments, however
+/// the agent ordered them, are the same call.
+fn canonical(value: &serde_json::Value) -> String {
+    value.to_string()
+}
+
+/// The deadline of a call that asks first at `asked_ms`: past it, the agent
+/// is told no and the card closes.
+pub fn ask_deadline(asked_ms: u64) -> u64 {
+    asked_ms + ASK_WINDOW_MS
+}
