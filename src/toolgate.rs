@@ -38,6 +38,18 @@ impl Toolgate {
         Ok(Toolgate { registry, session })
     }
 
+    /// The site rules (docs/rules.md) as JSON text, as the shell keeps them
+    /// in `chrome.storage.local`: they apply from every agent's next
+    /// request, and to the requests waiting on cards when they are answered.
+    ///
+    /// # Errors
+    /// When the text is not a rule book; the rules in force stay as they were.
+    pub fn set_rules(&mut self, text: &str) -> Result<(), String> {
+        self.session.rules =
+            serde_json::from_str(text).map_err(|e| format!("bad site rules: {e}"))?;
+        Ok(())
+    }
+
     /// A page's or the browser's event, applied to the registry.
     pub fn apply(&mut self, event: Event) -> (Vec<Registered>, Vec<Effect>) {
         self.registry.apply(event)
@@ -127,7 +139,7 @@ impl Toolgate {
             now_ms,
         };
         let chat = self.session.chat_label(&pending.chat);
-        cards::card(card_id, pending, chat, &world)
+        cards::card(card_id, pending, chat, &world, &self.session.rules)
     }
 
     /// A tool's outcome from the page (see `page_outcome`); the reply as

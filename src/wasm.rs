@@ -252,6 +252,12 @@ impl Core {
         Ok(())
     }
 
+    /// The site rules as JSON text (docs/rules.md), whole.
+    #[wasm_bindgen(js_name = "setRules")]
+    pub fn set_rules(&mut self, rules: &str) -> Result<(), JsError> {
+        self.0.set_rules(rules).map_err(|e| JsError::new(&e))
+    }
+
     #[wasm_bindgen(js_name = "openChat")]
     pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
         self.0.session.open_chat(chat, label, read_only);

@@ -12,6 +12,9 @@ import { checkArguments } from './arguments.js';
 // src/page/registry/stored.rs); the agent session under `session`.
 export const TOOL_KEY = 'tool:';
 export const SESSION_KEY = 'session';
+// The site rules (docs/rules.md), in chrome.storage.local: they outlive the
+// browser's restart, as settings do. rules.js keeps them; the core gets them whole.
+export const RULES_KEY = 'rules';
 
 // The core takes and gives JSON text (src/wasm.rs says why); these turn JS
 // values into it and back. `undefined` goes in as null and comes back as null.
@@ -39,7 +42,16 @@ export const ready = (async () => {
   const tools = Object.entries(stored)
     .filter(([key, tool]) => key.startsWith(TOOL_KEY) && typeof tool === 'string')
     .map(([, tool]) => tool);
-  return new Core(tools, stored[SESSION_KEY] ?? null);
+  const core = new Core(tools, stored[SESSION_KEY] ?? null);
+  const { [RULES_KEY]: rules } = await chrome.storage.local.get(RULES_KEY);
+  if (rules !== undefined) {
+    try {
+      core.setRules(JSON.stringify(rules));
+    } catch (error) {
+      keepError('reading the stored site rules', error);
+    }
+  }
+  return core;
 })();
 // The core once loaded, so that the handlers on an agent call's path need not
 // wait a turn for `ready` each time.

@@ -5,6 +5,7 @@ import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agen
 import { inputFault } from './arguments.js';
 import { applyEvent, fromJson, inTab, toJson } from './core.js';
 import { keepError } from './errors.js';
+import { siteSeen } from './rules.js';
 import { waitFor } from './replies.js';
 import { changeSession } from './session.js';
 
@@ -15,6 +16,8 @@ import { changeSession } from './session.js';
 export function fromPage(message, sender) {
   if (isNativeCall(message)) return nativeCall(message, sender);
   if (isInputCheck(message)) return Promise.resolve({ fault: inputFault(message.schema, message.input) });
+  // The settings page lists every site seen publishing tools (docs/rules.md).
+  siteSeen(sender.origin);
   const from = {
     tab_id: sender.tab.id,
     frame_id: sender.frameId,

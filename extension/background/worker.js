@@ -14,6 +14,7 @@ import { keepError, onError, onUnhandledRejection } from './errors.js';
 import { desktop, external } from './outside.js';
 import { onNavigated, onTabRemoved } from './pages.js';
 import { onMessage } from './routing.js';
+import { onRulesChanged } from './rules.js';
 import { onStorageChanged } from './settings.js';
 
 // Uncaught errors, kept so tests (and `self.toolgate.errors`) can fail on them.
@@ -22,6 +23,7 @@ self.addEventListener('unhandledrejection', onUnhandledRejection);
 
 chrome.runtime.onMessage.addListener(onMessage);
 chrome.storage.onChanged.addListener(onStorageChanged);
+chrome.storage.onChanged.addListener(onRulesChanged);
 chrome.windows.onRemoved.addListener(onWindowRemoved);
 chrome.tabs.onRemoved.addListener(onTabRemoved);
 chrome.webNavigation.onCommitted.addListener(onNavigated);

@@ -192,13 +192,20 @@ function render(card) {
     $('changed').hidden = false;
     $('changed').replaceChildren(...lineNodes(card.changed));
   }
+  const argumentList = () => card.arguments.flatMap(([name, value]) => [
+    el('dt', {}, [pageText(name)]),
+    el('dd', {}, [pageText(value)]),
+  ]);
   if (card.kind === 'call') {
     $('arguments-section').hidden = false;
     $('argument-count').textContent = card.argument_count;
-    $('arguments').replaceChildren(...card.arguments.flatMap(([name, value]) => [
-      el('dt', {}, [pageText(name)]),
-      el('dd', {}, [pageText(value)]),
-    ]));
+    $('arguments').replaceChildren(...argumentList());
+  } else if (card.kind === 'rule') {
+    // A rule's card shows what the agent wants to do, with its arguments if
+    // you open them (docs/rules.md, "Levels").
+    $('rule-arguments').hidden = false;
+    $('rule-argument-count').textContent = `Its arguments (${card.argument_count})`;
+    $('rule-argument-list').replaceChildren(...argumentList());
   } else {
     // The site question lists what the site publishes openly; the call card folds it.
     $('publishes-section').open = true;

@@ -1,7 +1,9 @@
-// Toolgate's settings page: which desktop agents are connected through
-// toolgate-mcp, and which other extensions may connect as agents. Names and
+// Toolgate's settings page: what agents may do on each site (site-rules.js),
+// which desktop agents are connected through toolgate-mcp, and which other
+// extensions may connect as agents. Names and
 // ids are shown as text, never as HTML.
 import { $, el } from './dom.js';
+import { renderRules } from './site-rules.js';
 
 const send = async (message) => {
   const answer = await chrome.runtime.sendMessage(message);
@@ -66,5 +68,6 @@ $('desktop-connect').addEventListener('click', async () => {
 });
 
 render();
+renderRules();
 // Agents come and go: shown as they are now.
 setInterval(render, 2000);

@@ -9,8 +9,9 @@
 //! Reading requests and writing replies is the protocol's (`crate::protocol`).
 
 use crate::decisions::answers::{Answers, CardKind, Decision, ToolFacts};
+use crate::decisions::rules::RuleBook;
 use crate::page::classify::Class;
-use crate::page::registry::{FrameId, Registry, Source, TabId};
+use crate::page::registry::{FrameId, Registry, Source, TabId, Tool};
 use crate::protocol::{
     error_reply, initialized, pong, read_request, tool_result, tools_listed, BrowserCall, Method,
     Reply, RpcError, CALL_TOOL, LIST_TOOLS,
@@ -76,7 +77,12 @@ impl CallTarget {
     /// The tool's facts as the registry holds them now, in the same
     /// document; `None` when it is no longer published there.
     pub(crate) fn facts<'a>(&self, registry: &'a Registry, site: &'a str) -> Option<ToolFacts<'a>> {
-        let tool = registry
+        ToolFacts::of(self.tool(registry)?, site)
+    }
+
+    /// The tool as the registry holds it now, in the same document.
+    pub(crate) fn tool<'a>(&self, registry: &'a Registry) -> Option<&'a Tool> {
+        registry
             .frames(self.tab_id)
             .find(|f| f.frame_id == self.frame_id && f.document_id == self.document_id)?
             .tools
@@ -85,8 +91,7 @@ impl CallTarget {
                 t.source == self.source
                     && t.decl.name == self.name
                     && t.decl.kind == crate::page::declaration::Kind::Tool
-            })?;
-        ToolFacts::of(tool, site)
+            })
     }
 }
 
@@ -172,6 +177,9 @@ pub struct PageCall {
     /// A card allowed this call only ("Allow this call only").
     #[serde(default)]
     pub allowed_once: bool,
+    /// The site rule's card allowed it ("Allow once", docs/rules.md).
+    #[serde(default)]
+    pub rule_yes: bool,
 }
 
 impl PageCall {
@@ -307,6 +315,10 @@ pub struct Session {
     /// whole session to find out that nothing changed.
     #[serde(skip)]
     unsaved: bool,
+    /// The site rules (docs/rules.md): kept by the shell apart from the
+    /// session, and set whole whenever they change (`Toolgate::set_rules`).
+    #[serde(skip)]
+    pub rules: RuleBook,
 }
 
 /// Where ids of repeatable calls start: above every stored id, and exact as a

@@ -77,13 +77,24 @@ impl CallAnswer {
     }
 }
 
+/// The answers to a call a site rule asks first about (docs/rules.md,
+/// "Levels"): "Allow once" and "Refuse", and no "always".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleAnswer {
+    AllowOnce,
+    Refuse,
+}
+
 /// An answer as the card page sends it: `{"site": "allow_all"}`,
-/// `{"call": "deny_once"}` (the two cards share some answers' names).
+/// `{"call": "deny_once"}`, `{"rule": "refuse"}` (the cards share some
+/// answers' names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
     Site(SiteAnswer),
     Call(CallAnswer),
+    Rule(RuleAnswer),
 }
 
 /// Which of the two cards: the site-permission question, or the per-call
@@ -93,6 +104,8 @@ pub enum Answer {
 pub enum CardKind {
     Site,
     Call,
+    /// A call a site rule asks first about (docs/rules.md).
+    Rule,
 }
 
 impl CardKind {
@@ -102,12 +115,17 @@ impl CardKind {
     /// the answers for this call: it is not a site (docs/cards.md,
     /// "Sandboxed frames").
     pub fn offered(self, site: &str) -> Vec<Answer> {
+        if self == CardKind::Rule {
+            return [RuleAnswer::AllowOnce, RuleAnswer::Refuse]
+                .map(Answer::Rule)
+                .to_vec();
+        }
         if is_opaque_site(site) {
             return match self {
                 CardKind::Site => [SiteAnswer::AllowOnce, SiteAnswer::DenyOnce]
                     .map(Answer::Site)
                     .to_vec(),
-                CardKind::Call => [CallAnswer::AllowOnce, CallAnswer::DenyOnce]
+                CardKind::Call | CardKind::Rule => [CallAnswer::AllowOnce, CallAnswer::DenyOnce]
                     .map(Answer::Call)
                     .to_vec(),
             };
@@ -126,7 +144,7 @@ impl CardKind {
                 .to_vec(),
                 Answer::Site(SiteAnswer::DenyForChat),
             ),
-            CardKind::Call => (
+            CardKind::Call | CardKind::Rule => (
                 [
                     CallAnswer::AllowOnce,
                     CallAnswer::AlwaysAllowTool,
@@ -153,6 +171,7 @@ impl CardKind {
             CardKind::Site if is_opaque_site(site) => Answer::Site(SiteAnswer::DenyOnce),
             CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
             CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
+            CardKind::Rule => Answer::Rule(RuleAnswer::Refuse),
         }
     }
 }

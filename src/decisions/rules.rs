@@ -7,7 +7,8 @@
 //! what a call may do.
 
 use crate::page::classify::Class;
-use crate::page::declaration::HintState;
+use crate::page::declaration::{Hint, HintState};
+use crate::page::registry::Tool;
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +138,49 @@ pub struct RuleFacts<'a> {
     pub name: &'a str,
     pub area: &'a str,
     pub kind: ToolKind,
+}
+
+impl<'a> RuleFacts<'a> {
+    /// A registered tool's facts; `None` for a skill (skills are read, never called).
+    pub fn of(tool: &'a Tool) -> Option<RuleFacts<'a>> {
+        let class = tool.verdict.class?;
+        let decl = &tool.decl;
+        Some(RuleFacts {
+            name: &decl.name,
+            area: area_of(&decl.name, &decl.tags),
+            kind: ToolKind::of(
+                class,
+                decl.hint(Hint::Destructive),
+                decl.hint(Hint::OpenWorld),
+            ),
+        })
+    }
+}
+
+/// Every site's rule set, and whether anyone is there to ask: what the
+/// service worker keeps in `chrome.storage.local` and hands the core whole
+/// whenever it changes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleBook {
+    /// Rule sets by site (an origin, as a frame's site is written). A site
+    /// without one follows the chat's answers alone.
+    #[serde(default)]
+    pub sites: VecMap<String, SiteRules>,
+    /// Unattended mode: no card ever opens; Ask first acts as Off.
+    #[serde(default)]
+    pub unattended: bool,
+}
+
+impl RuleBook {
+    /// The gate for a call of `tool` on `site` by a chat (`read_only_chat`
+    /// when it was opened Read only).
+    pub fn gate(&self, site: &str, tool: RuleFacts, read_only_chat: bool) -> Gate {
+        let mode = Mode {
+            read_only_chat,
+            unattended: self.unattended,
+        };
+        gate(self.sites.get(site), tool, mode)
+    }
 }
 
 /// One site's rule set: a level per kind, and the areas and tools set apart.

@@ -7,7 +7,8 @@
 //! page text is shown").
 
 use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
-use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, SiteAnswer};
+use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
+use crate::decisions::rules::{RuleBook, RuleFacts};
 use crate::page::classify::Class;
 use crate::page::registry::is_opaque_site;
 use crate::views::text::{
@@ -94,9 +95,16 @@ fn shown(value: &serde_json::Value) -> String {
     }
 }
 
-/// Builds the card for a pending request; `chat` is the asking chat's label.
+/// Builds the card for a pending request; `chat` is the asking chat's label,
+/// `rules` the site rules (a rule's card names the rule that asks).
 /// `None` for a call card whose request is not a call (no such card is made).
-pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Option<Card> {
+pub fn card(
+    card_id: u64,
+    pending: &Pending,
+    chat: String,
+    world: &World,
+    rules: &RuleBook,
+) -> Option<Card> {
     let offers = pending.card.offered(&pending.site);
     let tab_id = pending.action.tab_id();
     let site = shown_site(&pending.site, world.tab(tab_id));
@@ -218,6 +226,54 @@ pub fn card(card_id: u64, pending: &Pending, chat: String, world: &World) -> Opt
                     choice(on_site("Never allow"), Answer::Call(CallAnswer::NeverAllowTool)),
                     choice(format!("Deny all page tools on {site}").as_str(), Answer::Call(CallAnswer::DenyAllSite)),
                 ],
+                site: site.clone(),
+            }
+        }
+        CardKind::Rule => {
+            let Action::Call(call) = &pending.action else {
+                return None;
+            };
+            let name = page_line(&call.target.name, NAME_CAP);
+            let args: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&call.arguments).unwrap_or_default();
+            let count = args.len();
+            // The rule that asks, as it is now (the card may have waited).
+            let because = call
+                .target
+                .tool(world.registry)
+                .and_then(RuleFacts::of)
+                .and_then(|facts| rules.sites.get(&pending.site).map(|r| r.level(facts).1));
+            let mut lines = vec![Line::ours("The agent wants to call \u{201c}")
+                .quote(name.clone())
+                .say(format!("\u{201d} on {site}."))];
+            if let Some(because) = because {
+                lines.push(Line::ours(format!(
+                    "It asks first because of {} on {site}. Allow once lets this call run, this once.",
+                    because.text()
+                )));
+            }
+            Card {
+                card_id,
+                kind: CardKind::Rule,
+                asked_by,
+                heading: Line::default().quote(name.clone()),
+                lines,
+                tool: Some(name),
+                class: Some(call.class.label()),
+                argument_count: Some(format!(
+                    "{count} argument{}",
+                    if count == 1 { "" } else { "s" }
+                )),
+                arguments: args
+                    .iter()
+                    .map(|(k, v)| (page_line(k, ARGUMENT_NAME_CAP), shown(v)))
+                    .collect(),
+                changed: None,
+                publishes,
+                approve: choice("Allow once", Answer::Rule(RuleAnswer::AllowOnce)),
+                approve_menu: Vec::new(),
+                deny: choice("Refuse", Answer::Rule(RuleAnswer::Refuse)),
+                deny_menu: Vec::new(),
                 site: site.clone(),
             }
         }

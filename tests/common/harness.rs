@@ -149,6 +149,7 @@ pub fn outcome(h: &Harness, step: &Step) -> String {
         Step::Ask { card_id } => match h.session.pending.get(card_id).expect("pending").card {
             CardKind::Site => "site card".into(),
             CardKind::Call => "call card".into(),
+            CardKind::Rule => "rule card".into(),
         },
         Step::Wait { .. } => "wait".into(),
         Step::Attach { .. } => "attach".into(),
@@ -171,7 +172,13 @@ pub fn outcome(h: &Harness, step: &Step) -> String {
 /// The card a pending request shows, as the worker builds it.
 pub fn card(session: &Session, card_id: u64, world: &World) -> Option<Card> {
     let pending = session.pending.get(&card_id)?;
-    cards::card(card_id, pending, session.chat_label(&pending.chat), world)
+    cards::card(
+        card_id,
+        pending,
+        session.chat_label(&pending.chat),
+        world,
+        &session.rules,
+    )
 }
 
 pub fn card_id(step: &Step) -> u64 {

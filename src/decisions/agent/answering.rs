@@ -2,7 +2,7 @@
 //! which card, what closing one counts as, and what an answer comes to.
 
 use super::*;
-use crate::decisions::answers::{Answer, CallAnswer, SiteAnswer};
+use crate::decisions::answers::{Answer, CallAnswer, RuleAnswer, SiteAnswer};
 
 impl Session {
     /// Records which window shows a card.
@@ -72,7 +72,23 @@ impl Session {
                 self.site_answered(&chat, &id, &pending.site, a, action, world)
             }
             (Answer::Call(a), Action::Call(call)) => self.call_answered(&chat, &id, a, call, world),
-            (Answer::Call(_), Action::List(_)) => {
+            (Answer::Rule(RuleAnswer::AllowOnce), Action::Call(call)) => {
+                let call = PageCall {
+                    rule_yes: true,
+                    ..call
+                };
+                self.decide_call(&chat, &id, call, world)
+            }
+            (Answer::Rule(RuleAnswer::Refuse), Action::Call(call)) => refusal(
+                &id,
+                Decision::Refuse {
+                    why: format!(
+                        "Nothing ran: you refused this call of {}.",
+                        call.target.name
+                    ),
+                },
+            ),
+            (Answer::Call(_) | Answer::Rule(_), Action::List(_)) => {
                 return Err("a listing has no per-call card".to_owned())
             }
         };

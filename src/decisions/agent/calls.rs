@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::decisions::answers::site_host;
+use crate::decisions::rules::{Gate, RuleFacts};
 use crate::page::declaration::Kind;
 use crate::page::registry::{is_opaque_site, Frame, Tool};
 use crate::protocol::CallTool;
@@ -135,6 +136,7 @@ impl Session {
             definition,
             arguments: arguments.to_owned(),
             allowed_once: false,
+            rule_yes: false,
         };
         self.decide_call(chat, id, call, world)
     }
@@ -155,14 +157,29 @@ impl Session {
         call: PageCall,
         world: &World,
     ) -> Step {
+        // The site's rule is the most the chat may do (docs/rules.md), as it
+        // is now: a call that waited on a card meets the rule of its answer's time.
+        let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
+        match rule.map(|rule| self.rules.gate(&call.site, rule, false)) {
+            Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
+            Some(Gate::AskFirst { .. }) if !call.rule_yes => {
+                let site = call.site.clone();
+                return self.ask(chat, id, Action::Call(call), CardKind::Rule, site, false);
+            }
+            _ => {}
+        }
         let facts = match call.current(world.registry) {
             Ok(facts) => facts,
             Err(error) => return Step::error(id, &error),
         };
         // A refusal that came while this call's card was open holds against
-        // the card's "Allow this call only" (docs/cards.md).
+        // the card's "Allow this call only" (docs/cards.md), and the rule's "Allow once".
         let refused = || self.answers.standing_refusal(chat, &facts);
-        let decision = if call.allowed_once {
+        let decision = if call.rule_yes {
+            refused().unwrap_or_else(|| Decision::Run {
+                why: "you allowed this call once".to_owned(),
+            })
+        } else if call.allowed_once {
             refused().unwrap_or_else(|| Decision::Run {
                 why: "you allowed this call only".to_owned(),
             })
@@ -176,6 +193,23 @@ impl Session {
                 self.start_run(chat, id, call, why, repeatable)
             }
             refused @ Decision::Refuse { .. } => refusal(id, refused),
+            // Unattended, no card ever opens (docs/rules.md): what the site's
+            // rule allows runs (its Off and Ask first were refused above);
+            // what would need the chat's answer is refused.
+            Decision::AskSite | Decision::AskCall { .. }
+                if self.rules.unattended && self.rules.sites.get(&call.site).is_some() =>
+            {
+                let why = "the site's rule allows it, and Toolgate runs unattended".to_owned();
+                let repeatable = facts.class == Class::ReadOnly;
+                self.start_run(chat, id, call, why, repeatable)
+            }
+            Decision::AskSite | Decision::AskCall { .. } if self.rules.unattended => {
+                let why = format!(
+                    "Nothing ran: {} needs an answer on a card, and no one was there to ask (Toolgate runs unattended).",
+                    call.target.name
+                );
+                refusal(id, Decision::Refuse { why })
+            }
             Decision::AskSite => {
                 let site = call.site.clone();
                 self.ask(chat, id, Action::Call(call), CardKind::Site, site, false)

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::decisions::answers::{site_host, ToolFacts};
+use crate::decisions::rules::{Gate, RuleFacts};
 use crate::protocol::reply;
 use serde_json::json;
 
@@ -31,6 +32,17 @@ impl Session {
             match self.site_listing(chat, site, &listing) {
                 Decision::Run { .. } => listed.push(site.clone()),
                 Decision::Refuse { why } => withheld.push(why),
+                // Unattended, no card ever opens (docs/rules.md): a site with
+                // rules lists what they do not turn Off; one without is withheld.
+                Decision::AskSite | Decision::AskCall { .. }
+                    if self.rules.unattended && self.rules.sites.get(site.as_str()).is_some() =>
+                {
+                    listed.push(site.clone())
+                }
+                Decision::AskSite | Decision::AskCall { .. } if self.rules.unattended => withheld.push(format!(
+                    "{}'s tools need an answer on a card to be listed, and no one was there to ask (Toolgate runs unattended)",
+                    site_host(site)
+                )),
                 Decision::AskSite | Decision::AskCall { .. } => {
                     let site = site.clone();
                     return self.ask(chat, id, Action::List(listing), CardKind::Site, site, false);
@@ -99,6 +111,10 @@ impl Session {
                 match ToolFacts::of(tool, &site) {
                     None => skills.push(json!({"name": d.name, "title": d.title, "description": d.description,
                                                "instructions": d.instructions, "site": site})),
+                    // A tool its site's rule turns Off is not listed (docs/rules.md).
+                    Some(_) if RuleFacts::of(tool).is_some_and(|rule| {
+                        matches!(self.rules.gate(&site, rule, false), Gate::Off { .. })
+                    }) => {}
                     Some(facts) if self.answers.visible(chat, &facts) => tools.push(json!({
                         "name": d.name, "title": d.title, "description": d.description,
                         "class": facts.class.label(), "badges": tool.verdict.badges,

@@ -1,0 +1,97 @@
+// The settings page's "What agents may do": a card per site whose tools
+// have been seen, a row per kind with its level, and unattended mode
+// (docs/rules.md, word for word). It writes the rules to
+// chrome.storage.local; the worker hands them to the core whenever they
+// change, so they reach agents from their next call (background/rules.js).
+// Site names are shown as text, never as HTML.
+import { $, el } from './dom.js';
+
+const RULES_KEY = 'rules';
+const SEEN_KEY = 'sites_seen';
+const KINDS = [
+  ['read', 'Read', 'tools that only look things up'],
+  ['write', 'Write', 'tools that change things on the site'],
+  ['delete', 'Delete', 'tools that remove things'],
+  ['outside', 'Outside the site', 'tools that act beyond it'],
+];
+const LEVELS = [['allowed', 'Allowed'], ['ask_first', 'Ask first'], ['off', 'Off']];
+// A new rule set, and "Read freely, ask before the rest".
+const NEW_RULES = { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' };
+const READ_FREELY = { read: 'allowed', write: 'ask_first', delete: 'ask_first', outside: 'ask_first' };
+
+const host = (site) => site.replace(/^[a-z]+:\/\//, '');
+
+async function stored() {
+  const { [RULES_KEY]: rules, [SEEN_KEY]: seen } = await chrome.storage.local.get([RULES_KEY, SEEN_KEY]);
+  const book = rules && typeof rules === 'object' ? rules : {};
+  return { book: { sites: {}, unattended: false, ...book }, seen: Array.isArray(seen) ? seen : [] };
+}
+
+// Changes the stored rules with `change(book)`, from what is stored now.
+async function update(change) {
+  const { book } = await stored();
+  change(book);
+  await chrome.storage.local.set({ [RULES_KEY]: book });
+}
+
+function kindRows(site, rules) {
+  return el('table', { class: 'kinds' }, [el('tbody', {}, KINDS.map(([key, label, meaning]) => {
+    const id = `level-${site}-${key}`;
+    const select = el('select', { id, 'aria-describedby': `${id}-meaning` }, LEVELS.map(([value, text]) => el('option', {
+      value, text, selected: rules[key] === value,
+    })));
+    select.addEventListener('change', () => update((book) => {
+      const current = book.sites[site] ?? { ...NEW_RULES, areas: {}, tools: {} };
+      book.sites[site] = { ...current, [key]: select.value };
+    }).then(() => say(`${label} on ${host(site)} is now ${select.selectedOptions[0].text}. Changes reach agents from their next call.`)));
+    return el('tr', {}, [
+      el('th', { scope: 'row' }, [el('label', { for: id, text: label })]),
+      el('td', { id: `${id}-meaning`, class: 'meaning', text: meaning }),
+      el('td', {}, [select]),
+    ]);
+  }))]);
+}
+
+function siteCard(site, book) {
+  const rules = book.sites[site];
+  const headingId = `rules-${site}`;
+  const children = [el('h3', { id: headingId, text: host(site) }), el('h4', { text: 'What agents may do' })];
+  if (rules) {
+    children.push(kindRows(site, rules));
+    if (book.unattended) {
+      children.push(el('p', { class: 'note', text: 'Unattended: nobody is here to ask, so Ask first acts as Off on this site.' }));
+    }
+  } else {
+    const freely = el('button', { type: 'button', text: 'Read freely, ask before the rest' });
+    freely.addEventListener('click', () => update((book) => {
+      book.sites[site] = { ...READ_FREELY, areas: {}, tools: {} };
+    }));
+    const keep = el('button', { type: 'button', text: 'Keep it as it is' });
+    keep.addEventListener('click', () => say(`${host(site)} keeps following the chat answers alone.`));
+    children.push(
+      el('p', { class: 'note', text: 'This site has no rules: agents call every tool a chat allows, without asking first.' }),
+      el('p', { class: 'actions' }, [freely, ' ', keep]),
+      el('p', { class: 'hint', text: 'Or choose a level below: the site\'s rules then start as Read Allowed, Write and Outside the site on Ask first, and Delete Off, with your change.' }),
+      kindRows(site, NEW_RULES),
+    );
+  }
+  return el('article', { class: 'site-rules', 'aria-labelledby': headingId }, children);
+}
+
+const say = (text) => { $('rules-status').textContent = text; };
+
+export async function renderRules() {
+  const { book, seen } = await stored();
+  $('unattended').checked = book.unattended === true;
+  const sites = [...new Set([...seen, ...Object.keys(book.sites)])].sort();
+  $('sites').replaceChildren(...(sites.length
+    ? sites.map((site) => siteCard(site, book))
+    : [el('p', { class: 'hint', text: 'No site has published tools yet.' })]));
+}
+
+$('unattended').addEventListener('change', () => update((book) => {
+  book.unattended = $('unattended').checked;
+}));
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && (RULES_KEY in changes || SEEN_KEY in changes)) renderRules();
+});

@@ -1,0 +1,216 @@
+//! Site rules meeting a chat (docs/rules.md, "Levels"): Off hides a tool and
+//! refuses its calls, Ask first asks on its own card for every call whatever
+//! the chat allowed, Allowed lets the chat's answers decide; a change reaches
+//! calls already waiting on a card; unattended mode; the rule's card.
+
+use serde_json::json;
+use toolgate::decisions::agent::Step;
+use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
+use toolgate::decisions::rules::RuleBook;
+mod common;
+#[path = "common/harness.rs"]
+mod harness;
+use harness::*;
+
+// The Notes example's kinds: list_notes Read; add_note and send_note Outside
+// the site (their openWorldHint is left out); delete_note Delete.
+fn rules(book: serde_json::Value) -> RuleBook {
+    serde_json::from_value(book).expect("a rule book")
+}
+
+fn new_rules_on_remote() -> RuleBook {
+    rules(
+        json!({"sites": {REMOTE: {"read": "allowed", "write": "ask_first", "delete": "off", "outside": "ask_first"}}}),
+    )
+}
+
+fn listed(h: &mut Harness, chat: &str) -> Vec<String> {
+    let step = h.send(
+        chat,
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    let Step::Reply { reply } = step else {
+        panic!("a listing, got {step:?}")
+    };
+    let tools = reply.value()["result"]["structuredContent"]["tools"]
+        .as_array()
+        .expect("tools")
+        .clone();
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn off_is_not_listed_and_a_call_is_refused_saying_nothing_ran() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    assert!(listed(&mut h, "c").contains(&"delete_note".to_owned()));
+    h.session.rules = new_rules_on_remote();
+    assert_eq!(
+        listed(&mut h, "c"),
+        ["list_notes", "add_note", "send_note"].map(String::from)
+    );
+    assert_eq!(
+        h.call_said("c", 1, "delete_note", json!({})),
+        "Nothing ran: delete_note is Off on this site, by the rule for Delete tools."
+    );
+    // Another site in the same book is not bound by this one's rules.
+    let other = h.call_said("c", 2, "delete_note", json!({}));
+    assert!(!other.starts_with("Nothing ran"), "{other}");
+}
+
+#[test]
+fn ask_first_asks_on_its_own_card_every_time_whatever_the_chat_allowed() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    h.session.rules = new_rules_on_remote();
+    assert_eq!(
+        h.call_said("c", 1, "list_notes", json!({})),
+        "run",
+        "Read is Allowed: the chat decides"
+    );
+    let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let id = card_id(&step);
+    let card = card(&h.session, id, &h.world()).expect("a card");
+    assert_eq!(card.kind, CardKind::Rule);
+    assert_eq!(
+        (card.approve.label.as_str(), card.deny.label.as_str()),
+        ("Allow once", "Refuse")
+    );
+    assert!(
+        card.approve_menu.is_empty() && card.deny_menu.is_empty(),
+        "no \"always\""
+    );
+    let lines: Vec<String> = card.lines.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines,
+        [
+            "The agent wants to call \u{201c}add_note\u{201d} on notes.example.",
+            "It asks first because of the rule for Outside the site tools on notes.example. Allow once lets this call run, this once.",
+        ]
+    );
+    assert_eq!(card.arguments, [("title".to_owned(), "x".to_owned())]);
+    assert_eq!(
+        h.session.close_answer(id),
+        Some(Answer::Rule(RuleAnswer::Refuse)),
+        "closing it refuses"
+    );
+    assert_eq!(
+        h.answer_said(id, Answer::Rule(RuleAnswer::AllowOnce)),
+        "run"
+    );
+    // The next call asks again.
+    let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    assert_eq!(
+        h.answer_said(card_id(&step), Answer::Rule(RuleAnswer::Refuse)),
+        "Nothing ran: you refused this call of add_note."
+    );
+    // The rule's card offers only its two answers.
+    let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+    let refused = h.checked(|session, world| {
+        session.answer(
+            card_id(&step),
+            Answer::Call(CallAnswer::AlwaysAllowTool),
+            world,
+        )
+    });
+    assert!(refused.is_err(), "a rule's card takes no \"always\"");
+}
+
+#[test]
+fn the_chats_refusal_still_holds_after_the_rules_yes() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowNonConsequential);
+    let step = h.call("c", 1, "send_note", json!({}));
+    assert_eq!(outcome(&h, &step), "call card");
+    h.answer(card_id(&step), Answer::Call(CallAnswer::NeverAllowTool));
+    h.session.rules = new_rules_on_remote();
+    let step = h.call("c", 1, "send_note", json!({}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let said = h.answer_said(card_id(&step), Answer::Rule(RuleAnswer::AllowOnce));
+    assert!(said.starts_with("refused"), "{said}");
+}
+
+#[test]
+fn a_rule_changed_while_a_call_waits_on_a_card_holds_when_it_is_answered() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowNonConsequential);
+    let step = h.call("c", 1, "delete_note", json!({}));
+    assert_eq!(outcome(&h, &step), "call card");
+    // The person turns Delete off while the card is open, then allows the call.
+    h.session.rules = new_rules_on_remote();
+    assert_eq!(
+        h.answer_said(card_id(&step), Answer::Call(CallAnswer::AllowOnce)),
+        "Nothing ran: delete_note is Off on this site, by the rule for Delete tools."
+    );
+}
+
+#[test]
+fn unattended_ask_first_is_refused_because_no_one_was_there_to_ask_and_read_still_runs() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    let mut book = new_rules_on_remote();
+    book.unattended = true;
+    h.session.rules = book;
+    assert_eq!(
+        h.call_said("c", 1, "add_note", json!({"title": "x"})),
+        "Nothing ran: add_note asks first, by the rule for Outside the site tools, and no one was there to ask (Toolgate runs unattended)."
+    );
+    assert_eq!(h.call_said("c", 1, "list_notes", json!({})), "run");
+}
+
+#[test]
+fn a_site_without_rules_follows_the_chat_alone_and_areas_and_tools_set_apart_decide_first() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    h.session.rules = rules(
+        json!({"sites": {LOCAL: {"read": "off", "write": "off", "delete": "off", "outside": "off"}}}),
+    );
+    assert_eq!(
+        h.call_said("c", 1, "delete_note", json!({})),
+        "run",
+        "notes.example has no rules"
+    );
+    h.session.rules = rules(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "areas": {"delete_note": "allowed"}, "tools": {"send_note": "off"},
+    }}}));
+    // delete_note's area is its whole name (no tag, no dot): the area's level decides.
+    assert_eq!(h.call_said("c", 1, "delete_note", json!({})), "run");
+    assert_eq!(
+        h.call_said("c", 1, "send_note", json!({})),
+        "Nothing ran: send_note is Off on this site, by the rule for the tool send_note."
+    );
+}
+
+#[test]
+fn unattended_no_card_ever_opens_the_chats_questions_are_refused_too() {
+    let mut h = Harness::new();
+    h.session.rules = rules(json!({"unattended": true}));
+    assert_eq!(
+        h.call_said("c", 1, "list_notes", json!({})),
+        "Nothing ran: list_notes needs an answer on a card, and no one was there to ask (Toolgate runs unattended)."
+    );
+    let step = h.send(
+        "c",
+        json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
+    );
+    let Step::Reply { reply } = step else {
+        panic!("a listing, got {step:?}")
+    };
+    assert_eq!(
+        reply.value()["result"]["structuredContent"]["withheld"],
+        json!(["notes.example's tools need an answer on a card to be listed, and no one was there to ask (Toolgate runs unattended)"])
+    );
+    assert!(h.session.pending.is_empty(), "no card waits");
+    // With the site's rules, what they allow runs and is listed; Ask first is Off.
+    h.session.rules = new_rules_on_remote();
+    h.session.rules.unattended = true;
+    assert_eq!(h.call_said("c", 1, "list_notes", json!({})), "run");
+    assert_eq!(listed(&mut h, "c"), ["list_notes"].map(String::from));
+    assert!(h.session.pending.is_empty(), "no card waits");
+}
