@@ -56,6 +56,17 @@ fn off_is_not_listed_and_a_call_is_refused_saying_nothing_ran() {
         h.call_said("c", 1, "delete_note", json!({})),
         "Nothing ran: delete_note is Off on this site, by the rule for Delete tools."
     );
+    // Not even its arguments are looked at: add_note's lack a title.
+    h.session
+        .rules
+        .sites
+        .get_mut(REMOTE)
+        .expect("rules")
+        .outside = toolgate::decisions::rules::Level::Off;
+    assert_eq!(
+        h.call_said("c", 1, "add_note", json!({})),
+        "Nothing ran: add_note is Off on this site, by the rule for Outside the site tools."
+    );
     // Another site in the same book is not bound by this one's rules.
     let other = h.call_said("c", 2, "delete_note", json!({}));
     assert!(!other.starts_with("Nothing ran"), "{other}");

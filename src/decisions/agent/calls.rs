@@ -117,6 +117,12 @@ impl Session {
             let message = format!("{name} is a skill: skills are read, never called");
             return self.undecidable(chat, id, RpcError::InvalidParams(message));
         }
+        // A tool its site's rule turns Off is refused before anything else:
+        // not even its arguments are looked at (docs/rules.md).
+        let rule = RuleFacts::of(found.tool).map(|rule| self.rules.gate(&found.site, rule, false));
+        if let Some(Gate::Off { why }) = rule {
+            return refusal(id, Decision::Refuse { why });
+        }
         if let Some(schema) = found.tool.schema() {
             let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
             if let Err(errors) = crate::page::schema::check(schema, &value) {

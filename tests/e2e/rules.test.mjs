@@ -1,0 +1,144 @@
+// Site rules ("What agents may do", docs/rules.md) as a person sets them on
+// Toolgate's settings page and an agent meets them in the agent console:
+// the site card's words, "Read freely, ask before the rest", a row's level
+// changed, Off hiding and refusing a tool, Ask first's own card ("Allow
+// once", "Refuse", the arguments folded), a change reaching a call already
+// waiting on its card, and unattended mode.
+//
+// Notes is served on notes.localhost: a chat there starts at read-only width
+// and is never asked the site question (docs/cards.md, "Localhost"). Its
+// kinds: list_notes Read, add_note Write, delete_note Delete.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entries, launch } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+import { cardWatcher } from '../support/cards.mjs';
+import { openConsoleOn, result, toolButton } from '../support/console.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serve('examples/notes');
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const KINDS = [
+  ['Read', 'tools that only look things up'],
+  ['Write', 'tools that change things on the site'],
+  ['Delete', 'tools that remove things'],
+  ['Outside the site', 'tools that act beyond it'],
+];
+
+async function callByName(consolePage, name, args) {
+  if (!(await consolePage.locator('#by-name').getAttribute('open') !== null)) await consolePage.locator('#by-name summary').click();
+  await consolePage.getByLabel('Tool name').fill(name);
+  await consolePage.getByLabel('Arguments (JSON object)').fill(JSON.stringify(args));
+  await consolePage.getByRole('button', { name: 'Call by name' }).click();
+}
+
+test('a site\'s rules bound every call: set on the settings page, Off hides and refuses, Ask first asks on its own card, changes reach waiting calls, unattended refuses what needs a person', async () => {
+  const notes = await browser.newPage(server.url('notes.localhost', '/'));
+  await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
+  const host = new URL(notes.url()).host;
+  const settingsUrl = await (await browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html'));
+  const settings = await browser.newPage(settingsUrl);
+
+  // The site has been seen, and has no rules yet: its card says so and offers the two choices.
+  const card = settings.getByRole('article', { name: host });
+  await card.waitFor();
+  await card.getByRole('heading', { name: 'What agents may do' }).waitFor();
+  assert.equal(await card.locator('.note').innerText(), 'This site has no rules: agents call every tool a chat allows, without asking first.');
+  await card.getByRole('button', { name: 'Keep it as it is' }).click();
+  assert.equal(await settings.locator('#rules-status').innerText(), `${host} keeps following the chat answers alone.`);
+  for (const [label, meaning] of KINDS) {
+    const row = card.getByRole('row', { name: new RegExp(`^${label}`) });
+    assert.equal(await row.locator('.meaning').innerText(), meaning);
+  }
+  await card.getByRole('button', { name: 'Read freely, ask before the rest' }).click();
+  await card.getByRole('combobox', { name: 'Delete' }).waitFor();
+  await settings.waitForFunction(() => !document.querySelector('.site-rules button'));
+  const level = (label) => card.getByRole('combobox', { name: label, exact: true });
+  assert.deepStrictEqual(
+    await Promise.all(KINDS.map(([label]) => level(label).evaluate((s) => s.selectedOptions[0].text))),
+    ['Allowed', 'Ask first', 'Ask first', 'Ask first'],
+  );
+  await level('Delete').selectOption({ label: 'Off' });
+  await settings.locator('#rules-status', { hasText: 'Delete' }).waitFor();
+  assert.equal(await settings.locator('#rules-status').innerText(), `Delete on ${host} is now Off. Changes reach agents from their next call.`);
+
+  // The agent console: Delete is Off, so delete_note is not listed and its call is refused.
+  const cards = cardWatcher(browser.context);
+  const consolePage = await openConsoleOn(browser, notes);
+  assert.equal(await toolButton(consolePage, 'delete_note').count(), 0, 'an Off tool is not listed');
+  await toolButton(consolePage, 'list_notes').waitFor();
+  let results = 0;
+  // Its arguments are not even looked at (these lack the required title).
+  await callByName(consolePage, 'delete_note', {});
+  let shown = await result(consolePage, ++results);
+  assert.equal(shown.decision, 'Refused: Nothing ran: delete_note is Off on this site, by the rule for Delete tools.');
+
+  // Read is Allowed: the chat decides, and list_notes runs at once.
+  await callByName(consolePage, 'list_notes', {});
+  shown = await result(consolePage, ++results);
+  assert.match(shown.decision, /^Ran: /);
+
+  // Write asks first: its own card, with two answers and the arguments folded.
+  await callByName(consolePage, 'add_note', { title: 'Ruled', body: 'By a yes' });
+  let ruleCard = await cards.next();
+  await ruleCard.getByRole('heading', { name: 'add_note' }).waitFor();
+  assert.deepStrictEqual(
+    await ruleCard.locator('#lines p').allInnerTexts(),
+    [`The agent wants to call \u201cadd_note\u201d on ${host}.`,
+      `It asks first because of the rule for Write tools on ${host}. Allow once lets this call run, this once.`],
+  );
+  assert.deepStrictEqual(await ruleCard.locator('.answers button:visible').allInnerTexts(), ['Allow once', 'Refuse']);
+  const folded = ruleCard.locator('#rule-arguments');
+  assert.equal(await folded.getAttribute('open'), null, 'the arguments are folded');
+  assert.equal(await ruleCard.locator('#rule-argument-list').isVisible(), false);
+  await folded.locator('summary').click();
+  assert.deepStrictEqual(await ruleCard.locator('#rule-argument-list dt').allInnerTexts(), ['body', 'title']);
+  await ruleCard.getByRole('button', { name: 'Allow once', exact: true }).click().catch((error) => { if (!ruleCard.isClosed()) throw error; });
+  shown = await result(consolePage, ++results);
+  assert.equal(shown.decision, 'Ran: you allowed this call once');
+  await notes.getByText('Ruled: By a yes').waitFor();
+
+  // Every call asks: Refuse says nothing ran.
+  await callByName(consolePage, 'add_note', { title: 'Refused', body: 'No' });
+  ruleCard = await cards.next();
+  await ruleCard.getByRole('button', { name: 'Refuse', exact: true }).click().catch((error) => { if (!ruleCard.isClosed()) throw error; });
+  shown = await result(consolePage, ++results);
+  assert.equal(shown.decision, 'Refused: Nothing ran: you refused this call of add_note.');
+
+  // A change reaches a call already waiting on its card: Write turned Off, then Allow once.
+  await callByName(consolePage, 'add_note', { title: 'Too late', body: 'Off now' });
+  ruleCard = await cards.next();
+  await level('Write').selectOption({ label: 'Off' });
+  await settings.locator('#rules-status', { hasText: 'Write' }).waitFor();
+  await ruleCard.getByRole('button', { name: 'Allow once', exact: true }).click().catch((error) => { if (!ruleCard.isClosed()) throw error; });
+  shown = await result(consolePage, ++results);
+  assert.equal(shown.decision, 'Refused: Nothing ran: add_note is Off on this site, by the rule for Write tools.');
+  assert.equal(await notes.getByText('Too late').count(), 0);
+
+  // Unattended: Ask first acts as Off, no card opens, and Read still runs.
+  await level('Write').selectOption({ label: 'Ask first' });
+  await settings.getByRole('checkbox', { name: /^Unattended/ }).check();
+  await card.locator('.note', { hasText: 'Unattended' }).waitFor();
+  assert.equal(await card.locator('.note').innerText(), 'Unattended: nobody is here to ask, so Ask first acts as Off on this site.');
+  await callByName(consolePage, 'add_note', { title: 'Nobody', body: 'There' });
+  shown = await result(consolePage, ++results);
+  assert.equal(shown.decision, 'Refused: Nothing ran: add_note asks first, by the rule for Write tools, and no one was there to ask (Toolgate runs unattended).');
+  await callByName(consolePage, 'list_notes', {});
+  shown = await result(consolePage, ++results);
+  assert.match(shown.decision, /^Ran: /);
+  assert.equal(cards.pending(), false, 'no card opened unattended');
+
+  await consolePage.close();
+  await settings.close();
+  await notes.close();
+  await browser.assertNoErrors();
+});
