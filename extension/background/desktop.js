@@ -83,7 +83,8 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
     switch (message.type) {
       case 'open':
         sessions.set(session, { client: message.client, since: Date.now() });
-        await openChat(chat, { label: message.client });
+        // Read only when the person connecting chose it (`toolgate-mcp --read-only`).
+        await openChat(chat, { label: message.client, readOnly: message.read_only === true });
         return;
       case 'request': {
         if (!sessions.has(session)) {

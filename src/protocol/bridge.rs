@@ -33,8 +33,14 @@ pub const MAX_FROM_BROWSER: usize = 64 * 1024 * 1024;
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FromAgent {
     /// An MCP session began: one chat, named after the MCP client
-    /// (`initialize`'s `clientInfo.name`).
-    Open { session: String, client: String },
+    /// (`initialize`'s `clientInfo.name`); `read_only` when the person
+    /// connecting chose Read only (`toolgate-mcp --read-only`, docs/rules.md).
+    Open {
+        session: String,
+        client: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        read_only: bool,
+    },
     /// One JSON-RPC request of the session's chat.
     Request { session: String, request: Value },
     /// The client cancelled a request (`notifications/cancelled`): it is

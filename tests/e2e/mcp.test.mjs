@@ -65,9 +65,9 @@ describe('desktop agents through toolgate-mcp', () => {
   });
 
   // An MCP client, started as Claude Desktop and others start a server.
-  async function connect(name) {
+  async function connect(name, args = []) {
     const client = new Client({ name, version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: MCP, args: [], env: { ...process.env, TOOLGATE_SOCKET: socket }, stderr: 'pipe' }));
+    await client.connect(new StdioClientTransport({ command: MCP, args, env: { ...process.env, TOOLGATE_SOCKET: socket }, stderr: 'pipe' }));
     clients.push(client);
     return client;
   }
@@ -93,6 +93,22 @@ describe('desktop agents through toolgate-mcp', () => {
     assert.equal(notes.isError, false, JSON.stringify(notes));
     assert.match(notes.content[0].text, /Shopping/);
     assert.equal(cards.pending(), false, 'localhost, Read only: no card');
+    await page.close();
+  });
+
+  test('--read-only: the chat sees and calls Read only tools alone, as the README configures it', async () => {
+    const client = await connect('Read-only Claude', ['--read-only']);
+    const { page, tabId } = await notesTab('notes.localhost');
+    const listed = await call(client, 'browser_list_webmcp_tools', { tabId });
+    const classes = [...new Set(listed.structuredContent.tools.map((t) => t.class))];
+    assert.deepEqual(classes, ['Read only'], JSON.stringify(listed.structuredContent.tools));
+    const add = await call(client, 'browser_call_webmcp_tool', { tabId, name: 'add_note', arguments: { title: 'No', body: 'Read only' } });
+    assert.equal(add.isError, true);
+    assert.match(add.content[0].text, /this chat was opened Read only/);
+    const notes = await call(client, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
+    assert.equal(notes.isError, false, JSON.stringify(notes));
+    assert.equal(cards.pending(), false, 'a Read only chat asks no card');
+    assert.equal(await page.getByText('Read only').count(), 0, 'add_note never ran');
     await page.close();
   });
 

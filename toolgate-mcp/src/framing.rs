@@ -184,6 +184,7 @@ mod tests {
         let open = FromAgent::Open {
             session: "s1".into(),
             client: "Claude".into(),
+            read_only: false,
         };
         let payload = serde_json::to_vec(&open).expect("json");
         let mut bytes = BytesMut::from(&framed(&payload)[..]);
@@ -202,6 +203,7 @@ mod tests {
         let message = FromAgent::Open {
             session: "s".into(),
             client: big,
+            read_only: false,
         };
         let err = encode(&message, MAX_TO_BROWSER).expect_err("over the limit");
         assert!(err.len > MAX_TO_BROWSER && err.max == MAX_TO_BROWSER);

@@ -49,6 +49,9 @@ pub struct Link {
     path: PathBuf,
     session: String,
     client: Mutex<String>,
+    /// The chat is opened Read only (`--read-only`): every tool that is not
+    /// Read is off for it.
+    read_only: bool,
     conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
     next_id: AtomicU64,
 }
@@ -106,10 +109,11 @@ pub fn new_session() -> Result<String, getrandom::Error> {
 }
 
 impl Link {
-    pub fn new(path: PathBuf, session: String) -> Link {
+    pub fn new(path: PathBuf, session: String, read_only: bool) -> Link {
         Link {
             path,
             session,
+            read_only,
             client: Mutex::new(String::new()),
             conn: tokio::sync::Mutex::new(None),
             next_id: AtomicU64::new(1),
@@ -144,6 +148,7 @@ impl Link {
         let _ = conn.outbox.send(FromAgent::Open {
             session: self.session.clone(),
             client,
+            read_only: self.read_only,
         });
         *held = Some(conn.clone());
         Ok(conn)

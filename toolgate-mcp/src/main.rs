@@ -30,7 +30,8 @@ toolgate-mcp: lets MCP clients (Claude Desktop, Claude Code, Cursor...) use the 
 WebMCP tools through Toolgate.
 
 usage:
-  toolgate-mcp                     the stdio MCP server (what an MCP client runs)
+  toolgate-mcp [--read-only]       the stdio MCP server (what an MCP client runs); with
+                                   --read-only its agent may call Read tools only
   toolgate-mcp install [--user-data-dir DIR] [--extension-id ID]
                                    write the native-messaging host manifest for every
                                    Chromium-based browser found, or for DIR only
@@ -49,7 +50,7 @@ HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\dev.toolgate.mcp.
 ";
 
 enum Mode {
-    Server,
+    Server { read_only: bool },
     Host(String),
     Install(install::Options),
     Doctor(install::Options),
@@ -58,7 +59,7 @@ enum Mode {
 
 fn mode(args: &[OsString]) -> Result<Mode, String> {
     let Some(first) = args.first() else {
-        return Ok(Mode::Server);
+        return Ok(Mode::Server { read_only: false });
     };
     let first = first.to_string_lossy();
     if first.starts_with("chrome-extension://") {
@@ -67,6 +68,7 @@ fn mode(args: &[OsString]) -> Result<Mode, String> {
         return Ok(Mode::Host(first.into_owned()));
     }
     match &*first {
+        "--read-only" if args.len() == 1 => Ok(Mode::Server { read_only: true }),
         "install" => install::Options::parse(&args[1..]).map(Mode::Install),
         "doctor" => install::Options::parse(&args[1..]).map(Mode::Doctor),
         "help" | "--help" | "-h" => Ok(Mode::Help),
@@ -98,7 +100,7 @@ fn block_on(future: impl Future<Output = u8>) -> u8 {
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let code = match mode(&args) {
-        Ok(Mode::Server) => block_on(server::run()),
+        Ok(Mode::Server { read_only }) => block_on(server::run(read_only)),
         Ok(Mode::Host(origin)) => block_on(host::run(&origin)),
         Ok(Mode::Install(options)) => install::run(&options),
         Ok(Mode::Doctor(options)) => block_on(doctor::run(&options)),

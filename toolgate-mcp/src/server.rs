@@ -205,8 +205,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
 }
 
 /// Serves MCP on stdin/stdout until the client goes away; returns the exit
-/// code.
-pub async fn run() -> u8 {
+/// code. `read_only`: the session's chat is opened Read only.
+pub async fn run(read_only: bool) -> u8 {
     let tools = match browser_tools() {
         Ok(tools) => tools,
         Err(e) => {
@@ -221,7 +221,7 @@ pub async fn run() -> u8 {
             return 1;
         }
     };
-    let link = Arc::new(Link::new(transport::socket_path(), session));
+    let link = Arc::new(Link::new(transport::socket_path(), session, read_only));
     let server = Server {
         link: link.clone(),
         tools: Arc::new(tools),
