@@ -4,7 +4,7 @@
 //! (src/wasm.rs) converts values into and out of these calls, nothing more.
 
 use crate::decisions::agent::{
-    page_outcome, Answered, FrameCall, Session, Step, TabInfo, Withdrawn, World,
+    page_outcome, Answered, Expired, FrameCall, Session, Step, TabInfo, Withdrawn, World,
 };
 use crate::decisions::answers::Answer;
 use crate::page::registry::{Effect, Event, Registered, Registry};
@@ -48,6 +48,16 @@ impl Toolgate {
         self.session.rules =
             serde_json::from_str(text).map_err(|e| format!("bad site rules: {e}"))?;
         Ok(())
+    }
+
+    /// Closes the rule cards whose 10 minutes passed by `now_ms` (docs/rules.md).
+    pub fn expire(&mut self, now_ms: u64) -> Vec<Expired> {
+        self.session.expire(now_ms)
+    }
+
+    /// When the next card stops waiting, for the shell's alarm.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.session.next_deadline()
     }
 
     /// A page's or the browser's event, applied to the registry.

@@ -252,6 +252,17 @@ impl Core {
         Ok(())
     }
 
+    /// Closes the cards whose deadline passed: `[Expired]` as JSON text.
+    pub fn expire(&mut self, now_ms: f64) -> Result<String, JsError> {
+        write(&self.0.expire(now_ms as u64))
+    }
+
+    /// When the next card stops waiting (ms since the epoch), if one waits.
+    #[wasm_bindgen(js_name = "nextDeadline")]
+    pub fn next_deadline(&self) -> Option<f64> {
+        self.0.next_deadline().map(|at| at as f64)
+    }
+
     /// The site rules as JSON text (docs/rules.md), whole.
     #[wasm_bindgen(js_name = "setRules")]
     pub fn set_rules(&mut self, rules: &str) -> Result<(), JsError> {

@@ -225,3 +225,100 @@ fn unattended_no_card_ever_opens_the_chats_questions_are_refused_too() {
     assert_eq!(listed(&mut h, "c"), ["list_notes"].map(String::from));
     assert!(h.session.pending.is_empty(), "no card waits");
 }
+
+#[test]
+fn a_rule_card_waits_ten_minutes_then_the_agent_is_told_no_and_may_ask_again() {
+    use toolgate::decisions::rules::ASK_WINDOW_MS;
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    h.session.rules = new_rules_on_remote();
+    let asked = h.now_ms;
+    let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+    let id = card_id(&step);
+    assert_eq!(h.session.next_deadline(), Some(asked + ASK_WINDOW_MS));
+    // The deadline is stored with the session: a new worker keeps it.
+    let record = serde_json::to_string(&h.session).expect("serialises");
+    let mut restored: toolgate::decisions::agent::Session =
+        serde_json::from_str(&record).expect("reads");
+    assert_eq!(restored.next_deadline(), Some(asked + ASK_WINDOW_MS));
+    assert!(
+        restored.expire(asked + ASK_WINDOW_MS - 1).is_empty(),
+        "not yet"
+    );
+    let expired = h.session.expire(asked + ASK_WINDOW_MS);
+    assert_eq!(expired.len(), 1);
+    assert_eq!(expired[0].card_id, id);
+    let Some(Step::Reply { reply }) = &expired[0].step else {
+        panic!("the agent is told no")
+    };
+    assert_eq!(
+        reply.value()["result"]["content"][0]["text"],
+        "Nothing ran: no one answered within 10 minutes, so the card closed. You can ask again."
+    );
+    assert!(h.session.pending.is_empty() && h.session.next_deadline().is_none());
+    h.now_ms = asked + ASK_WINDOW_MS + 1;
+    assert_eq!(
+        h.call_said("c", 1, "add_note", json!({"title": "x"})),
+        "rule card",
+        "it can ask again"
+    );
+}
+
+#[test]
+fn a_yes_after_the_agent_stopped_waiting_lets_its_same_call_run_once_within_ten_minutes() {
+    use toolgate::decisions::rules::ASK_WINDOW_MS;
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    h.session.rules = new_rules_on_remote();
+    let step = h.call("c", 1, "add_note", json!({"title": "x", "body": "y"}));
+    let id = card_id(&step);
+    // The agent stops waiting (an MCP cancellation): the card stays, and says so.
+    let request = json!(h.next_id);
+    let withdrawn = h.session.withdraw("c", &request);
+    assert!(
+        withdrawn.close_windows.is_empty() && withdrawn.dropped_cards.is_empty(),
+        "{withdrawn:?}"
+    );
+    let shown = card(&h.session, id, &h.world()).expect("still open");
+    assert!(shown
+        .lines
+        .iter()
+        .any(|l| l.to_string().starts_with("The agent stopped waiting.")));
+    let said = h.answer_said(id, Answer::Rule(RuleAnswer::AllowOnce));
+    assert!(
+        said.starts_with("You allowed this call of add_note once"),
+        "{said}"
+    );
+    // Another call is not the same call; the same call runs once, without a card.
+    h.now_ms += 1000;
+    assert_eq!(
+        h.call_said("c", 1, "add_note", json!({"title": "other"})),
+        "rule card"
+    );
+    assert_eq!(
+        h.call_said(
+            "other chat",
+            1,
+            "add_note",
+            json!({"body": "y", "title": "x"})
+        ),
+        "rule card"
+    );
+    assert_eq!(
+        h.call_said("c", 1, "add_note", json!({"body": "y", "title": "x"})),
+        "run"
+    );
+    assert_eq!(
+        h.call_said("c", 1, "add_note", json!({"title": "x", "body": "y"})),
+        "rule card",
+        "once"
+    );
+    // A late yes lapses after ten minutes.
+    let step = h.call("c", 1, "send_note", json!({}));
+    let id = card_id(&step);
+    let request = json!(h.next_id);
+    h.session.withdraw("c", &request);
+    h.answer(id, Answer::Rule(RuleAnswer::AllowOnce));
+    h.now_ms += ASK_WINDOW_MS;
+    assert_eq!(h.call_said("c", 1, "send_note", json!({})), "rule card");
+}

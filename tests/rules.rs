@@ -6,7 +6,7 @@
 use serde_json::json;
 use toolgate::decisions::rules::{
     area_of, ask_deadline, gate, Because, Change, Gate, LateYeses, Level, Mode, RuleError,
-    RuleFacts, SiteRules, Target, ToolKind, ASK_WINDOW_MS, MAX_AREAS, MAX_AT_ONCE,
+    RuleFacts, SameCall, SiteRules, Target, ToolKind, ASK_WINDOW_MS, MAX_AREAS, MAX_AT_ONCE,
 };
 use toolgate::page::classify::Class;
 use toolgate::page::declaration::HintState::{Absent, False, True};
@@ -420,54 +420,54 @@ fn a_chat_opened_read_only_has_every_tool_that_is_not_read_off() {
 
 #[test]
 fn a_late_yes_lets_the_same_call_run_once_within_ten_minutes() {
+    let same = |chat: &str, site: &str, arguments: serde_json::Value| SameCall {
+        chat: chat.into(),
+        site: site.into(),
+        tool: "notes.create".into(),
+        arguments: arguments.to_string(),
+    };
     let mut yeses = LateYeses::default();
     let t0 = 1_000_000;
     assert_eq!(ask_deadline(t0), t0 + ASK_WINDOW_MS);
     yeses.grant(
-        "https://a.example",
-        "notes.create",
-        &json!({"title": "x", "body": "y"}),
+        same("c", "https://a.example", json!({"title": "x", "body": "y"})),
         t0,
     );
-    assert_eq!(yeses.next_deadline(), Some(t0 + ASK_WINDOW_MS));
     assert!(
         !yeses.take(
-            "https://a.example",
-            "notes.create",
-            &json!({"title": "other"}),
+            &same("c", "https://a.example", json!({"title": "other"})),
             t0 + 1
         ),
         "other arguments"
     );
     assert!(
         !yeses.take(
-            "https://b.example",
-            "notes.create",
-            &json!({"title": "x", "body": "y"}),
+            &same("c", "https://b.example", json!({"title": "x", "body": "y"})),
             t0 + 1
         ),
         "another site"
     );
-    // The same arguments in another order are the same call; it runs once.
+    assert!(
+        !yeses.take(
+            &same("d", "https://a.example", json!({"title": "x", "body": "y"})),
+            t0 + 1
+        ),
+        "another chat"
+    );
+    // The same arguments in another order are the same call (kept sorted); it runs once.
     assert!(yeses.take(
-        "https://a.example",
-        "notes.create",
-        &json!({"body": "y", "title": "x"}),
+        &same("c", "https://a.example", json!({"body": "y", "title": "x"})),
         t0 + 1
     ));
     assert!(!yeses.take(
-        "https://a.example",
-        "notes.create",
-        &json!({"title": "x", "body": "y"}),
+        &same("c", "https://a.example", json!({"title": "x", "body": "y"})),
         t0 + 2
     ));
     // Past ten minutes the yes is gone.
-    yeses.grant("https://a.example", "notes.create", &json!({}), t0);
+    yeses.grant(same("c", "https://a.example", json!({})), t0);
     assert!(!yeses.take(
-        "https://a.example",
-        "notes.create",
-        &json!({}),
+        &same("c", "https://a.example", json!({})),
         t0 + ASK_WINDOW_MS
     ));
-    assert_eq!(yeses.next_deadline(), None);
+    assert!(yeses.is_empty());
 }

@@ -4,6 +4,17 @@ import { loaded, ready } from './core.js';
 import { changeSession, saveNow } from './session.js';
 
 const CARD_PAGE = 'extension/ui/card.html';
+// The alarm that wakes a worker when a rule's card stops waiting
+// (docs/rules.md, "How long a call waits"); card-deadlines.js answers it.
+export const DEADLINE_ALARM = 'toolgate:card-deadline';
+
+// Sets the alarm for the next card's deadline, which the core keeps with the
+// stored session: an alarm outlives the worker, a timer does not.
+export async function scheduleDeadline() {
+  const at = (loaded ?? await ready).nextDeadline();
+  if (at === undefined) await chrome.alarms.clear(DEADLINE_ALARM);
+  else await chrome.alarms.create(DEADLINE_ALARM, { when: at });
+}
 
 export async function openCard(cardId) {
   // The card is stored before anyone sees it: a window opened for a card the
@@ -14,6 +25,7 @@ export async function openCard(cardId) {
   // Withdrawn while its window opened: nobody waits on it any more.
   const waits = await changeSession((core) => core.cardOpened(cardId, window.id));
   if (!waits) await chrome.windows.remove(window.id).catch(() => {});
+  await scheduleDeadline();
 }
 
 // A card's window closed by Toolgate; it may be gone already.

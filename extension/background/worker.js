@@ -7,7 +7,8 @@
 // the top level, because a listener added later misses the event that woke
 // the worker. The modules it imports hold the work, one concern each
 // (ARCHITECTURE.md, "Code map").
-import { restoreCardWindows } from './card-windows.js';
+import { onAlarm } from './card-deadlines.js';
+import { restoreCardWindows, scheduleDeadline } from './card-windows.js';
 import { onWindowRemoved } from './cards.js';
 import { toolgateApi } from './ci.js';
 import { keepError, onError, onUnhandledRejection } from './errors.js';
@@ -28,10 +29,13 @@ chrome.windows.onRemoved.addListener(onWindowRemoved);
 chrome.tabs.onRemoved.addListener(onTabRemoved);
 chrome.webNavigation.onCommitted.addListener(onNavigated);
 chrome.runtime.onConnectExternal.addListener(external.onConnect);
+chrome.alarms.onAlarm.addListener((alarm) => onAlarm(alarm).catch((error) => keepError('closing cards whose time passed', error)));
 // Desktop agents can reach Toolgate only through a port this worker opens, so
 // it connects at every start (desktop.js).
 desktop.connect();
 // Cards a stopped worker stored without recording their windows get them back.
 restoreCardWindows().catch((error) => keepError('restoring cards\' windows', error));
+// A card whose deadline passed while no worker ran closes now.
+scheduleDeadline().catch((error) => keepError('setting the next card deadline', error));
 
 self.toolgate = toolgateApi;

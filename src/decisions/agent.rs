@@ -25,8 +25,10 @@ mod calls;
 mod frames;
 mod kept;
 mod listing;
+mod waiting;
 pub use frames::{FrameCall, Withdrawn};
 pub use kept::page_outcome;
+pub use waiting::Expired;
 
 /// The largest tool result handed to an agent, in bytes of JSON.
 pub const DEFAULT_RESULT_CAP: usize = 1024 * 1024;
@@ -241,6 +243,13 @@ pub struct Pending {
     pub changed: bool,
     #[serde(default)]
     pub window_id: Option<i64>,
+    /// When a rule's card stops waiting (docs/rules.md, "How long a call waits").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
+    /// The agent stopped waiting on this rule card: a yes on it is kept for
+    /// its same call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub detached: bool,
     /// Later requests of the same chat that need the same site question
     /// answered: they wait on this card rather than open one of their own,
     /// and go on when it is answered.
@@ -300,6 +309,9 @@ pub struct Session {
     /// key, oldest first: past `KEPT_REPLIES`, the oldest goes.
     #[serde(default)]
     pub kept_replies: Vec<(String, Reply)>,
+    /// Yeses given on rule cards after their agents stopped waiting.
+    #[serde(default)]
+    pub late_yeses: crate::decisions::rules::LateYeses,
     #[serde(default)]
     pub next_id: u64,
     /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that
@@ -470,9 +482,11 @@ impl Session {
                 return Some(Step::reply(kept));
             }
         }
-        if let Some((&card_id, _)) = self.pending.iter().find(|(_, p)| {
+        if let Some((&card_id, pending)) = self.pending.iter_mut().find(|(_, p)| {
             p.chat == chat && (p.request_id == *id || p.waiting.iter().any(|w| w.request_id == *id))
         }) {
+            // Its agent waits again (a rule's card it had stopped waiting on).
+            self.unsaved |= std::mem::take(&mut pending.detached);
             return Some(Step::Wait { card_id });
         }
         if let Some((&call_id, _)) = self
@@ -533,6 +547,8 @@ impl Session {
                 asked_by,
                 changed,
                 window_id: None,
+                deadline_ms: None,
+                detached: false,
                 waiting: Vec::new(),
             },
         );

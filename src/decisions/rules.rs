@@ -483,15 +483,23 @@ pub fn gate(rules: Option<&SiteRules>, tool: RuleFacts, mode: Mode) -> Gate {
     }
 }
 
-/// A yes given after the agent stopped waiting: the same call (same site,
-/// tool and arguments) runs once, within ASK_WINDOW_MS of the yes.
+/// A yes given after the agent stopped waiting: the same call (the same
+/// chat, site, tool and arguments) runs once, within ASK_WINDOW_MS of the yes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LateYes {
+    #[serde(flatten)]
+    pub call: SameCall,
+    pub until_ms: u64,
+}
+
+/// What makes two calls the same call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SameCall {
+    pub chat: String,
     pub site: String,
     pub tool: String,
-    /// The arguments as canonical JSON text (keys sorted).
+    /// The arguments as canonical JSON text (keys sorted, as a call's are kept).
     pub arguments: String,
-    pub until_ms: u64,
 }
 
 /// The late yeses not yet used, kept with the session.
@@ -499,31 +507,18 @@ pub struct LateYes {
 pub struct LateYeses(Vec<LateYes>);
 
 impl LateYeses {
-    pub fn grant(&mut self, site: &str, tool: &str, arguments: &serde_json::Value, now_ms: u64) {
+    pub fn grant(&mut self, call: SameCall, now_ms: u64) {
         self.0.retain(|yes| yes.until_ms > now_ms);
         self.0.push(LateYes {
-            site: site.to_owned(),
-            tool: tool.to_owned(),
-            arguments: canonical(arguments),
+            call,
             until_ms: now_ms + ASK_WINDOW_MS,
         });
     }
 
     /// Uses the yes for this call, if one is still open: it runs once.
-    pub fn take(
-        &mut self,
-        site: &str,
-        tool: &str,
-        arguments: &serde_json::Value,
-        now_ms: u64,
-    ) -> bool {
+    pub fn take(&mut self, call: &SameCall, now_ms: u64) -> bool {
         self.0.retain(|yes| yes.until_ms > now_ms);
-        let arguments = canonical(arguments);
-        match self
-            .0
-            .iter()
-            .position(|y| y.site == site && y.tool == tool && y.arguments == arguments)
-        {
+        match self.0.iter().position(|yes| yes.call == *call) {
             Some(index) => {
                 self.0.remove(index);
                 true
@@ -532,17 +527,9 @@ impl LateYeses {
         }
     }
 
-    /// The earliest deadline left, for the shell's alarm.
-    pub fn next_deadline(&self) -> Option<u64> {
-        self.0.iter().map(|yes| yes.until_ms).min()
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
-}
-
-/// JSON text with every object's keys sorted (serde_json's map keeps keys
-/// sorted; the crate's `preserve_order` is off): the same arguments, however
-/// the agent ordered them, are the same call.
-fn canonical(value: &serde_json::Value) -> String {
-    value.to_string()
 }
 
 /// The deadline of a call that asks first at `asked_ms`: past it, the agent

@@ -246,6 +246,11 @@ pub fn card(
             let mut lines = vec![Line::ours("The agent wants to call \u{201c}")
                 .quote(name.clone())
                 .say(format!("\u{201d} on {site}."))];
+            if pending.detached {
+                lines.push(Line::ours(
+                    "The agent stopped waiting. Allow once lets its same call, with the same arguments, run once if it asks again within 10 minutes.",
+                ));
+            }
             if let Some(because) = because {
                 lines.push(Line::ours(format!(
                     "It asks first because of {} on {site}. Allow once lets this call run, this once.",

@@ -142,3 +142,44 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   await notes.close();
   await browser.assertNoErrors();
 });
+
+// A rule's card waits 10 minutes (docs/rules.md, "How long a call waits").
+// Its deadline is stored with the session and an alarm wakes the worker for
+// it, so it holds when the worker stops. The test cannot wait 10 minutes:
+// it moves the stored deadline into the past (what the core reads), then
+// lets the worker stop and start again as Chromium does.
+test('a rule\'s card that nobody answers closes after its 10 minutes, even across a worker stop, and the agent is told no', async () => {
+  const notes = await browser.newPage(server.url('notes.localhost', '/?deadline'));
+  await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
+  const site = new URL(notes.url()).origin;
+  let sw = await browser.worker();
+  await sw.evaluate((s) => chrome.storage.local.set({ rules: { sites: { [s]: { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' } }, unattended: false } }), site);
+  const cards = cardWatcher(browser.context);
+  const consolePage = await openConsoleOn(browser, notes);
+  const asked = Date.now();
+  await callByName(consolePage, 'add_note', { title: 'Unanswered', body: 'For ten minutes' });
+  const card = await cards.next();
+  const alarm = await sw.evaluate(() => chrome.alarms.get('toolgate:card-deadline'));
+  assert.ok(alarm, 'an alarm for the card\'s deadline');
+  const TEN_MINUTES = 10 * 60 * 1000;
+  assert.ok(alarm.scheduledTime >= asked + TEN_MINUTES && alarm.scheduledTime <= Date.now() + TEN_MINUTES, JSON.stringify(alarm));
+
+  // Ten minutes pass: the stored deadline moves into the past, and the worker stops.
+  await sw.evaluate(async () => {
+    const { session } = await chrome.storage.session.get('session');
+    const stored = JSON.parse(session);
+    for (const pending of Object.values(stored.pending)) if (pending.deadline_ms) pending.deadline_ms = Date.now() - 1;
+    await chrome.storage.session.set({ session: JSON.stringify(stored) });
+  });
+  await browser.stopWorker();
+  sw = await browser.startWorker();
+  await card.waitForEvent('close', { timeout: 20_000 });
+  const shown = await result(consolePage, 1);
+  assert.equal(shown.decision, 'Refused: Nothing ran: no one answered within 10 minutes, so the card closed. You can ask again.');
+  assert.equal(await sw.evaluate(() => chrome.alarms.get('toolgate:card-deadline')), undefined, 'no deadline is left');
+  assert.equal(await notes.getByText('Unanswered').count(), 0);
+
+  await consolePage.close();
+  await notes.close();
+  await browser.assertNoErrors();
+});

@@ -67,11 +67,15 @@ impl Session {
         }
         let pending = self.pending.remove(&card_id).ok_or("card vanished")?;
         let (chat, id) = (pending.chat.clone(), pending.request_id.clone());
+        let detached = pending.detached;
         let step = match (answer, pending.action) {
             (Answer::Site(a), action) => {
                 self.site_answered(&chat, &id, &pending.site, a, action, world)
             }
             (Answer::Call(a), Action::Call(call)) => self.call_answered(&chat, &id, a, call, world),
+            (Answer::Rule(RuleAnswer::AllowOnce), Action::Call(call)) if detached => {
+                self.late_yes_given(&chat, &id, &call, world.now_ms)
+            }
             (Answer::Rule(RuleAnswer::AllowOnce), Action::Call(call)) => {
                 let call = PageCall {
                     rule_yes: true,

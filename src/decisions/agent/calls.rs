@@ -168,9 +168,17 @@ impl Session {
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
         match rule.map(|rule| self.rules.gate(&call.site, rule, false)) {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
+            Some(Gate::AskFirst { .. })
+                if !call.rule_yes && self.late_yes(chat, &call, world.now_ms) =>
+            {
+                let call = PageCall {
+                    rule_yes: true,
+                    ..call
+                };
+                return self.decide_call(chat, id, call, world);
+            }
             Some(Gate::AskFirst { .. }) if !call.rule_yes => {
-                let site = call.site.clone();
-                return self.ask(chat, id, Action::Call(call), CardKind::Rule, site, false);
+                return self.ask_rule(chat, id, call, world.now_ms);
             }
             _ => {}
         }

@@ -106,7 +106,11 @@ impl Session {
             if gone(&pending.request_id) {
                 changed = true;
                 out.requests.push(pending.request_id.clone());
-                if pending.waiting.is_empty() {
+                if pending.card == crate::decisions::answers::CardKind::Rule {
+                    // A rule's card stays until its deadline: a yes on it
+                    // is kept for the agent's same call (docs/rules.md).
+                    pending.detached = true;
+                } else if pending.waiting.is_empty() {
                     if let Some(removed) = self.pending.remove(&card_id) {
                         match removed.window_id {
                             Some(window) => out.close_windows.push(window),
