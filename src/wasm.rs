@@ -291,9 +291,10 @@ impl Core {
     /// The palette of one tab.
     pub fn palette(&self, tab_id: f64) -> Result<String, JsError> {
         // Tab ids are small integers; JS hands them over as numbers.
-        write(&crate::views::palette::palette(
+        write(&crate::views::palette::palette_under(
             &self.0.registry,
             tab_id as i64,
+            &self.0.session.rules,
         ))
     }
 

@@ -19,6 +19,9 @@ function showDetails(entry, button) {
   $('detail-badges').replaceChildren(badge(entry.badge), ...entry.badges.map(badge));
   $('detail-description').replaceChildren(pageText(entry.description, 'span'));
   $('detail-rule').textContent = entry.rule ?? 'A skill: instructions for agents, never called, never confirmed.';
+  // The site's rule for it (docs/rules.md), where the site has rules.
+  $('detail-agents').hidden = !entry.agents;
+  $('detail-agents').textContent = entry.agents ?? '';
   $('detail-lints').replaceChildren(
     ...(entry.lints.length ? entry.lints : ['Nothing to note.']).map((text) => el('li', { text })),
   );

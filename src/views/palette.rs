@@ -5,6 +5,7 @@
 //! and escaped here (`views::text`), except `input_schema`, the page's JSON as
 //! it is (`schema` is how it is shown).
 
+use crate::decisions::rules::{Level, RuleBook, RuleFacts};
 use crate::page::classify::{Badge, Class};
 use crate::page::declaration::{Kind, Path};
 use crate::page::registry::{FrameId, Registry, TabId};
@@ -26,6 +27,9 @@ pub struct Entry {
     pub badges: Vec<Badge>,
     /// The deciding rule in plain words; `None` for skills.
     pub rule: Option<String>,
+    /// What agents may do with it under its site's rules, and which rule
+    /// says so (docs/rules.md); `None` for skills and sites without rules.
+    pub agents: Option<String>,
     pub lints: Vec<String>,
     pub description: String,
     /// The input schema as the page gave it (JSON text).
@@ -48,6 +52,26 @@ pub struct Group {
 /// The palette of one tab: groups in the order their sites first appear
 /// (the top frame first), entries in registration order.
 pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
+    palette_under(registry, tab_id, &RuleBook::default())
+}
+
+/// What agents may do with a tool under its site's rules, in plain words.
+fn agents_line(rules: &RuleBook, site: &str, facts: RuleFacts) -> Option<String> {
+    let (level, because) = rules.sites.get(site)?.level(facts);
+    let unattended = if level == Level::AskFirst && rules.unattended {
+        " (Off while Toolgate runs unattended)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "What agents may do: {}{unattended}, by {}.",
+        level.label(),
+        because.text()
+    ))
+}
+
+/// The palette with each tool's level under its site's rules.
+pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for frame in registry.frames(tab_id) {
         let site = frame.site();
@@ -76,6 +100,7 @@ pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
                     .rule
                     .as_ref()
                     .map(|r| page_block(&r.explain(), DESCRIPTION_CAP)),
+                agents: RuleFacts::of(tool).and_then(|facts| agents_line(rules, &site, facts)),
                 lints: verdict
                     .lints
                     .iter()

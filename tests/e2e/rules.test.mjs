@@ -71,6 +71,16 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   await settings.locator('#rules-status', { hasText: 'Delete' }).waitFor();
   assert.equal(await settings.locator('#rules-status').innerText(), `Delete on ${host} is now Off. Changes reach agents from their next call.`);
 
+  // The palette says what agents may do with each tool, and which rule says so.
+  const popup = await browser.newPage(
+    await (await browser.worker()).evaluate((id) => chrome.runtime.getURL(`extension/ui/palette.html?tab=${id}`), await browser.tabId(notes)),
+  );
+  await popup.getByRole('button', { name: /delete_note/ }).click();
+  assert.equal(await popup.locator('#detail-agents').innerText(), 'What agents may do: Off, by the rule for Delete tools.');
+  await popup.getByRole('button', { name: /add_note/ }).click();
+  assert.equal(await popup.locator('#detail-agents').innerText(), 'What agents may do: Ask first, by the rule for Write tools.');
+  await popup.close();
+
   // The agent console: Delete is Off, so delete_note is not listed and its call is refused.
   const cards = cardWatcher(browser.context);
   const consolePage = await openConsoleOn(browser, notes);
