@@ -64,6 +64,9 @@ pub enum FromUi {
     ForgetExtension { extension_id: String },
     /// The settings page's "Connect again" to toolgate-mcp.
     ConnectDesktop,
+    /// The settings page: the tabs loaded before Toolgate was installed or
+    /// updated, which carry no shim and so are held to nothing (docs/rules.md).
+    TabsWithoutToolgate,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +81,7 @@ enum UiName {
     AllowExtension,
     ForgetExtension,
     ConnectDesktop,
+    TabsWithoutToolgate,
 }
 
 /// Every field any `FromUi` has, flat.
@@ -165,6 +169,10 @@ impl TryFrom<UiWire> for FromUi {
             UiName::ConnectDesktop => {
                 only(&present, &[])?;
                 FromUi::ConnectDesktop
+            }
+            UiName::TabsWithoutToolgate => {
+                only(&present, &[])?;
+                FromUi::TabsWithoutToolgate
             }
         })
     }

@@ -24,6 +24,17 @@ export async function palette(tabId) {
   };
 }
 
+// The tabs loaded before Toolgate was installed or updated: no shim runs in
+// them, so no rule holds there until they are reloaded (docs/rules.md). Each
+// with its site (an origin), as the settings page names them.
+export async function tabsWithoutToolgate() {
+  const tabs = await chrome.tabs.query({ url: ['http://*/*', 'https://*/*'] });
+  const states = await Promise.all(tabs.map((tab) => pageState(tab)));
+  return tabs
+    .filter((_, i) => states[i] === 'needs_reload')
+    .map((tab) => ({ tab_id: tab.id, title: tab.title ?? '', url: tab.url ?? '', site: new URL(tab.url).origin }));
+}
+
 // Whether Toolgate's scripts run in the tab: a tab loaded before Toolgate was
 // installed or updated has none, and must be reloaded to show its tools. A
 // page's relay answers once the page has loaded or reported a tool

@@ -8,7 +8,7 @@ import { answer, card } from './cards.js';
 import { fromJson, ready, toJson } from './core.js';
 import { agentsStatus, desktop, external } from './outside.js';
 import { fromPage } from './pages.js';
-import { palette } from './palette.js';
+import { palette, tabsWithoutToolgate } from './palette.js';
 
 const OWN_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
 function tierOf(sender) {
@@ -43,6 +43,7 @@ async function fromUi(message) {
     case 'allow_extension': return external.allow(request.extension_id, request.label);
     case 'forget_extension': return external.forget(request.extension_id);
     case 'connect_desktop': return desktop.retry();
+    case 'tabs_without_toolgate': return tabsWithoutToolgate();
     default: throw new Error(`no handler for ${request.type}`);
   }
 }

@@ -4,7 +4,7 @@
 // chrome.storage.local; the worker hands them to the core whenever they
 // change, so they reach agents from their next call (background/rules.js).
 // Site names are shown as text, never as HTML.
-import { $, el } from './dom.js';
+import { $, el, pageText } from './dom.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
@@ -52,10 +52,28 @@ function kindRows(site, rules) {
   }))]);
 }
 
-function siteCard(site, book) {
+// Tabs loaded before Toolgate was installed or updated: no rule holds in
+// them until they are reloaded, which the card offers.
+function unheldTabs(tabs) {
+  const reload = el('button', { type: 'button', text: tabs.length === 1 ? 'Reload this tab' : 'Reload these tabs' });
+  reload.addEventListener('click', async () => {
+    await Promise.all(tabs.map((tab) => chrome.tabs.reload(tab.tab_id)));
+    say(`Reloaded ${tabs.length === 1 ? 'the tab' : `${tabs.length} tabs`}: the rules hold there now.`);
+    setTimeout(renderRules, 500);
+  });
+  return el('div', { class: 'unheld' }, [
+    el('p', { class: 'note', text: 'Loaded before Toolgate was installed or updated, so no rule holds there until reloaded:' }),
+    el('ul', {}, tabs.map((tab) => el('li', {}, [pageText(tab.title || tab.url)]))),
+    reload,
+  ]);
+}
+
+function siteCard(site, book, unshimmed) {
   const rules = book.sites[site];
   const headingId = `rules-${site}`;
   const children = [el('h3', { id: headingId, text: host(site) }), el('h4', { text: 'What agents may do' })];
+  const tabs = unshimmed.filter((tab) => tab.site === site);
+  if (tabs.length) children.push(unheldTabs(tabs));
   if (rules) {
     children.push(kindRows(site, rules));
     if (book.unattended) {
@@ -80,12 +98,18 @@ function siteCard(site, book) {
 
 const say = (text) => { $('rules-status').textContent = text; };
 
+// The tabs no shim runs in, from the worker (only it can ask a tab's relay).
+async function tabsWithoutToolgate() {
+  const answer = await chrome.runtime.sendMessage({ type: 'tabs_without_toolgate' });
+  return Array.isArray(answer) ? answer : [];
+}
+
 export async function renderRules() {
-  const { book, seen } = await stored();
+  const [{ book, seen }, unshimmed] = await Promise.all([stored(), tabsWithoutToolgate()]);
   $('unattended').checked = book.unattended === true;
   const sites = [...new Set([...seen, ...Object.keys(book.sites)])].sort();
   $('sites').replaceChildren(...(sites.length
-    ? sites.map((site) => siteCard(site, book))
+    ? sites.map((site) => siteCard(site, book, unshimmed))
     : [el('p', { class: 'hint', text: 'No site has published tools yet.' })]));
 }
 

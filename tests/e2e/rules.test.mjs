@@ -174,7 +174,16 @@ test('a rule\'s card that nobody answers closes after its 10 minutes, even acros
   const TEN_MINUTES = 10 * 60 * 1000;
   assert.ok(alarm.scheduledTime >= asked + TEN_MINUTES && alarm.scheduledTime <= Date.now() + TEN_MINUTES, JSON.stringify(alarm));
 
-  // Ten minutes pass: the stored deadline moves into the past, and the worker stops.
+  // Ten minutes pass: the stored deadline moves into the past, and the worker
+  // stops. First the card's window is on record, so no later write of the
+  // session undoes the move.
+  await sw.evaluate(async () => {
+    for (;;) {
+      const { session } = await chrome.storage.session.get('session');
+      if (Object.values(JSON.parse(session).pending).some((p) => p.deadline_ms && p.window_id != null)) return;
+      await new Promise((done) => setTimeout(done, 20));
+    }
+  });
   await sw.evaluate(async () => {
     const { session } = await chrome.storage.session.get('session');
     const stored = JSON.parse(session);
@@ -192,4 +201,34 @@ test('a rule\'s card that nobody answers closes after its 10 minutes, even acros
   await consolePage.close();
   await notes.close();
   await browser.assertNoErrors();
+});
+
+// A tab loaded before Toolgate was installed carries no shim: no rule holds
+// there. The site's card names it and offers to reload it.
+test('a site\'s card names the tabs loaded before Toolgate, which no rule holds, and reloads them', async () => {
+  const fresh = await launch({ extension: false });
+  try {
+    // Same site; a page that runs no script (without Toolgate it has no WebMCP to use).
+    const old = await fresh.newPage(server.url('notes.localhost', '/notes.js?old'));
+    const sw = await fresh.loadExtension();
+    // A second tab of the site, loaded with Toolgate: its tools are seen.
+    const seen = await fresh.newPage(server.url('notes.localhost', '/?new'));
+    await fresh.waitForPalette(seen, (p) => entries(p).length === 10, 'the Notes tools');
+    const host = new URL(seen.url()).host;
+    const settings = await fresh.newPage(await sw.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+    const card = settings.getByRole('article', { name: host });
+    await card.locator('.unheld').waitFor();
+    assert.equal(await card.locator('.unheld .note').innerText(), 'Loaded before Toolgate was installed or updated, so no rule holds there until reloaded:');
+    // Named by its title, or else its address.
+    assert.deepStrictEqual(await card.locator('.unheld li').allInnerTexts(), [(await old.title()) || old.url().replace(/^http:\/\//, '')]);
+    await card.getByRole('button', { name: 'Reload this tab' }).click();
+    await settings.locator('#rules-status', { hasText: 'Reloaded the tab' }).waitFor();
+    await fresh.waitForPalette(old, (p) => p.page === 'shimmed', 'Toolgate in the reloaded tab');
+    await settings.reload();
+    await card.getByRole('heading', { name: 'What agents may do' }).waitFor();
+    assert.equal(await card.locator('.unheld').count(), 0, 'no tab is left unheld');
+    await fresh.assertNoErrors();
+  } finally {
+    await fresh.close();
+  }
 });
