@@ -2,6 +2,7 @@
 // closing its window.
 import { proceedAnswered, tabsInfo } from './agents.js';
 import { fromJson, loaded, ready, toJson } from './core.js';
+import { record } from './audit.js';
 import { changeSession, saveNow } from './session.js';
 
 export async function card(cardId) {
@@ -12,6 +13,7 @@ export async function card(cardId) {
 export async function answer(cardId, given) {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => fromJson(core.answer(cardId, toJson(given, 'answer'), toJson(tabs, 'tabs'), Date.now())));
+  record({ what: 'answer', card_id: cardId, chat: answered.chat, answer: given });
   // The answer's write is issued before the calls it lets run start (so they
   // are on record first), and the card hears it was taken once it is stored:
   // a worker stopped before that leaves the card to send it again.
@@ -28,5 +30,7 @@ export async function answer(cardId, given) {
 export async function onWindowRemoved(windowId) {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => fromJson(core.windowClosed(windowId, toJson(tabs, 'tabs'), Date.now())));
-  if (answered) proceedAnswered(answered, `after window ${windowId} closed`);
+  if (!answered) return;
+  record({ what: 'answer', chat: answered.chat, answer: 'closed the card' });
+  proceedAnswered(answered, `after window ${windowId} closed`);
 }

@@ -3,6 +3,7 @@
 // the stored session: if the worker stops, the agent sends the same request
 // (same id) again and waits on the same card, and a card answered meanwhile
 // still runs its call, its reply kept for the agent.
+import { record } from './audit.js';
 import { toJson } from './core.js';
 import { changeSession } from './session.js';
 
@@ -33,6 +34,9 @@ export function tellWaiting(chat, id, cardId) {
 // Hands `reply` to the agents waiting for it. `kept`: the core kept the reply
 // for an agent that lost its wait; taken here, the core is told it was.
 export function deliver(chat, id, reply, kept) {
+  // What the agent was told, for the audit: the decision, or the error.
+  const told = reply?.result?._meta?.toolgate ?? (reply?.error ? { error: reply.error.message } : null);
+  if (told) record({ what: 'decision', chat, request_id: id, ...told });
   const key = keyOf(chat, id);
   const waiting = waiters.get(key);
   if (!waiting) return undefined; // Kept in the session until the agent asks again.

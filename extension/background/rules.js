@@ -4,6 +4,7 @@
 // session's turn, so that they apply from every agent's next request.
 // Also the sites whose tools have been seen, which the settings page lists.
 import { ready, RULES_KEY, serially } from './core.js';
+import { record, ruleChanges } from './audit.js';
 import { keepError } from './errors.js';
 
 export const SEEN_KEY = 'sites_seen';
@@ -12,6 +13,7 @@ export const SEEN_KEY = 'sites_seen';
 export function onRulesChanged(changes, area) {
   if (area !== 'local' || !(RULES_KEY in changes)) return;
   const rules = changes[RULES_KEY].newValue ?? {};
+  for (const change of ruleChanges(changes[RULES_KEY].oldValue, rules)) record(change);
   serially(async () => {
     const core = await ready;
     core.setRules(JSON.stringify(rules));

@@ -8,6 +8,7 @@ import { $, el, pageText } from './dom.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
+const AUDIT_KEY = 'audit';
 const KINDS = [
   ['read', 'Read', 'tools that only look things up'],
   ['write', 'Write', 'tools that change things on the site'],
@@ -104,6 +105,21 @@ async function tabsWithoutToolgate() {
   return Array.isArray(answer) ? answer : [];
 }
 
+// Every site's rules side by side: a row per site, a column per kind.
+function overview(sites, book) {
+  const levelText = (value) => LEVELS.find(([v]) => v === value)?.[1] ?? value;
+  return el('table', { class: 'overview', 'aria-labelledby': 'overview-heading' }, [
+    el('thead', {}, [el('tr', {}, [el('th', { scope: 'col', text: 'Site' }), ...KINDS.map(([, label]) => el('th', { scope: 'col', text: label }))])]),
+    el('tbody', {}, sites.map((site) => {
+      const rules = book.sites[site];
+      const cells = rules
+        ? KINDS.map(([key]) => el('td', { text: levelText(rules[key]) }))
+        : [el('td', { colspan: KINDS.length, text: 'No rules: the chat answers alone' })];
+      return el('tr', {}, [el('th', { scope: 'row', text: host(site) }), ...cells]);
+    })),
+  ]);
+}
+
 export async function renderRules() {
   const [{ book, seen }, unshimmed] = await Promise.all([stored(), tabsWithoutToolgate()]);
   $('unattended').checked = book.unattended === true;
@@ -111,11 +127,31 @@ export async function renderRules() {
   $('sites').replaceChildren(...(sites.length
     ? sites.map((site) => siteCard(site, book, unshimmed))
     : [el('p', { class: 'hint', text: 'No site has published tools yet.' })]));
+  $('overview').replaceChildren(...(sites.length ? [overview(sites, book)] : []));
+  $('overview-section').hidden = sites.length === 0;
 }
+
+// The audit (background/audit.js), counted here and exported whole.
+async function audit() {
+  const { [AUDIT_KEY]: entries } = await chrome.storage.local.get(AUDIT_KEY);
+  return Array.isArray(entries) ? entries : [];
+}
+async function renderAudit() {
+  const count = (await audit()).length;
+  $('audit-count').textContent = `${count} ${count === 1 ? 'entry' : 'entries'} kept.`;
+}
+$('audit-export').addEventListener('click', async () => {
+  const blob = new Blob([JSON.stringify(await audit(), null, 2)], { type: 'application/json' });
+  const link = el('a', { href: URL.createObjectURL(blob), download: 'toolgate-audit.json' });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+});
+renderAudit();
 
 $('unattended').addEventListener('change', () => update((book) => {
   book.unattended = $('unattended').checked;
 }));
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (RULES_KEY in changes || SEEN_KEY in changes)) renderRules();
+  if (area === 'local' && AUDIT_KEY in changes) renderAudit();
 });

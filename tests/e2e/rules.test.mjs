@@ -10,6 +10,7 @@
 // kinds: list_notes Read, add_note Write, delete_note Delete.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { cardWatcher } from '../support/cards.mjs';
@@ -69,6 +70,11 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   );
   await level('Delete').selectOption({ label: 'Off' });
   await settings.locator('#rules-status', { hasText: 'Delete' }).waitFor();
+  // Every site's rules side by side.
+  const overview = settings.getByRole('table', { name: 'Every site, side by side' });
+  await overview.getByRole('cell', { name: 'Off' }).waitFor();
+  assert.deepStrictEqual(await overview.getByRole('row', { name: new RegExp(`^${host.replace('.', '\\.')}`) }).locator('td').allInnerTexts(),
+    ['Allowed', 'Ask first', 'Off', 'Ask first']);
   assert.equal(await settings.locator('#rules-status').innerText(), `Delete on ${host} is now Off. Changes reach agents from their next call.`);
 
   // The palette says what agents may do with each tool, and which rule says so.
@@ -146,6 +152,21 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   shown = await result(consolePage, ++results);
   assert.match(shown.decision, /^Ran: /);
   assert.equal(cards.pending(), false, 'no card opened unattended');
+
+  // The audit holds the rule changes, the answers and the decisions, exported as JSON.
+  await settings.locator('#audit-count', { hasText: /^[1-9]\d* entries kept\.$/ }).waitFor();
+  const downloading = settings.waitForEvent('download');
+  await settings.getByRole('button', { name: 'Export as JSON' }).click();
+  const download = await downloading;
+  assert.equal(download.suggestedFilename(), 'toolgate-audit.json');
+  const audited = JSON.parse(await readFile(await download.path(), 'utf8'));
+  const site = `http://${host}`;
+  assert.ok(audited.some((e) => e.what === 'rule' && e.site === site && e.kind === 'delete' && e.to === 'off'), 'Delete set to Off');
+  assert.ok(audited.some((e) => e.what === 'rules' && e.site === site && e.from === null), 'the site\'s rules started');
+  assert.ok(audited.some((e) => e.what === 'unattended' && e.to === true), 'unattended turned on');
+  assert.ok(audited.some((e) => e.what === 'answer' && JSON.stringify(e.answer) === '{"rule":"allow_once"}'), 'Allow once');
+  assert.ok(audited.some((e) => e.what === 'decision' && /Nothing ran: delete_note is Off/.test(JSON.stringify(e))), 'the refusal the agent was told');
+  assert.ok(audited.every((e) => Number.isFinite(e.at)), 'each entry says when');
 
   await consolePage.close();
   await settings.close();
