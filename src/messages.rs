@@ -67,6 +67,13 @@ pub enum FromUi {
     /// The settings page: the tabs loaded before Toolgate was installed or
     /// updated, which carry no shim and so are held to nothing (docs/rules.md).
     TabsWithoutToolgate,
+    /// "Set areas and tools apart": the tools seen on a site.
+    SiteTools { site: String },
+    /// The settings page: one change of a site's rules, whole or not at all.
+    ChangeRules {
+        site: String,
+        changes: Vec<crate::decisions::rules::Change>,
+    },
 }
 
 #[derive(Deserialize)]
@@ -82,6 +89,8 @@ enum UiName {
     ForgetExtension,
     ConnectDesktop,
     TabsWithoutToolgate,
+    SiteTools,
+    ChangeRules,
 }
 
 /// Every field any `FromUi` has, flat.
@@ -98,6 +107,8 @@ struct UiWire {
     read_only: Option<bool>,
     request: Option<serde_json::Value>,
     extension_id: Option<String>,
+    site: Option<String>,
+    changes: Option<Vec<crate::decisions::rules::Change>>,
 }
 
 impl TryFrom<UiWire> for FromUi {
@@ -113,6 +124,8 @@ impl TryFrom<UiWire> for FromUi {
             ("read_only", w.read_only.is_some()),
             ("request", w.request.is_some()),
             ("extension_id", w.extension_id.is_some()),
+            ("site", w.site.is_some()),
+            ("changes", w.changes.is_some()),
         ];
         Ok(match w.message {
             UiName::Palette => {
@@ -173,6 +186,19 @@ impl TryFrom<UiWire> for FromUi {
             UiName::TabsWithoutToolgate => {
                 only(&present, &[])?;
                 FromUi::TabsWithoutToolgate
+            }
+            UiName::SiteTools => {
+                only(&present, &["site"])?;
+                FromUi::SiteTools {
+                    site: needed(w.site, "site")?,
+                }
+            }
+            UiName::ChangeRules => {
+                only(&present, &["site", "changes"])?;
+                FromUi::ChangeRules {
+                    site: needed(w.site, "site")?,
+                    changes: needed(w.changes, "changes")?,
+                }
             }
         })
     }

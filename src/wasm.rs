@@ -74,6 +74,20 @@ pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
 /// Parses a message from a desktop agent's session (toolgate-mcp's host,
 /// over native messaging) into its one typed form, or fails with a clear
 /// error. Every message from an agent channel is read here first.
+/// One change of `site`'s rules from the settings page, checked against the
+/// stored rule book and the tools seen on the site (`[SeenTool]`), all JSON
+/// text: the whole new rule book, for the shell to store, or why the change
+/// was refused (nothing of it applies).
+#[wasm_bindgen(js_name = "changeRules")]
+pub fn change_rules(book: &str, site: &str, changes: &str, seen: &str) -> Result<String, JsError> {
+    let mut book: crate::decisions::rules::RuleBook = read(book, "rule book")?;
+    let changes: Vec<crate::decisions::rules::Change> = read(changes, "rule changes")?;
+    let seen: Vec<crate::decisions::rules::SeenTool> = read(seen, "tools seen")?;
+    book.change(site, &changes, &seen)
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    write(&book)
+}
+
 #[wasm_bindgen(js_name = "parseAgentMessage")]
 pub fn parse_agent_message(message: &str) -> Result<String, JsError> {
     let parsed: crate::protocol::bridge::FromAgent = read(message, "agent message")?;
@@ -261,6 +275,12 @@ impl Core {
     #[wasm_bindgen(js_name = "nextDeadline")]
     pub fn next_deadline(&self) -> Option<f64> {
         self.0.next_deadline().map(|at| at as f64)
+    }
+
+    /// The tools `site` publishes in the open tabs (`[SeenTool]` as JSON text).
+    #[wasm_bindgen(js_name = "siteTools")]
+    pub fn site_tools(&self, site: &str) -> Result<String, JsError> {
+        write(&crate::decisions::rules::site_tools(&self.0.registry, site))
     }
 
     /// The site rules as JSON text (docs/rules.md), whole.

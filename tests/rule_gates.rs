@@ -322,3 +322,65 @@ fn a_yes_after_the_agent_stopped_waiting_lets_its_same_call_run_once_within_ten_
     h.now_ms += ASK_WINDOW_MS;
     assert_eq!(h.call_said("c", 1, "send_note", json!({})), "rule card");
 }
+
+#[test]
+fn the_settings_page_changes_a_sites_rules_whole_for_tools_and_areas_seen_there() {
+    use toolgate::decisions::rules::{site_tools, Change, RuleError, ToolKind};
+    let h = Harness::new();
+    let seen = site_tools(&h.registry, REMOTE);
+    let names: Vec<(&str, &str, ToolKind)> = seen
+        .iter()
+        .map(|t| (t.name.as_str(), t.area.as_str(), t.kind))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("add_note", "add_note", ToolKind::Outside),
+            ("delete_note", "delete_note", ToolKind::Delete),
+            ("list_notes", "list_notes", ToolKind::Read),
+            ("send_note", "send_note", ToolKind::Outside),
+        ],
+        "skills are not listed"
+    );
+    let changes = |value: serde_json::Value| -> Vec<Change> {
+        serde_json::from_value(value).expect("changes")
+    };
+    let mut book = RuleBook::default();
+    // A site without rules starts from a new rule set, with the change.
+    book.change(
+        REMOTE,
+        &changes(json!([{"target": "tool", "name": "send_note", "level": "off"}])),
+        &seen,
+    )
+    .expect("saved");
+    let rules = book.sites.get(REMOTE).expect("rules");
+    assert_eq!(rules.delete, toolgate::decisions::rules::Level::Off);
+    assert_eq!(
+        rules.tools.get("send_note"),
+        Some(&toolgate::decisions::rules::Level::Off)
+    );
+    // A tool or area not seen there is refused, and nothing of the change is saved.
+    let before = book.clone();
+    let error = book
+        .change(
+            REMOTE,
+            &changes(json!([{"target": "kind", "kind": "read", "level": "off"}, {"target": "area", "area": "billing", "level": "off"}])),
+            &seen,
+        )
+        .unwrap_err();
+    assert_eq!(
+        error,
+        RuleError::NotSeen {
+            what: "billing".into()
+        }
+    );
+    assert_eq!(book, before);
+    // Put back.
+    book.change(
+        REMOTE,
+        &changes(json!([{"target": "tool", "name": "send_note", "level": null}])),
+        &seen,
+    )
+    .expect("saved");
+    assert!(book.sites.get(REMOTE).expect("rules").tools.is_empty());
+}

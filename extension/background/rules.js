@@ -3,11 +3,16 @@
 // reaches them), and handed to the core whole whenever they change, in the
 // session's turn, so that they apply from every agent's next request.
 // Also the sites whose tools have been seen, which the settings page lists.
-import { ready, RULES_KEY, serially } from './core.js';
+import { changeRules as changeRulesIn } from '../../pkg/toolgate.js';
+import { fromJson, ready, RULES_KEY, serially } from './core.js';
 import { record, ruleChanges } from './audit.js';
 import { keepError } from './errors.js';
 
 export const SEEN_KEY = 'sites_seen';
+// The tools seen on each site ({site: [{name, area, kind}]}), which "Set areas
+// and tools apart" lists: only they can be set apart (docs/rules.md).
+const TOOLS_SEEN_KEY = 'tools_seen';
+const MOST_TOOLS_KEPT = 2000;
 
 // chrome.storage.onChanged: the settings page changed the rules.
 export function onRulesChanged(changes, area) {
@@ -25,6 +30,7 @@ let seen = null;
 let writing = Promise.resolve();
 export function siteSeen(origin) {
   if (typeof origin !== 'string' || origin === 'null' || !/^https?:\/\//.test(origin)) return;
+  rememberToolsSoon(origin);
   writing = writing.then(async () => {
     if (!seen) {
       const { [SEEN_KEY]: stored } = await chrome.storage.local.get(SEEN_KEY);
@@ -34,4 +40,47 @@ export function siteSeen(origin) {
     seen.add(origin);
     await chrome.storage.local.set({ [SEEN_KEY]: [...seen].sort() });
   }).catch((error) => keepError(`recording that ${origin} publishes tools`, error));
+}
+
+// The tools a site publishes are remembered a moment after its reports, at
+// most once a second per site: a page that re-registers in a loop costs
+// one write a second, not one per report.
+const remembering = new Map(); // site -> timer
+function rememberToolsSoon(site) {
+  if (remembering.has(site)) return;
+  remembering.set(site, setTimeout(() => {
+    remembering.delete(site);
+    siteTools(site).catch((error) => keepError(`remembering ${site}'s tools`, error));
+  }, 1000));
+}
+
+// The tools seen on `site`: those its open tabs publish now, and those seen
+// before (kept in chrome.storage.local), each once, by name.
+export async function siteTools(site) {
+  const live = fromJson((await ready).siteTools(site));
+  const { [TOOLS_SEEN_KEY]: stored } = await chrome.storage.local.get(TOOLS_SEEN_KEY);
+  const all = stored && typeof stored === 'object' ? stored : {};
+  const byName = new Map((Array.isArray(all[site]) ? all[site] : []).map((tool) => [tool.name, tool]));
+  for (const tool of live) byName.set(tool.name, tool);
+  const tools = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).slice(0, MOST_TOOLS_KEPT);
+  if (live.length) await chrome.storage.local.set({ [TOOLS_SEEN_KEY]: { ...all, [site]: tools } });
+  return tools;
+}
+
+// One change of `site`'s rules from the settings page: the core checks it
+// against the stored rules and the tools seen (its limits, whole or not at
+// all), then the new rules are stored, and reach the core through
+// onRulesChanged. Refused, it throws the reason, and nothing is stored.
+// Changes are made one at a time, each from what the one before stored.
+let changing = Promise.resolve();
+export function changeRules(site, changes) {
+  const change = changing.then(async () => {
+    const seenTools = await siteTools(site);
+    const { [RULES_KEY]: stored } = await chrome.storage.local.get(RULES_KEY);
+    const book = fromJson(changeRulesIn(JSON.stringify(stored ?? {}), site, JSON.stringify(changes), JSON.stringify(seenTools)));
+    await chrome.storage.local.set({ [RULES_KEY]: book });
+    return { saved: true };
+  });
+  changing = change.catch(() => {});
+  return change;
 }

@@ -28,6 +28,18 @@ async function stored() {
   return { book: { sites: {}, unattended: false, ...book }, seen: Array.isArray(seen) ? seen : [] };
 }
 
+// One change of a site's rules, checked by the worker's core (the limits,
+// the tools seen) and stored whole or not at all; refused, the reason is said.
+export async function changeRules(site, changes) {
+  $('rules-error').textContent = '';
+  const answer = await chrome.runtime.sendMessage({ type: 'change_rules', site, changes });
+  if (answer?.error) {
+    $('rules-error').textContent = answer.error;
+    return false;
+  }
+  return true;
+}
+
 // Changes the stored rules with `change(book)`, from what is stored now.
 async function update(change) {
   const { book } = await stored();
@@ -41,10 +53,11 @@ function kindRows(site, rules) {
     const select = el('select', { id, 'aria-describedby': `${id}-meaning` }, LEVELS.map(([value, text]) => el('option', {
       value, text, selected: rules[key] === value,
     })));
-    select.addEventListener('change', () => update((book) => {
-      const current = book.sites[site] ?? { ...NEW_RULES, areas: {}, tools: {} };
-      book.sites[site] = { ...current, [key]: select.value };
-    }).then(() => say(`${label} on ${host(site)} is now ${select.selectedOptions[0].text}. Changes reach agents from their next call.`)));
+    select.addEventListener('change', async () => {
+      if (await changeRules(site, [{ target: 'kind', kind: key, level: select.value }])) {
+        say(`${label} on ${host(site)} is now ${select.selectedOptions[0].text}. Changes reach agents from their next call.`);
+      }
+    });
     return el('tr', {}, [
       el('th', { scope: 'row' }, [el('label', { for: id, text: label })]),
       el('td', { id: `${id}-meaning`, class: 'meaning', text: meaning }),
@@ -82,9 +95,10 @@ function siteCard(site, book, unshimmed) {
     }
   } else {
     const freely = el('button', { type: 'button', text: 'Read freely, ask before the rest' });
-    freely.addEventListener('click', () => update((book) => {
-      book.sites[site] = { ...READ_FREELY, areas: {}, tools: {} };
-    }));
+    freely.addEventListener('click', () => changeRules(
+      site,
+      Object.entries(READ_FREELY).map(([kind, level]) => ({ target: 'kind', kind, level })),
+    ));
     const keep = el('button', { type: 'button', text: 'Keep it as it is' });
     keep.addEventListener('click', () => say(`${host(site)} keeps following the chat answers alone.`));
     children.push(

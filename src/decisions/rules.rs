@@ -171,7 +171,62 @@ pub struct RuleBook {
     pub unattended: bool,
 }
 
+/// A tool as the settings page's "Set areas and tools apart" lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeenTool {
+    pub name: String,
+    pub area: String,
+    pub kind: ToolKind,
+}
+
+/// The tools `site` publishes in the open tabs, each once, by name.
+pub fn site_tools(registry: &crate::page::registry::Registry, site: &str) -> Vec<SeenTool> {
+    let mut seen: VecMap<String, SeenTool> = VecMap::new();
+    for tab in registry.tab_ids() {
+        for frame in registry.frames(tab).filter(|f| f.site() == site) {
+            for facts in frame.tools.iter().filter_map(RuleFacts::of) {
+                seen.insert(
+                    facts.name.to_owned(),
+                    SeenTool {
+                        name: facts.name.to_owned(),
+                        area: facts.area.to_owned(),
+                        kind: facts.kind,
+                    },
+                );
+            }
+        }
+    }
+    seen.values().cloned().collect()
+}
+
 impl RuleBook {
+    /// One change of `site`'s rules from the settings page, by the owner,
+    /// whole or not at all; `seen` are the tools seen on the site (only those
+    /// can be set apart). A site without rules starts from a new rule set.
+    ///
+    /// # Errors
+    /// Why the change was refused; nothing of it was saved.
+    pub fn change(
+        &mut self,
+        site: &str,
+        changes: &[Change],
+        seen: &[SeenTool],
+    ) -> Result<(), RuleError> {
+        let mut rules = self.sites.get(site).cloned().unwrap_or_default();
+        let kind_of = |name: &str| seen.iter().find(|t| t.name == name).map(|t| t.kind);
+        let area_seen = |area: &str| seen.iter().any(|t| t.area == area);
+        for change in changes {
+            if let Target::Area { area } = &change.target {
+                if !area_seen(area) {
+                    return Err(RuleError::NotSeen { what: area.clone() });
+                }
+            }
+        }
+        rules.apply(changes, &Who::Owner, &kind_of)?;
+        self.sites.insert(site.to_owned(), rules);
+        Ok(())
+    }
+
     /// The gate for a call of `tool` on `site` by a chat (`read_only_chat`
     /// when it was opened Read only).
     pub fn gate(&self, site: &str, tool: RuleFacts, read_only_chat: bool) -> Gate {
