@@ -5,6 +5,7 @@
 // change, so they reach agents from their next call (background/rules.js).
 // Site names are shown as text, never as HTML.
 import { $, el, pageText } from './dom.js';
+import { changeRules as change } from './rule-changes.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
@@ -28,16 +29,11 @@ async function stored() {
   return { book: { sites: {}, unattended: false, ...book }, seen: Array.isArray(seen) ? seen : [] };
 }
 
-// One change of a site's rules, checked by the worker's core (the limits,
-// the tools seen) and stored whole or not at all; refused, the reason is said.
-export async function changeRules(site, changes) {
-  $('rules-error').textContent = '';
-  const answer = await chrome.runtime.sendMessage({ type: 'change_rules', site, changes });
-  if (answer?.error) {
-    $('rules-error').textContent = answer.error;
-    return false;
-  }
-  return true;
+// One change of a site's rules; refused, the reason is said.
+async function changeRules(site, changes) {
+  const refused = await change(site, changes);
+  $('rules-error').textContent = refused ?? '';
+  return refused === null;
 }
 
 // Changes the stored rules with `change(book)`, from what is stored now.
@@ -86,6 +82,7 @@ function siteCard(site, book, unshimmed) {
   const rules = book.sites[site];
   const headingId = `rules-${site}`;
   const children = [el('h3', { id: headingId, text: host(site) }), el('h4', { text: 'What agents may do' })];
+  children.push(el('p', {}, [el('a', { href: `set-apart.html?site=${encodeURIComponent(site)}`, text: 'Set areas and tools apart' })]));
   const tabs = unshimmed.filter((tab) => tab.site === site);
   if (tabs.length) children.push(unheldTabs(tabs));
   if (rules) {

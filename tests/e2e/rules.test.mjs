@@ -253,3 +253,65 @@ test('a site\'s card names the tabs loaded before Toolgate, which no rule holds,
     await fresh.close();
   }
 });
+
+// "Set areas and tools apart" (docs/rules.md): a site's areas (a tool's first
+// tag, or its name before the first ".") with their tools, found and
+// filtered as you type, each set apart from its menu and put back; a tool's
+// own level first, then its area's, then its kind's, as agents meet them.
+test('areas and tools set apart: listed by area, found and filtered, set and put back, and held to every agent', async () => {
+  const pagesServer = await serve('tests/pages/rules');
+  try {
+    const page = await browser.newPage(pagesServer.url('rules.localhost', '/'));
+    await browser.waitForPalette(page, (p) => entries(p).length === 5, 'the five tools');
+    const host = new URL(page.url()).host;
+    const settings = await browser.newPage(await (await browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+    await settings.getByRole('article', { name: host }).getByRole('link', { name: 'Set areas and tools apart' }).click();
+    await settings.getByRole('heading', { name: `Set areas and tools apart on ${host}` }).waitFor();
+    const areaButton = (name) => settings.locator('.area-row button', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) });
+    await areaButton('billing').waitFor();
+    assert.deepStrictEqual(await settings.locator('.area-row button').allInnerTexts(), ['billing', 'notes']);
+    assert.deepStrictEqual(await settings.locator('.area-row .count').allInnerTexts(),
+      ['3 tools (Outside the site, Delete, Read)', '2 tools (Write, Read)']);
+    assert.equal(await settings.locator('#shown').innerText(), '5 of 5 tools shown.');
+
+    // Find: only matching tools, their areas opened.
+    await settings.getByLabel('Find a tool or area').fill('refund');
+    await settings.locator('#shown', { hasText: '1 of 5 tools shown.' }).waitFor();
+    assert.equal(await areaButton('notes').isVisible(), false);
+    assert.equal(await settings.getByRole('combobox', { name: 'What agents may do with billing.refund' }).isVisible(), true);
+    // The Kind filter.
+    await settings.getByLabel('Find a tool or area').fill('');
+    await settings.getByLabel('Kind').selectOption({ label: 'Read' });
+    await settings.locator('#shown', { hasText: '2 of 5 tools shown.' }).waitFor();
+    await settings.getByLabel('Kind').selectOption({ label: 'Every kind' });
+
+    // Set apart: billing.refund (Delete, Off by its kind) Allowed; the notes area Off.
+    await settings.getByRole('combobox', { name: 'What agents may do with billing.refund' }).selectOption({ label: 'Allowed' });
+    await settings.getByRole('combobox', { name: 'What the tools of notes may do' }).selectOption({ label: 'Off' });
+    await settings.getByLabel('Only what\'s set apart').check();
+    await settings.locator('#shown', { hasText: '3 of 5 tools shown.' }).waitFor();
+    const stored = await (await browser.worker()).evaluate(async (site) => (await chrome.storage.local.get('rules')).rules.sites[site], `http://${host}`);
+    assert.deepStrictEqual([stored.tools, stored.areas, stored.delete], [{ 'billing.refund': 'allowed' }, { notes: 'off' }, 'off']);
+
+    // An agent meets them: the notes area is not listed, billing.refund is.
+    const consolePage = await openConsoleOn(browser, page, 'Billing and notes');
+    assert.deepStrictEqual((await consolePage.locator('#tools button .name').allInnerTexts()).map((t) => t.replace(/\s.*$/, '')).sort(),
+      ['billing.charge', 'billing.refund', 'export_all']);
+    await callByName(consolePage, 'notes.list', {});
+    const shown = await result(consolePage, 1);
+    assert.equal(shown.decision, 'Refused: Nothing ran: notes.list is Off on this site, by the rule for the area notes.');
+
+    // Put back: "As its kinds".
+    await settings.getByRole('combobox', { name: 'What the tools of notes may do' }).selectOption({ label: 'As its kinds' });
+    await settings.locator('#shown', { hasText: '1 of 5 tools shown.' }).waitFor();
+    await callByName(consolePage, 'notes.list', {});
+    assert.match((await result(consolePage, 2)).decision, /^Ran: /);
+
+    await consolePage.close();
+    await settings.close();
+    await page.close();
+    await browser.assertNoErrors();
+  } finally {
+    await pagesServer.close();
+  }
+});

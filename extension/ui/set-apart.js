@@ -1,0 +1,129 @@
+// "Set areas and tools apart" (docs/rules.md): every area of one site with
+// what its tools may do, each area's tools, and a level menu for each. The
+// list is built once; finding and filtering only hide rows, so a site with
+// hundreds of tools stays responsive as you type. Each change goes to the
+// worker, whose core checks it (the limits, the tools seen) and stores it
+// whole or not at all. Names the page chose are shown as text, never as HTML.
+import { $, el, pageText } from './dom.js';
+import { changeRules } from './rule-changes.js';
+
+const site = new URLSearchParams(location.search).get('site') ?? '';
+const KIND_LABELS = { read: 'Read', write: 'Write', delete: 'Delete', outside: 'Outside the site' };
+const LEVELS = [['allowed', 'Allowed'], ['ask_first', 'Ask first'], ['off', 'Off']];
+const NEW_RULES = { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' };
+
+// A level menu: "As its kinds" (or "As its area and kind") then the three levels.
+function levelMenu(label, backText, current, onChange) {
+  const select = el('select', { 'aria-label': label }, [
+    el('option', { value: '', text: backText, selected: current === undefined }),
+    ...LEVELS.map(([value, text]) => el('option', { value, text, selected: current === value })),
+  ]);
+  let before = select.value;
+  select.addEventListener('change', async () => {
+    if (await onChange(select.value === '' ? null : select.value)) before = select.value;
+    else select.value = before; // refused: nothing was saved
+  });
+  return select;
+}
+
+async function main() {
+  const host = site.replace(/^[a-z]+:\/\//, '');
+  $('heading').textContent = `Set areas and tools apart on ${host}`;
+  document.title = `Toolgate: set areas and tools apart on ${host}`;
+  const [tools, { rules: book }] = await Promise.all([
+    chrome.runtime.sendMessage({ type: 'site_tools', site }),
+    chrome.storage.local.get('rules'),
+  ]);
+  if (!Array.isArray(tools) || tools.length === 0) {
+    $('shown').textContent = `No tools have been seen on ${host}: only a site's tools seen can be set apart.`;
+    return;
+  }
+  const rules = book?.sites?.[site] ?? { ...NEW_RULES, areas: {}, tools: {} };
+  const areas = new Map();
+  for (const tool of tools) {
+    if (!areas.has(tool.area)) areas.set(tool.area, []);
+    areas.get(tool.area).push(tool);
+  }
+  const apart = { areas: { ...rules.areas }, tools: { ...rules.tools } };
+  const send = (target, level) => changeRules(site, [{ ...target, level }]).then((refused) => {
+    $('apart-error').textContent = refused ?? '';
+    const saved = refused === null;
+    if (saved) {
+      const [map, key] = target.target === 'area' ? [apart.areas, target.area] : [apart.tools, target.name];
+      if (level === null) delete map[key];
+      else map[key] = level;
+      filter();
+    }
+    return saved;
+  });
+
+  const rows = [];
+  $('areas').replaceChildren(...[...areas].map(([area, members], index) => {
+    const listId = `area-${index}`;
+    const open = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': listId }, [pageText(area)]);
+    const list = el('ul', { id: listId, class: 'tools', hidden: true }, members.map((tool) => {
+      const row = el('li', { class: 'tool' }, [
+        pageText(tool.name, 'code'),
+        el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
+        levelMenu(`What agents may do with ${tool.name}`, 'As its area and kind', rules.tools[tool.name],
+          (level) => send({ target: 'tool', name: tool.name }, level)),
+      ]);
+      rows.push({ row, tool, area });
+      return row;
+    }));
+    open.addEventListener('click', () => {
+      const expanded = open.getAttribute('aria-expanded') === 'true';
+      open.setAttribute('aria-expanded', String(!expanded));
+      list.hidden = expanded;
+    });
+    const kinds = [...new Set(members.map((t) => KIND_LABELS[t.kind]))].join(', ');
+    const item = el('li', { class: 'area' }, [
+      el('div', { class: 'area-row' }, [
+        open,
+        el('span', { class: 'count', text: ` ${members.length} ${members.length === 1 ? 'tool' : 'tools'} (${kinds}) ` }),
+        levelMenu(`What the tools of ${area} may do`, 'As its kinds', rules.areas[area],
+          (level) => send({ target: 'area', area }, level)),
+      ]),
+      list,
+    ]);
+    rows.push({ row: item, area, members, list, open });
+    return item;
+  }));
+
+  // Hides what does not match, without building anything again.
+  function filter() {
+    const text = $('find').value.trim().toLowerCase();
+    const kind = $('kind-filter').value;
+    const onlyApart = $('only-apart').checked;
+    const toolShown = (tool, area) => (!text || tool.name.toLowerCase().includes(text) || area.toLowerCase().includes(text))
+      && (!kind || tool.kind === kind)
+      && (!onlyApart || tool.name in apart.tools || area in apart.areas);
+    let shown = 0;
+    for (const entry of rows) {
+      if (entry.tool) {
+        entry.row.hidden = !toolShown(entry.tool, entry.area);
+        if (!entry.row.hidden) shown += 1;
+      }
+    }
+    for (const entry of rows) {
+      if (!entry.members) continue;
+      const any = entry.members.some((tool) => toolShown(tool, entry.area));
+      entry.row.hidden = !any;
+      // While finding, the areas with a match show their tools.
+      if (text && any && entry.list.hidden) entry.open.click();
+    }
+    $('shown').textContent = `${shown} of ${tools.length} tools shown.`;
+  }
+  let pending = false;
+  const soon = () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; filter(); });
+  };
+  $('find').addEventListener('input', soon);
+  $('kind-filter').addEventListener('change', filter);
+  $('only-apart').addEventListener('change', filter);
+  filter();
+}
+
+main().catch((error) => { $('apart-error').textContent = `Toolgate could not list this site's tools: ${error.message}`; });
