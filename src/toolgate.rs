@@ -7,6 +7,7 @@ use crate::decisions::agent::{
     page_outcome, Answered, Expired, FrameCall, Session, Step, TabInfo, Withdrawn, World,
 };
 use crate::decisions::answers::Answer;
+use crate::decisions::rules::RuleBook;
 use crate::page::registry::{Effect, Event, Registered, Registry};
 use crate::views::cards::{self, Card};
 use serde_json::Value;
@@ -39,14 +40,21 @@ impl Toolgate {
     }
 
     /// The site rules (docs/rules.md) as JSON text, as the shell keeps them
-    /// in `chrome.storage.local`: they apply from every agent's next
-    /// request, and to the requests waiting on cards when they are answered.
+    /// in `chrome.storage.local`, bounded by the administrator's (JSON text,
+    /// `null` when Toolgate is not managed): they apply from every agent's
+    /// next request, and to the requests waiting on cards when answered.
     ///
     /// # Errors
-    /// When the text is not a rule book; the rules in force stay as they were.
-    pub fn set_rules(&mut self, text: &str) -> Result<(), String> {
-        self.session.rules =
+    /// When a text is not a rule book; the rules in force stay as they were.
+    pub fn set_rules(&mut self, text: &str, admin: &str) -> Result<(), String> {
+        let own: RuleBook =
             serde_json::from_str(text).map_err(|e| format!("bad site rules: {e}"))?;
+        let admin: Option<RuleBook> =
+            serde_json::from_str(admin).map_err(|e| format!("bad administrator's rules: {e}"))?;
+        self.session.rules = match admin {
+            Some(admin) => own.bounded_by(&admin),
+            None => own,
+        };
         Ok(())
     }
 

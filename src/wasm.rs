@@ -78,12 +78,21 @@ pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
 /// stored rule book and the tools seen on the site (`[SeenTool]`), all JSON
 /// text: the whole new rule book, for the shell to store, or why the change
 /// was refused (nothing of it applies).
+/// When Toolgate is managed, the administrator's rule book bounds it (JSON
+/// text, else null).
 #[wasm_bindgen(js_name = "changeRules")]
-pub fn change_rules(book: &str, site: &str, changes: &str, seen: &str) -> Result<String, JsError> {
+pub fn change_rules(
+    book: &str,
+    site: &str,
+    changes: &str,
+    seen: &str,
+    admin: &str,
+) -> Result<String, JsError> {
     let mut book: crate::decisions::rules::RuleBook = read(book, "rule book")?;
     let changes: Vec<crate::decisions::rules::Change> = read(changes, "rule changes")?;
     let seen: Vec<crate::decisions::rules::SeenTool> = read(seen, "tools seen")?;
-    book.change(site, &changes, &seen)
+    let admin: Option<crate::decisions::rules::RuleBook> = read(admin, "administrator's rules")?;
+    book.change(site, &changes, &seen, admin.as_ref())
         .map_err(|e| JsError::new(&e.to_string()))?;
     write(&book)
 }
@@ -283,10 +292,12 @@ impl Core {
         write(&crate::decisions::rules::site_tools(&self.0.registry, site))
     }
 
-    /// The site rules as JSON text (docs/rules.md), whole.
+    /// The site rules as JSON text (docs/rules.md), whole: the person's,
+    /// and the administrator's when Toolgate is managed (else null), which
+    /// bound them.
     #[wasm_bindgen(js_name = "setRules")]
-    pub fn set_rules(&mut self, rules: &str) -> Result<(), JsError> {
-        self.0.set_rules(rules).map_err(|e| JsError::new(&e))
+    pub fn set_rules(&mut self, rules: &str, admin: &str) -> Result<(), JsError> {
+        self.0.set_rules(rules, admin).map_err(|e| JsError::new(&e))
     }
 
     #[wasm_bindgen(js_name = "openChat")]

@@ -351,6 +351,7 @@ fn the_settings_page_changes_a_sites_rules_whole_for_tools_and_areas_seen_there(
         REMOTE,
         &changes(json!([{"target": "tool", "name": "send_note", "level": "off"}])),
         &seen,
+        None,
     )
     .expect("saved");
     let rules = book.sites.get(REMOTE).expect("rules");
@@ -366,6 +367,7 @@ fn the_settings_page_changes_a_sites_rules_whole_for_tools_and_areas_seen_there(
             REMOTE,
             &changes(json!([{"target": "kind", "kind": "read", "level": "off"}, {"target": "area", "area": "billing", "level": "off"}])),
             &seen,
+            None,
         )
         .unwrap_err();
     assert_eq!(
@@ -380,7 +382,82 @@ fn the_settings_page_changes_a_sites_rules_whole_for_tools_and_areas_seen_there(
         REMOTE,
         &changes(json!([{"target": "tool", "name": "send_note", "level": null}])),
         &seen,
+        None,
     )
     .expect("saved");
     assert!(book.sites.get(REMOTE).expect("rules").tools.is_empty());
+}
+
+#[test]
+fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower() {
+    use toolgate::decisions::rules::{site_tools, Change, Level, RuleError};
+    let h = Harness::new();
+    let seen = site_tools(&h.registry, REMOTE);
+    let changes = |value: serde_json::Value| -> Vec<Change> {
+        serde_json::from_value(value).expect("changes")
+    };
+    let admin = rules(json!({"unattended": true, "sites": {REMOTE: {
+        "read": "allowed", "write": "ask_first", "delete": "off", "outside": "ask_first", "tools": {"list_notes": "ask_first"},
+    }}}));
+    // The person's own book is wider; what holds is the narrower of the two.
+    let own = rules(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "allowed", "outside": "off", "tools": {"list_notes": "allowed"},
+    }}}));
+    let held = own.bounded_by(&admin);
+    let site = held.sites.get(REMOTE).expect("rules");
+    assert_eq!(
+        [site.read, site.write, site.delete, site.outside],
+        [Level::Allowed, Level::AskFirst, Level::Off, Level::Off]
+    );
+    assert_eq!(site.tools.get("list_notes"), Some(&Level::AskFirst));
+    assert!(held.unattended, "unattended if either says so");
+    // A site only the administrator sets is held to the administrator's rules.
+    assert_eq!(
+        RuleBook::default().bounded_by(&admin).sites.get(REMOTE),
+        admin.sites.get(REMOTE)
+    );
+
+    // Changes: Delete or Outside to Allowed, an area to Allowed, or allowing a
+    // Delete tool are for the administrator alone; nor can a level be wider
+    // than the administrator's; narrower is fine.
+    let mut book = RuleBook::default();
+    for refused in [
+        json!([{"target": "kind", "kind": "delete", "level": "allowed"}]),
+        json!([{"target": "kind", "kind": "outside", "level": "allowed"}]),
+        json!([{"target": "area", "area": "add_note", "level": "allowed"}]),
+        json!([{"target": "tool", "name": "delete_note", "level": "allowed"}]),
+    ] {
+        let error = book
+            .change(REMOTE, &changes(refused.clone()), &seen, Some(&admin))
+            .unwrap_err();
+        assert!(
+            matches!(error, RuleError::OwnersOnly { .. }),
+            "{refused}: {error:?}"
+        );
+    }
+    let error = book
+        .change(
+            REMOTE,
+            &changes(json!([{"target": "kind", "kind": "write", "level": "allowed"}])),
+            &seen,
+            Some(&admin),
+        )
+        .unwrap_err();
+    assert_eq!(error.to_string(), "Your administrator set this to Ask first; you can choose less, never more. Nothing was saved.");
+    assert_eq!(book, RuleBook::default(), "nothing saved");
+    book.change(
+        REMOTE,
+        &changes(json!([{"target": "kind", "kind": "write", "level": "off"}])),
+        &seen,
+        Some(&admin),
+    )
+    .expect("narrower is fine");
+    // Unmanaged, the person is the owner.
+    book.change(
+        REMOTE,
+        &changes(json!([{"target": "kind", "kind": "delete", "level": "allowed"}])),
+        &seen,
+        None,
+    )
+    .expect("the owner sets everything");
 }

@@ -7,6 +7,7 @@
 import init, { Core } from '../../pkg/toolgate.js';
 import { keepError } from './errors.js';
 import { checkArguments } from './arguments.js';
+import { adminBook, policy } from './policy.js';
 
 // Each tool a page publishes is stored under its own key (`tool:<tab>:<n>`,
 // src/page/registry/stored.rs); the agent session under `session`.
@@ -43,13 +44,11 @@ export const ready = (async () => {
     .filter(([key, tool]) => key.startsWith(TOOL_KEY) && typeof tool === 'string')
     .map(([, tool]) => tool);
   const core = new Core(tools, stored[SESSION_KEY] ?? null);
-  const { [RULES_KEY]: rules } = await chrome.storage.local.get(RULES_KEY);
-  if (rules !== undefined) {
-    try {
-      core.setRules(JSON.stringify(rules));
-    } catch (error) {
-      keepError('reading the stored site rules', error);
-    }
+  const [{ [RULES_KEY]: rules }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
+  try {
+    core.setRules(JSON.stringify(rules ?? {}), JSON.stringify(adminBook(managed)));
+  } catch (error) {
+    keepError('reading the stored site rules', error);
   }
   return core;
 })();

@@ -3,7 +3,10 @@
 // allowed on the settings page may connect; each port is one chat, named
 // after the extension, and carries the same MCP-shaped requests as every
 // agent channel: a JSON-RPC request in, its response out. Every other id is
-// refused, and the refusal is kept where the person sees it.
+// refused, and the refusal is kept where the person sees it. An
+// administrator's policy (policy.js) may let more connect.
+import { policy, policyExtensions } from './policy.js';
+
 const ALLOWED_KEY = 'allowedExtensions'; // {id: {label}}
 const REFUSED_KEY = 'refusedExtensions'; // [{id, at, times}], newest first
 const REFUSED_KEPT = 50;
@@ -16,6 +19,11 @@ export function otherExtensions({ agent, openChat, withdraw, errors }) {
   async function allowed() {
     const { [ALLOWED_KEY]: stored } = await chrome.storage.local.get(ALLOWED_KEY);
     return stored !== null && typeof stored === 'object' ? stored : {};
+  }
+
+  // Those the person allowed, and those an administrator's policy lets connect.
+  async function mayConnect() {
+    return { ...(await allowed()), ...policyExtensions(await policy()) };
   }
 
   async function refused(id) {
@@ -31,7 +39,7 @@ export function otherExtensions({ agent, openChat, withdraw, errors }) {
   // the allowed list to be read, and are dropped if the id is refused.
   function onConnect(port) {
     const id = port.sender?.id;
-    const decided = allowed().then(async (list) => {
+    const decided = mayConnect().then(async (list) => {
       if (typeof id !== 'string' || !Object.hasOwn(list, id)) {
         await refused(String(id));
         port.postMessage({
@@ -74,7 +82,7 @@ export function otherExtensions({ agent, openChat, withdraw, errors }) {
     async status() {
       const { [REFUSED_KEY]: refusedList } = await chrome.storage.local.get(REFUSED_KEY);
       return {
-        allowed: Object.entries(await allowed()).map(([id, { label }]) => ({ id, label })),
+        allowed: Object.entries(await mayConnect()).map(([id, { label }]) => ({ id, label })),
         refused: Array.isArray(refusedList) ? refusedList : [],
         connected: [...open.values()].map(({ id, label, since }) => ({ id, label, since })),
       };

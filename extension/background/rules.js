@@ -7,6 +7,7 @@ import { changeRules as changeRulesIn } from '../../pkg/toolgate.js';
 import { fromJson, ready, RULES_KEY, serially } from './core.js';
 import { record, ruleChanges } from './audit.js';
 import { keepError } from './errors.js';
+import { adminBook, policy } from './policy.js';
 
 export const SEEN_KEY = 'sites_seen';
 // The tools seen on each site ({site: [{name, area, kind}]}), which "Set areas
@@ -14,14 +15,17 @@ export const SEEN_KEY = 'sites_seen';
 const TOOLS_SEEN_KEY = 'tools_seen';
 const MOST_TOOLS_KEPT = 2000;
 
-// chrome.storage.onChanged: the settings page changed the rules.
+// chrome.storage.onChanged: the settings page changed the rules, or the
+// administrator's policy changed.
 export function onRulesChanged(changes, area) {
-  if (area !== 'local' || !(RULES_KEY in changes)) return;
-  const rules = changes[RULES_KEY].newValue ?? {};
-  for (const change of ruleChanges(changes[RULES_KEY].oldValue, rules)) record(change);
+  const own = area === 'local' && RULES_KEY in changes;
+  if (!own && area !== 'managed') return;
+  if (own) for (const change of ruleChanges(changes[RULES_KEY].oldValue, changes[RULES_KEY].newValue ?? {})) record(change);
+  if (area === 'managed') record({ what: 'policy', changed: Object.keys(changes) });
   serially(async () => {
     const core = await ready;
-    core.setRules(JSON.stringify(rules));
+    const [{ [RULES_KEY]: rules }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
+    core.setRules(JSON.stringify(rules ?? {}), JSON.stringify(adminBook(managed)));
   }).catch((error) => keepError('applying the changed site rules', error));
 }
 
@@ -76,8 +80,10 @@ let changing = Promise.resolve();
 export function changeRules(site, changes) {
   const change = changing.then(async () => {
     const seenTools = await siteTools(site);
-    const { [RULES_KEY]: stored } = await chrome.storage.local.get(RULES_KEY);
-    const book = fromJson(changeRulesIn(JSON.stringify(stored ?? {}), site, JSON.stringify(changes), JSON.stringify(seenTools)));
+    const [{ [RULES_KEY]: stored }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
+    const book = fromJson(changeRulesIn(
+      JSON.stringify(stored ?? {}), site, JSON.stringify(changes), JSON.stringify(seenTools), JSON.stringify(adminBook(managed)),
+    ));
     await chrome.storage.local.set({ [RULES_KEY]: book });
     return { saved: true };
   });

@@ -11,12 +11,17 @@ const site = new URLSearchParams(location.search).get('site') ?? '';
 const KIND_LABELS = { read: 'Read', write: 'Write', delete: 'Delete', outside: 'Outside the site' };
 const LEVELS = [['allowed', 'Allowed'], ['ask_first', 'Ask first'], ['off', 'Off']];
 const NEW_RULES = { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' };
+const ADMINS_ONLY = 'Your administrator manages Toolgate: only they can set this to Allowed.';
 
-// A level menu: "As its kinds" (or "As its area and kind") then the three levels.
-function levelMenu(label, backText, current, onChange) {
-  const select = el('select', { 'aria-label': label }, [
+// A level menu: "As its kinds" (or "As its area and kind") then the three
+// levels; under an administrator's policy, Allowed only where a person may
+// choose it (docs/rules.md, "Who can change the rules").
+function levelMenu(label, backText, current, onChange, allowedIsAdmins) {
+  const select = el('select', { 'aria-label': label, title: allowedIsAdmins ? ADMINS_ONLY : null }, [
     el('option', { value: '', text: backText, selected: current === undefined }),
-    ...LEVELS.map(([value, text]) => el('option', { value, text, selected: current === value })),
+    ...LEVELS.map(([value, text]) => el('option', {
+      value, text, selected: current === value, disabled: allowedIsAdmins && value === 'allowed',
+    })),
   ]);
   let before = select.value;
   select.addEventListener('change', async () => {
@@ -30,10 +35,12 @@ async function main() {
   const host = site.replace(/^[a-z]+:\/\//, '');
   $('heading').textContent = `Set areas and tools apart on ${host}`;
   document.title = `Toolgate: set areas and tools apart on ${host}`;
-  const [tools, { rules: book }] = await Promise.all([
+  const [tools, { rules: book }, policy] = await Promise.all([
     chrome.runtime.sendMessage({ type: 'site_tools', site }),
     chrome.storage.local.get('rules'),
+    chrome.storage.managed.get(null).catch(() => ({})),
   ]);
+  const managed = policy.unattended !== undefined || policy.sites !== undefined;
   if (!Array.isArray(tools) || tools.length === 0) {
     $('shown').textContent = `No tools have been seen on ${host}: only a site's tools seen can be set apart.`;
     return;
@@ -66,7 +73,7 @@ async function main() {
         pageText(tool.name, 'code'),
         el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
         levelMenu(`What agents may do with ${tool.name}`, 'As its area and kind', rules.tools[tool.name],
-          (level) => send({ target: 'tool', name: tool.name }, level)),
+          (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside')),
       ]);
       rows.push({ row, tool, area });
       return row;
@@ -82,7 +89,7 @@ async function main() {
         open,
         el('span', { class: 'count', text: ` ${members.length} ${members.length === 1 ? 'tool' : 'tools'} (${kinds}) ` }),
         levelMenu(`What the tools of ${area} may do`, 'As its kinds', rules.areas[area],
-          (level) => send({ target: 'area', area }, level)),
+          (level) => send({ target: 'area', area }, level), managed),
       ]),
       list,
     ]);

@@ -22,6 +22,27 @@ const NEW_RULES = { read: 'allowed', write: 'ask_first', delete: 'off', outside:
 const READ_FREELY = { read: 'allowed', write: 'ask_first', delete: 'ask_first', outside: 'ask_first' };
 
 const host = (site) => site.replace(/^[a-z]+:\/\//, '');
+const LEVEL_ORDER = ['allowed', 'ask_first', 'off'];
+const levelLabel = (value) => LEVELS.find(([v]) => v === value)?.[1] ?? value;
+
+// An administrator's policy (chrome.storage.managed), or null unmanaged.
+async function managed() {
+  const got = await chrome.storage.managed.get(null).catch(() => ({}));
+  return got.unattended === undefined && got.sites === undefined ? null : got;
+}
+
+// Why a level cannot be chosen for a kind under the policy, or null.
+export function refusedLevel(admin, site, kind, level) {
+  if (!admin) return null;
+  if (level === 'allowed' && (kind === 'delete' || kind === 'outside')) {
+    return 'Only your administrator can let agents delete or act outside the site without asking.';
+  }
+  const bound = admin.sites?.[site]?.[kind];
+  if (LEVEL_ORDER.includes(bound) && LEVEL_ORDER.indexOf(level) < LEVEL_ORDER.indexOf(bound)) {
+    return `Your administrator set this to ${levelLabel(bound)}: you can choose less, never more.`;
+  }
+  return null;
+}
 
 async function stored() {
   const { [RULES_KEY]: rules, [SEEN_KEY]: seen } = await chrome.storage.local.get([RULES_KEY, SEEN_KEY]);
@@ -43,11 +64,12 @@ async function update(change) {
   await chrome.storage.local.set({ [RULES_KEY]: book });
 }
 
-function kindRows(site, rules) {
+function kindRows(site, rules, admin) {
   return el('table', { class: 'kinds' }, [el('tbody', {}, KINDS.map(([key, label, meaning]) => {
     const id = `level-${site}-${key}`;
-    const select = el('select', { id, 'aria-describedby': `${id}-meaning` }, LEVELS.map(([value, text]) => el('option', {
-      value, text, selected: rules[key] === value,
+    const why = LEVELS.map(([value]) => refusedLevel(admin, site, key, value)).find(Boolean);
+    const select = el('select', { id, 'aria-describedby': `${id}-meaning${why ? ` ${id}-why` : ''}` }, LEVELS.map(([value, text]) => el('option', {
+      value, text, selected: rules[key] === value, disabled: refusedLevel(admin, site, key, value) !== null,
     })));
     select.addEventListener('change', async () => {
       if (await changeRules(site, [{ target: 'kind', kind: key, level: select.value }])) {
@@ -57,7 +79,7 @@ function kindRows(site, rules) {
     return el('tr', {}, [
       el('th', { scope: 'row' }, [el('label', { for: id, text: label })]),
       el('td', { id: `${id}-meaning`, class: 'meaning', text: meaning }),
-      el('td', {}, [select]),
+      el('td', {}, [select, ...(why ? [el('span', { id: `${id}-why`, class: 'why', text: ` ${why}` })] : [])]),
     ]);
   }))]);
 }
@@ -78,7 +100,7 @@ function unheldTabs(tabs) {
   ]);
 }
 
-function siteCard(site, book, unshimmed) {
+function siteCard(site, book, unshimmed, admin) {
   const rules = book.sites[site];
   const headingId = `rules-${site}`;
   const children = [el('h3', { id: headingId, text: host(site) }), el('h4', { text: 'What agents may do' })];
@@ -86,7 +108,7 @@ function siteCard(site, book, unshimmed) {
   const tabs = unshimmed.filter((tab) => tab.site === site);
   if (tabs.length) children.push(unheldTabs(tabs));
   if (rules) {
-    children.push(kindRows(site, rules));
+    children.push(kindRows(site, rules, admin));
     if (book.unattended) {
       children.push(el('p', { class: 'note', text: 'Unattended: nobody is here to ask, so Ask first acts as Off on this site.' }));
     }
@@ -102,7 +124,7 @@ function siteCard(site, book, unshimmed) {
       el('p', { class: 'note', text: 'This site has no rules: agents call every tool a chat allows, without asking first.' }),
       el('p', { class: 'actions' }, [freely, ' ', keep]),
       el('p', { class: 'hint', text: 'Or choose a level below: the site\'s rules then start as Read Allowed, Write and Outside the site on Ask first, and Delete Off, with your change.' }),
-      kindRows(site, NEW_RULES),
+      kindRows(site, NEW_RULES, admin),
     );
   }
   return el('article', { class: 'site-rules', 'aria-labelledby': headingId }, children);
@@ -132,11 +154,20 @@ function overview(sites, book) {
 }
 
 export async function renderRules() {
-  const [{ book, seen }, unshimmed] = await Promise.all([stored(), tabsWithoutToolgate()]);
-  $('unattended').checked = book.unattended === true;
+  const [{ book, seen }, unshimmed, admin] = await Promise.all([stored(), tabsWithoutToolgate(), managed()]);
+  $('unattended').checked = book.unattended === true || admin?.unattended === true;
+  $('unattended').disabled = admin?.unattended === true;
+  $('managed').hidden = !admin;
+  $('managed').textContent = admin
+    ? `Your administrator manages Toolgate: you can choose less than their rules, never more.${admin.unattended === true ? ' They turned Unattended on.' : ''}`
+    : '';
+  // The administrator's rules are what holds where you set none.
+  for (const [site, rules] of Object.entries(admin?.sites ?? {})) {
+    if (!book.sites[site]) book.sites[site] = { ...NEW_RULES, ...rules };
+  }
   const sites = [...new Set([...seen, ...Object.keys(book.sites)])].sort();
   $('sites').replaceChildren(...(sites.length
-    ? sites.map((site) => siteCard(site, book, unshimmed))
+    ? sites.map((site) => siteCard(site, book, unshimmed, admin))
     : [el('p', { class: 'hint', text: 'No site has published tools yet.' })]));
   $('overview').replaceChildren(...(sites.length ? [overview(sites, book)] : []));
   $('overview-section').hidden = sites.length === 0;

@@ -199,10 +199,50 @@ pub fn site_tools(registry: &crate::page::registry::Registry, site: &str) -> Vec
     seen.values().cloned().collect()
 }
 
+impl SiteRules {
+    /// These rules, bounded by an administrator's: each level the narrower
+    /// of the two, for the kinds, areas and tools either sets.
+    pub fn bounded_by(&self, admin: &SiteRules) -> SiteRules {
+        let mut out = self.clone();
+        for kind in ToolKind::ALL {
+            let level = out.kind(kind).max(admin.kind(kind));
+            *out.kind_mut(kind) = level;
+        }
+        for (map, bound) in [
+            (&mut out.areas, &admin.areas),
+            (&mut out.tools, &admin.tools),
+        ] {
+            for (key, &level) in bound.iter() {
+                let narrower = map.get(key.as_str()).map_or(level, |&own| own.max(level));
+                map.insert(key.clone(), narrower);
+            }
+        }
+        out
+    }
+}
+
 impl RuleBook {
-    /// One change of `site`'s rules from the settings page, by the owner,
-    /// whole or not at all; `seen` are the tools seen on the site (only those
-    /// can be set apart). A site without rules starts from a new rule set.
+    /// The person's rules bounded by an administrator's (docs/rules.md, "Who
+    /// can change the rules"): a site either sets is held to the narrower of
+    /// the two; unattended if either says so.
+    pub fn bounded_by(&self, admin: &RuleBook) -> RuleBook {
+        let mut out = self.clone();
+        out.unattended |= admin.unattended;
+        for (site, bound) in admin.sites.iter() {
+            let own = self
+                .sites
+                .get(site.as_str())
+                .cloned()
+                .unwrap_or_else(|| bound.clone());
+            out.sites.insert(site.clone(), own.bounded_by(bound));
+        }
+        out
+    }
+
+    /// One change of `site`'s rules from the settings page, whole or not at
+    /// all; `seen` are the tools seen on the site (only those can be set
+    /// apart), `admin` the administrator's rules when Toolgate is managed.
+    /// A site without rules starts from a new rule set.
     ///
     /// # Errors
     /// Why the change was refused; nothing of it was saved.
@@ -211,6 +251,7 @@ impl RuleBook {
         site: &str,
         changes: &[Change],
         seen: &[SeenTool],
+        admin: Option<&RuleBook>,
     ) -> Result<(), RuleError> {
         let mut rules = self.sites.get(site).cloned().unwrap_or_default();
         let kind_of = |name: &str| seen.iter().find(|t| t.name == name).map(|t| t.kind);
@@ -222,7 +263,13 @@ impl RuleBook {
                 }
             }
         }
-        rules.apply(changes, &Who::Owner, &kind_of)?;
+        let who = match admin {
+            Some(admin) => Who::Managed {
+                admin: admin.sites.get(site),
+            },
+            None => Who::Owner,
+        };
+        rules.apply(changes, &who, &kind_of)?;
         self.sites.insert(site.to_owned(), rules);
         Ok(())
     }

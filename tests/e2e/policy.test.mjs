@@ -1,0 +1,73 @@
+// An administrator's policy (docs/rules.md, "Who can change the rules"): a
+// machine policy for Toolgate's managed storage, installed where Debian's
+// Chromium reads it, before the browser starts. The person's rules can only
+// be narrower than the administrator's: the settings page shows what the
+// administrator fixed and why a level cannot be chosen, the worker refuses a
+// wider change however it is sent, and agents are held to the narrower rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { BROWSER_VERSION, TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+import { openConsoleOn, result, toolButton } from '../support/console.mjs';
+
+const POLICY_DIR = '/etc/chromium/policies/managed';
+const POLICY_FILE = `${POLICY_DIR}/toolgate-e2e-policy.json`;
+const SKIP = BROWSER_VERSION >= 156
+  ? `Chromium ${BROWSER_VERSION} runs inside the Debian 13 root, whose machine policy directory this test does not write`
+  : process.getuid?.() !== 0
+    ? `installing a machine policy (${POLICY_DIR}) needs root`
+    : false;
+
+test('an administrator\'s policy bounds the person\'s rules: shown on the settings page, a wider change refused, agents held to it', { skip: SKIP }, async () => {
+  const server = await serve('examples/notes');
+  const site = new URL(server.url('notes.localhost', '/')).origin;
+  await mkdir(POLICY_DIR, { recursive: true });
+  await writeFile(POLICY_FILE, JSON.stringify({
+    '3rdparty': { extensions: { [TOOLGATE_ID]: { sites: { [site]: { write: 'ask_first', delete: 'off' } } } } },
+  }));
+  let browser;
+  try {
+    browser = await launch();
+    const notes = await browser.newPage(`${site}/`);
+    await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
+    const host = new URL(site).host;
+    const settings = await browser.newPage(await (await browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+    await settings.locator('#managed', { hasText: 'Your administrator manages Toolgate' }).waitFor();
+    const card = settings.getByRole('article', { name: host });
+    const level = (label) => card.getByRole('combobox', { name: label, exact: true });
+    await level('Delete').waitFor();
+    const disabled = (label) => level(label).evaluate((s) => [...s.options].filter((o) => o.disabled).map((o) => o.text));
+    assert.deepStrictEqual(await disabled('Delete'), ['Allowed', 'Ask first']);
+    assert.deepStrictEqual(await disabled('Write'), ['Allowed']);
+    assert.deepStrictEqual(await disabled('Outside the site'), ['Allowed']);
+    assert.deepStrictEqual(await disabled('Read'), []);
+    assert.equal((await card.locator('.why').first().innerText()).trim(), 'Your administrator set this to Ask first: you can choose less, never more.');
+    assert.match((await card.locator('.why').nth(1).innerText()).trim(), /^Only your administrator can let agents delete or act outside the site without asking\.$/);
+
+    // A wider change is refused by the worker too, however it is sent, and nothing is saved.
+    const refused = await settings.evaluate((s) => chrome.runtime.sendMessage({
+      type: 'change_rules', site: s, changes: [{ target: 'kind', kind: 'delete', level: 'allowed' }],
+    }), site);
+    assert.match(refused.error, /^Letting agents delete or act outside the site without asking is for your administrator to decide/);
+    const widerWrite = await settings.evaluate((s) => chrome.runtime.sendMessage({
+      type: 'change_rules', site: s, changes: [{ target: 'kind', kind: 'write', level: 'allowed' }],
+    }), site);
+    assert.equal(widerWrite.error, 'Your administrator set this to Ask first; you can choose less, never more. Nothing was saved.');
+    assert.equal(await settings.evaluate(async () => (await chrome.storage.local.get('rules')).rules), undefined, 'nothing saved');
+
+    // Agents are held to the administrator's rules: delete_note is Off.
+    const consolePage = await openConsoleOn(browser, notes);
+    assert.equal(await toolButton(consolePage, 'delete_note').count(), 0, 'an Off tool is not listed');
+    await consolePage.locator('#by-name summary').click();
+    await consolePage.getByLabel('Tool name').fill('delete_note');
+    await consolePage.getByLabel('Arguments (JSON object)').fill('{}');
+    await consolePage.getByRole('button', { name: 'Call by name' }).click();
+    assert.equal((await result(consolePage, 1)).decision, 'Refused: Nothing ran: delete_note is Off on this site, by the rule for Delete tools.');
+    await browser.assertNoErrors();
+  } finally {
+    await rm(POLICY_FILE, { force: true });
+    await browser?.close();
+    await server.close();
+  }
+});
