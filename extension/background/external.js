@@ -82,7 +82,10 @@ export function otherExtensions({ agent, openChat, withdraw, errors }) {
     async status() {
       const { [REFUSED_KEY]: refusedList } = await chrome.storage.local.get(REFUSED_KEY);
       return {
-        allowed: Object.entries(await mayConnect()).map(([id, { label }]) => ({ id, label })),
+        allowed: [
+          ...Object.entries(await allowed()).map(([id, { label }]) => ({ id, label })),
+          ...Object.entries(policyExtensions(await policy())).map(([id, { label }]) => ({ id, label, by_policy: true })),
+        ],
         refused: Array.isArray(refusedList) ? refusedList : [],
         connected: [...open.values()].map(({ id, label, since }) => ({ id, label, since })),
       };

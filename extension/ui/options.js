@@ -31,13 +31,17 @@ async function render() {
 
   const connected = new Map(extensions.connected.map((c) => [c.id, c]));
   $('allowed').replaceChildren(...(extensions.allowed.length
-    ? extensions.allowed.map(({ id, label }) => {
+    ? extensions.allowed.map(({ id, label, by_policy: byPolicy }) => {
+      const now = connected.has(id) ? ' (connected)' : '';
+      if (byPolicy) {
+        return el('li', {}, [el('span', { text: label ? `${label} ` : '' }), el('span', { class: 'id', text: id }),
+          el('span', { text: `${now} (allowed by your administrator)` })]);
+      }
       const forget = el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${label || id}` });
       forget.addEventListener('click', async () => {
         await send({ type: 'forget_extension', extension_id: id });
         await render();
       });
-      const now = connected.has(id) ? ' (connected)' : '';
       return el('li', {}, [el('span', { text: label ? `${label} ` : '' }), el('span', { class: 'id', text: id }), el('span', { text: `${now} ` }), forget]);
     })
     : [el('li', { text: 'None.' })]));

@@ -7,11 +7,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BROWSER_VERSION, TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { openConsoleOn, result, toolButton } from '../support/console.mjs';
 
 const POLICY_DIR = '/etc/chromium/policies/managed';
+// The small agent extension of extensions.test.mjs, which the policy lets connect.
+const AGENT = resolve(fileURLToPath(new URL('../extensions/agent', import.meta.url)));
+const AGENT_ID = 'nmeomknpmlcengjjbaffcbddngkbmmpf';
 const POLICY_FILE = `${POLICY_DIR}/toolgate-e2e-policy.json`;
 const SKIP = BROWSER_VERSION >= 156
   ? `Chromium ${BROWSER_VERSION} runs inside the Debian 13 root, whose machine policy directory this test does not write`
@@ -24,11 +29,14 @@ test('an administrator\'s policy bounds the person\'s rules: shown on the settin
   const site = new URL(server.url('notes.localhost', '/')).origin;
   await mkdir(POLICY_DIR, { recursive: true });
   await writeFile(POLICY_FILE, JSON.stringify({
-    '3rdparty': { extensions: { [TOOLGATE_ID]: { sites: { [site]: { write: 'ask_first', delete: 'off' } } } } },
+    '3rdparty': { extensions: { [TOOLGATE_ID]: {
+      sites: { [site]: { write: 'ask_first', delete: 'off' } },
+      agentExtensions: [{ id: AGENT_ID, label: 'Policy agent' }],
+    } } },
   }));
   let browser;
   try {
-    browser = await launch();
+    browser = await launch({ alsoLoad: [AGENT] });
     const notes = await browser.newPage(`${site}/`);
     await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
     const host = new URL(site).host;
@@ -64,6 +72,15 @@ test('an administrator\'s policy bounds the person\'s rules: shown on the settin
     await consolePage.getByLabel('Arguments (JSON object)').fill('{}');
     await consolePage.getByRole('button', { name: 'Call by name' }).click();
     assert.equal((await result(consolePage, 1)).decision, 'Refused: Nothing ran: delete_note is Off on this site, by the rule for Delete tools.');
+    // The agent extension the policy names may connect, as a chat named after it; the page says who allowed it.
+    const isAgent = (sw) => sw.url().startsWith(`chrome-extension://${AGENT_ID}/`);
+    const agentSw = browser.context.serviceWorkers().find(isAgent) ?? await browser.context.waitForEvent('serviceworker', { predicate: isAgent });
+    const tabs = await agentSw.evaluate(() => self.agent.request({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browser_list_tabs', arguments: {} } }));
+    assert.ok(tabs.result?.structuredContent?.tabs?.length >= 1, JSON.stringify(tabs));
+    await settings.reload();
+    await settings.locator('#allowed', { hasText: 'Policy agent' }).waitFor();
+    assert.match(await settings.locator('#allowed').innerText(), /allowed by your administrator/);
+    assert.equal(await settings.getByRole('button', { name: 'Remove Policy agent' }).count(), 0, 'the person cannot remove it');
     await browser.assertNoErrors();
   } finally {
     await rm(POLICY_FILE, { force: true });

@@ -315,3 +315,33 @@ test('areas and tools set apart: listed by area, found and filtered, set and put
     await pagesServer.close();
   }
 });
+
+// With 500 tools on a site, finding filters the list built once: typing
+// hides rows, and builds nothing again (no timing is judged here; the same
+// nodes stay, whatever the machine's speed).
+test('Set areas and tools apart with 500 tools filters as you type without building the list again', async () => {
+  const pagesServer = await serve('tests/pages/rules');
+  try {
+    const page = await browser.newPage(pagesServer.url('many.localhost', '/many.html'));
+    await browser.waitForPalette(page, (p) => entries(p).length === 500, 'the 500 tools');
+    const site = new URL(page.url()).origin;
+    const view = await browser.newPage(await (await browser.worker()).evaluate((s) => chrome.runtime.getURL(`extension/ui/set-apart.html?site=${encodeURIComponent(s)}`), site));
+    await view.locator('#shown', { hasText: '500 of 500 tools shown.' }).waitFor();
+    assert.equal(await view.locator('.area').count(), 50);
+    await view.evaluate(() => { for (const row of document.querySelectorAll('li.tool')) row.marked = true; });
+    await view.getByLabel('Find a tool or area').pressSequentially('tool-49', { delay: 10 });
+    // tool-49, tool-490 … tool-499.
+    await view.locator('#shown', { hasText: '11 of 500 tools shown.' }).waitFor();
+    assert.equal(await view.evaluate(() => [...document.querySelectorAll('li.tool')].every((row) => row.marked)), true, 'the same rows, hidden or shown');
+    assert.equal(await view.locator('li.tool').count(), 500);
+    assert.equal(await view.locator('li.tool:visible').count(), 11);
+    // The Kind filter with it: Read tools are the even ones.
+    await view.getByLabel('Kind').selectOption({ label: 'Read' });
+    await view.locator('#shown', { hasText: '5 of 500 tools shown.' }).waitFor();
+    await view.close();
+    await page.close();
+    await browser.assertNoErrors();
+  } finally {
+    await pagesServer.close();
+  }
+});
