@@ -12,6 +12,11 @@ use crate::page::registry::Tool;
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 
+mod book;
+mod late;
+pub use book::{site_tools, RuleBook, SeenTool};
+pub use late::{ask_deadline, LateYes, LateYeses, SameCall};
+
 /// How long a call that asks first waits for an answer, and how long a yes
 /// given after the agent stopped waiting lets the same call run once.
 pub const ASK_WINDOW_MS: u64 = 10 * 60 * 1000;
@@ -154,134 +159,6 @@ impl<'a> RuleFacts<'a> {
                 decl.hint(Hint::OpenWorld),
             ),
         })
-    }
-}
-
-/// Every site's rule set, and whether anyone is there to ask: what the
-/// service worker keeps in `chrome.storage.local` and hands the core whole
-/// whenever it changes.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuleBook {
-    /// Rule sets by site (an origin, as a frame's site is written). A site
-    /// without one follows the chat's answers alone.
-    #[serde(default)]
-    pub sites: VecMap<String, SiteRules>,
-    /// Unattended mode: no card ever opens; Ask first acts as Off.
-    #[serde(default)]
-    pub unattended: bool,
-}
-
-/// A tool as the settings page's "Set areas and tools apart" lists it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeenTool {
-    pub name: String,
-    pub area: String,
-    pub kind: ToolKind,
-}
-
-/// The tools `site` publishes in the open tabs, each once, by name.
-pub fn site_tools(registry: &crate::page::registry::Registry, site: &str) -> Vec<SeenTool> {
-    let mut seen: VecMap<String, SeenTool> = VecMap::new();
-    for tab in registry.tab_ids() {
-        for frame in registry.frames(tab).filter(|f| f.site() == site) {
-            for facts in frame.tools.iter().filter_map(RuleFacts::of) {
-                seen.insert(
-                    facts.name.to_owned(),
-                    SeenTool {
-                        name: facts.name.to_owned(),
-                        area: facts.area.to_owned(),
-                        kind: facts.kind,
-                    },
-                );
-            }
-        }
-    }
-    seen.values().cloned().collect()
-}
-
-impl SiteRules {
-    /// These rules, bounded by an administrator's: each level the narrower
-    /// of the two, for the kinds, areas and tools either sets.
-    pub fn bounded_by(&self, admin: &SiteRules) -> SiteRules {
-        let mut out = self.clone();
-        for kind in ToolKind::ALL {
-            let level = out.kind(kind).max(admin.kind(kind));
-            *out.kind_mut(kind) = level;
-        }
-        for (map, bound) in [
-            (&mut out.areas, &admin.areas),
-            (&mut out.tools, &admin.tools),
-        ] {
-            for (key, &level) in bound.iter() {
-                let narrower = map.get(key.as_str()).map_or(level, |&own| own.max(level));
-                map.insert(key.clone(), narrower);
-            }
-        }
-        out
-    }
-}
-
-impl RuleBook {
-    /// The person's rules bounded by an administrator's (docs/rules.md, "Who
-    /// can change the rules"): a site either sets is held to the narrower of
-    /// the two; unattended if either says so.
-    pub fn bounded_by(&self, admin: &RuleBook) -> RuleBook {
-        let mut out = self.clone();
-        out.unattended |= admin.unattended;
-        for (site, bound) in admin.sites.iter() {
-            let own = self
-                .sites
-                .get(site.as_str())
-                .cloned()
-                .unwrap_or_else(|| bound.clone());
-            out.sites.insert(site.clone(), own.bounded_by(bound));
-        }
-        out
-    }
-
-    /// One change of `site`'s rules from the settings page, whole or not at
-    /// all; `seen` are the tools seen on the site (only those can be set
-    /// apart), `admin` the administrator's rules when Toolgate is managed.
-    /// A site without rules starts from a new rule set.
-    ///
-    /// # Errors
-    /// Why the change was refused; nothing of it was saved.
-    pub fn change(
-        &mut self,
-        site: &str,
-        changes: &[Change],
-        seen: &[SeenTool],
-        admin: Option<&RuleBook>,
-    ) -> Result<(), RuleError> {
-        let mut rules = self.sites.get(site).cloned().unwrap_or_default();
-        let kind_of = |name: &str| seen.iter().find(|t| t.name == name).map(|t| t.kind);
-        let area_seen = |area: &str| seen.iter().any(|t| t.area == area);
-        for change in changes {
-            if let Target::Area { area } = &change.target {
-                if !area_seen(area) {
-                    return Err(RuleError::NotSeen { what: area.clone() });
-                }
-            }
-        }
-        let who = match admin {
-            Some(admin) => Who::Managed {
-                admin: admin.sites.get(site),
-            },
-            None => Who::Owner,
-        };
-        rules.apply(changes, &who, &kind_of)?;
-        self.sites.insert(site.to_owned(), rules);
-        Ok(())
-    }
-
-    /// The gate for a call of `tool` on `site` by a chat (`read_only_chat`
-    /// when it was opened Read only).
-    pub fn gate(&self, site: &str, tool: RuleFacts, read_only_chat: bool) -> Gate {
-        let mode = Mode {
-            read_only_chat,
-            unattended: self.unattended,
-        };
-        gate(self.sites.get(site), tool, mode)
     }
 }
 
@@ -583,59 +460,4 @@ pub fn gate(rules: Option<&SiteRules>, tool: RuleFacts, mode: Mode) -> Gate {
         },
         (Level::AskFirst, because) => Gate::AskFirst { because },
     }
-}
-
-/// A yes given after the agent stopped waiting: the same call (the same
-/// chat, site, tool and arguments) runs once, within ASK_WINDOW_MS of the yes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LateYes {
-    #[serde(flatten)]
-    pub call: SameCall,
-    pub until_ms: u64,
-}
-
-/// What makes two calls the same call.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SameCall {
-    pub chat: String,
-    pub site: String,
-    pub tool: String,
-    /// The arguments as canonical JSON text (keys sorted, as a call's are kept).
-    pub arguments: String,
-}
-
-/// The late yeses not yet used, kept with the session.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LateYeses(Vec<LateYes>);
-
-impl LateYeses {
-    pub fn grant(&mut self, call: SameCall, now_ms: u64) {
-        self.0.retain(|yes| yes.until_ms > now_ms);
-        self.0.push(LateYes {
-            call,
-            until_ms: now_ms + ASK_WINDOW_MS,
-        });
-    }
-
-    /// Uses the yes for this call, if one is still open: it runs once.
-    pub fn take(&mut self, call: &SameCall, now_ms: u64) -> bool {
-        self.0.retain(|yes| yes.until_ms > now_ms);
-        match self.0.iter().position(|yes| yes.call == *call) {
-            Some(index) => {
-                self.0.remove(index);
-                true
-            }
-            None => false,
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-/// The deadline of a call that asks first at `asked_ms`: past it, the agent
-/// is told no and the card closes.
-pub fn ask_deadline(asked_ms: u64) -> u64 {
-    asked_ms + ASK_WINDOW_MS
 }

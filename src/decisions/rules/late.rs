@@ -1,0 +1,61 @@
+//! How long a call that asks first waits, and the yes given after its agent
+//! stopped waiting, which lets the same call run once (docs/rules.md, "How
+//! long a call waits"). The time is an input.
+
+use super::ASK_WINDOW_MS;
+use serde::{Deserialize, Serialize};
+
+/// A yes given after the agent stopped waiting: the same call (the same
+/// chat, site, tool and arguments) runs once, within ASK_WINDOW_MS of the yes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LateYes {
+    #[serde(flatten)]
+    pub call: SameCall,
+    pub until_ms: u64,
+}
+
+/// What makes two calls the same call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SameCall {
+    pub chat: String,
+    pub site: String,
+    pub tool: String,
+    /// The arguments as canonical JSON text (keys sorted, as a call's are kept).
+    pub arguments: String,
+}
+
+/// The late yeses not yet used, kept with the session.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LateYeses(Vec<LateYes>);
+
+impl LateYeses {
+    pub fn grant(&mut self, call: SameCall, now_ms: u64) {
+        self.0.retain(|yes| yes.until_ms > now_ms);
+        self.0.push(LateYes {
+            call,
+            until_ms: now_ms + ASK_WINDOW_MS,
+        });
+    }
+
+    /// Uses the yes for this call, if one is still open: it runs once.
+    pub fn take(&mut self, call: &SameCall, now_ms: u64) -> bool {
+        self.0.retain(|yes| yes.until_ms > now_ms);
+        match self.0.iter().position(|yes| yes.call == *call) {
+            Some(index) => {
+                self.0.remove(index);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The deadline of a call that asks first at `asked_ms`: past it, the agent
+/// is told no and the card closes.
+pub fn ask_deadline(asked_ms: u64) -> u64 {
+    asked_ms + ASK_WINDOW_MS
+}
