@@ -125,3 +125,33 @@ fn events_page_messages_and_ui_messages_read_by_their_type() {
             .contains("unknown field `documents`")
     );
 }
+
+#[test]
+fn rules_change_only_through_toolgates_own_pages_never_an_agent_channel() {
+    use toolgate::decisions::rules::{Change, Level, Target};
+    use toolgate::protocol::bridge::FromAgent;
+    // The settings page's change reads as one, whole.
+    let ui: FromUi = read(json!({"type": "change_rules", "site": "https://a.example",
+        "changes": [{"target": "kind", "kind": "delete", "level": "allowed"}, {"target": "tool", "name": "t", "level": null}]}))
+    .expect("a change from the settings page");
+    let FromUi::ChangeRules { site, changes } = ui else {
+        panic!("{ui:?}")
+    };
+    assert_eq!(site, "https://a.example");
+    assert_eq!(
+        changes[1],
+        Change {
+            target: Target::Tool { name: "t".into() },
+            level: None
+        }
+    );
+    assert_eq!(changes[0].level, Some(Level::Allowed));
+    // A desktop agent's bridge and a page have no such message.
+    let agent: Result<FromAgent, String> = read(
+        json!({"type": "change_rules", "session": "s", "site": "https://a.example", "changes": []}),
+    );
+    assert!(agent.is_err(), "{agent:?}");
+    let page: Result<FromPage, String> =
+        read(json!({"type": "change_rules", "site": "https://a.example", "changes": []}));
+    assert!(page.is_err(), "{page:?}");
+}
