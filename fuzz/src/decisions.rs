@@ -421,6 +421,7 @@ impl Driver {
                 definition: tool.definition().to_owned(),
                 arguments: run.arguments.clone(),
                 allowed_once: false,
+                rule_yes: false,
             };
             let facts = facts(&call, tool);
             assert!(

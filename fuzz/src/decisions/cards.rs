@@ -152,6 +152,8 @@ impl Driver {
                 }
             }
             (Answer::Call(_), Action::List(_)) => panic!("a listing got a call card's answer"),
+            // The scripts set no site rules (docs/rules.md), so no rule's card opens.
+            (Answer::Rule(_), _) => panic!("a rule's card opened with no site rules"),
         }
         let once = once.map(|call| Once {
             request_id: &shown.request_id,

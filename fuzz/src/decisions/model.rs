@@ -5,7 +5,7 @@
 //! driver (`super`) adds the one-off permissions a card's answer gives.
 
 use std::collections::{BTreeMap, BTreeSet};
-use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, SiteAnswer};
+use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
 use toolgate::page::classify::Class;
 
 /// docs/cards.md, "Widths of an answer": 0 read-only tools, 1
@@ -65,6 +65,13 @@ pub fn offered(kind: CardKind, site: &str) -> BTreeSet<String> {
     let all: Vec<Answer> = match kind {
         CardKind::Site => SITE_ANSWERS.map(Answer::Site).to_vec(),
         CardKind::Call => CALL_ANSWERS.map(Answer::Call).to_vec(),
+        // A site rule's card (docs/rules.md): its two answers, wherever it is.
+        CardKind::Rule => {
+            return [RuleAnswer::AllowOnce, RuleAnswer::Refuse]
+                .map(|a| format!("{:?}", Answer::Rule(a)))
+                .into_iter()
+                .collect()
+        }
     };
     all.into_iter()
         .filter(|a| match a {
@@ -88,6 +95,7 @@ pub fn closing(kind: CardKind, site: &str) -> Answer {
         CardKind::Site if is_opaque(site) => Answer::Site(SiteAnswer::DenyOnce),
         CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
         CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
+        CardKind::Rule => Answer::Rule(RuleAnswer::Refuse),
     }
 }
 
