@@ -21,8 +21,15 @@ const DESKTOP_STATES = {
   idle: 'Not connected.',
 };
 
-async function render() {
+// What the page shows now: it is built again only when that changes, so the
+// focus, and a click under way, stay where they are between polls.
+let shown = null;
+
+async function render(force = false) {
   const { desktop, extensions } = await send({ type: 'agents' });
+  const now = JSON.stringify({ desktop, extensions });
+  if (now === shown && !force) return;
+  shown = now;
   const said = DESKTOP_STATES[desktop.state] ?? desktop.state;
   $('desktop-state').textContent = desktop.error && desktop.state !== 'connected' ? `${said} (${desktop.error})` : said;
   $('desktop-sessions').replaceChildren(...(desktop.sessions.length
