@@ -44,14 +44,16 @@ export const ready = (async () => {
     .filter(([key, tool]) => key.startsWith(TOOL_KEY) && typeof tool === 'string')
     .map(([, tool]) => tool);
   const core = new Core(tools, stored[SESSION_KEY] ?? null);
-  const [{ [RULES_KEY]: rules }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
-  try {
-    core.setRules(JSON.stringify(rules ?? {}), JSON.stringify(adminBook(managed)));
-  } catch (error) {
-    keepError('reading the stored site rules', error);
-  }
+  await loadRules(core).catch((error) => keepError('reading the stored site rules', error));
   return core;
 })();
+
+// Hands `core` the person's stored rules and the administrator's policy
+// (docs/rules.md), at the worker's start and whenever either changes.
+export async function loadRules(core) {
+  const [{ [RULES_KEY]: rules }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
+  core.setRules(JSON.stringify(rules ?? {}), JSON.stringify(adminBook(managed)));
+}
 // The core once loaded, so that the handlers on an agent call's path need not
 // wait a turn for `ready` each time.
 export let loaded = null;

@@ -4,7 +4,7 @@
 // session's turn, so that they apply from every agent's next request.
 // Also the sites whose tools have been seen, which the settings page lists.
 import { changeRules as changeRulesIn } from '../../pkg/toolgate.js';
-import { fromJson, ready, RULES_KEY, serially } from './core.js';
+import { fromJson, loadRules, ready, RULES_KEY, serially } from './core.js';
 import { record, ruleChanges } from './audit.js';
 import { keepError } from './errors.js';
 import { adminBook, policy } from './policy.js';
@@ -22,11 +22,7 @@ export function onRulesChanged(changes, area) {
   if (!own && area !== 'managed') return;
   if (own) for (const change of ruleChanges(changes[RULES_KEY].oldValue, changes[RULES_KEY].newValue ?? {})) record(change);
   if (area === 'managed') record({ what: 'policy', changed: Object.keys(changes) });
-  serially(async () => {
-    const core = await ready;
-    const [{ [RULES_KEY]: rules }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
-    core.setRules(JSON.stringify(rules ?? {}), JSON.stringify(adminBook(managed)));
-  }).catch((error) => keepError('applying the changed site rules', error));
+  serially(async () => loadRules(await ready)).catch((error) => keepError('applying the changed site rules', error));
 }
 
 // The sites seen publishing tools, as their origins; read once per worker.
