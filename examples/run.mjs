@@ -12,6 +12,7 @@
 // site-permission question, a real host name is.
 import { launch, entries } from '../tests/support/browser.mjs';
 import { serve } from '../tests/support/server.mjs';
+import { table } from '../lib/report.mjs';
 
 const args = new Set(process.argv.slice(2));
 const hasDisplay = Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
@@ -46,17 +47,3 @@ try {
   await server.close();
 }
 process.exitCode = failed ? 1 : 0;
-
-function table(palette) {
-  const rows = entries(palette).map((e) => [
-    e.host,
-    e.title ? `${e.title} (${e.name})` : e.name,
-    [e.badge, ...e.badges.filter((b) => b === 'off-site')].join(', '),
-    e.rule ?? 'a skill: listed, never called',
-  ]);
-  const head = ['site', 'tool', 'badges', 'why'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  return [`Tools palette of ${palette.title} (${palette.url})`, '', line(head),
-    line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}

@@ -3,7 +3,7 @@
 //! plus tables of named cases with the exact rule, badges and lint notes.
 
 use serde_json::json;
-use toolgate::page::classify::{classify, Badge, Class, Verdict};
+use toolgate::page::classify::{classify, Badge, Class, Severity, Verdict};
 use toolgate::page::declaration::{Declaration, Path, RawDeclaration};
 
 const PATHS: [Path; 7] = [
@@ -319,6 +319,66 @@ fn named_cases_give_the_documented_badges_rules_and_lints() {
     for case in &cases {
         check(case);
     }
+}
+
+/// The kinds of the notes that fail `toolgate check` (docs/classes.md, "Lint notes").
+fn errors(snapshot: serde_json::Value) -> Vec<&'static str> {
+    let raw: RawDeclaration = serde_json::from_value(snapshot).expect("snapshot parses");
+    let decl = Declaration::from_raw(raw).expect("declaration is valid");
+    classify(&decl)
+        .lints
+        .iter()
+        .filter(|l| l.severity(decl.path) == Severity::Error)
+        .map(|l| l.kind())
+        .collect()
+}
+
+#[test]
+fn only_what_the_developer_can_fix_is_an_error() {
+    // Every hint declared: nothing to fix.
+    let all = json!({"readOnlyHint": false, "consequentialHint": false, "destructiveHint": false,
+                     "idempotentHint": false, "openWorldHint": false});
+    let tool = |path: &str, annotations: serde_json::Value| json!({"path": path, "name": "t", "description": "d", "annotations": annotations});
+    assert_eq!(
+        errors(tool("document_object", all.clone())),
+        Vec::<&str>::new()
+    );
+    // A hint left out that another decides past is a warning, not an error.
+    assert_eq!(
+        errors(tool("document_object", json!({"readOnlyHint": true}))),
+        Vec::<&str>::new()
+    );
+    // Silence decides the class: an error on every path a script can declare hints on.
+    for path in [
+        "document_object",
+        "document_positional",
+        "navigator_object",
+        "provide_context",
+    ] {
+        assert_eq!(
+            errors(tool(path, json!({}))),
+            vec!["decided_by_default"],
+            "{path}"
+        );
+    }
+    // A form cannot declare hints, so its default is nobody's mistake.
+    assert_eq!(errors(tool("declarative", json!({}))), Vec::<&str>::new());
+    assert_eq!(
+        errors(
+            json!({"path": "document_object", "name": "t", "description": "d", "unreadable": "boom"})
+        ),
+        vec!["unreadable"]
+    );
+    let mut contradictory = all.clone();
+    contradictory["readOnlyHint"] = json!(true);
+    contradictory["destructiveHint"] = json!(true);
+    assert_eq!(
+        errors(tool("document_object", contradictory)),
+        vec!["contradictory"]
+    );
+    let mut stray = tool("document_object", all);
+    stray["stray_hints"] = json!(["readOnlyHint"]);
+    assert_eq!(errors(stray), vec!["outside_annotations"]);
 }
 
 #[test]

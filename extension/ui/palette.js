@@ -23,7 +23,7 @@ function showDetails(entry, button) {
   $('detail-agents').hidden = !entry.agents;
   $('detail-agents').textContent = entry.agents ?? '';
   $('detail-lints').replaceChildren(
-    ...(entry.lints.length ? entry.lints : ['Nothing to note.']).map((text) => el('li', { text })),
+    ...(entry.lints.length ? entry.lints.map((l) => l.text) : ['Nothing to note.']).map((text) => el('li', { text })),
   );
   // The schema as the core shows it (indented, its strings as written).
   const schema = entry.kind === 'skill' ? entry.instructions : entry.schema;

@@ -120,7 +120,42 @@ pub enum Lint {
     LegacyApi,
 }
 
+/// How much a lint note matters in a site's own CI (docs/ci.md): an error
+/// fails `toolgate check`, a warning is only shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
 impl Lint {
+    /// The note's kind, as the palette's JSON names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Lint::Undeclared { .. } => "undeclared",
+            Lint::DecidedByDefault => "decided_by_default",
+            Lint::Unreadable { .. } => "unreadable",
+            Lint::OutsideAnnotations { .. } => "outside_annotations",
+            Lint::Contradictory { .. } => "contradictory",
+            Lint::LegacyApi => "legacy_api",
+        }
+    }
+
+    /// Errors are what a developer must fix: a declaration Toolgate cannot
+    /// read, one that contradicts itself or puts a hint where it is ignored,
+    /// and a class left to a default. A form cannot declare hints, so its
+    /// default is a warning, as are hints left out and the legacy API.
+    pub fn severity(&self, path: Path) -> Severity {
+        match self {
+            Lint::Unreadable { .. }
+            | Lint::Contradictory { .. }
+            | Lint::OutsideAnnotations { .. } => Severity::Error,
+            Lint::DecidedByDefault if path != Path::Declarative => Severity::Error,
+            _ => Severity::Warning,
+        }
+    }
+
     /// The note in plain words.
     pub fn explain(&self) -> String {
         match self {

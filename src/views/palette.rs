@@ -6,7 +6,7 @@
 //! it is (`schema` is how it is shown).
 
 use crate::decisions::rules::{Level, RuleBook, RuleFacts};
-use crate::page::classify::{Badge, Class};
+use crate::page::classify::{Badge, Class, Severity};
 use crate::page::declaration::{Kind, Path};
 use crate::page::registry::{FrameId, Registry, TabId};
 use crate::views::text::{page_block, page_line, BLOCK_CAP, DESCRIPTION_CAP, NAME_CAP, TITLE_CAP};
@@ -30,7 +30,7 @@ pub struct Entry {
     /// What agents may do with it under its site's rules, and which rule
     /// says so (docs/rules.md); `None` for skills and sites without rules.
     pub agents: Option<String>,
-    pub lints: Vec<String>,
+    pub lints: Vec<Note>,
     pub description: String,
     /// The input schema as the page gave it (JSON text).
     pub input_schema: Option<String>,
@@ -40,6 +40,15 @@ pub struct Entry {
     pub path: Path,
     pub site: String,
     pub frame_id: FrameId,
+}
+
+/// A lint note for the developer (docs/classes.md, "Lint notes").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Note {
+    pub kind: &'static str,
+    pub severity: Severity,
+    /// In plain words, cut and escaped (an unreadable declaration's reason may quote the page).
+    pub text: String,
 }
 
 /// The tools of one site (one origin) in the tab.
@@ -104,7 +113,11 @@ pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Ve
                 lints: verdict
                     .lints
                     .iter()
-                    .map(|l| page_block(&l.explain(), DESCRIPTION_CAP))
+                    .map(|l| Note {
+                        kind: l.kind(),
+                        severity: l.severity(decl.path),
+                        text: page_block(&l.explain(), DESCRIPTION_CAP),
+                    })
                     .collect(),
                 description: page_block(&decl.description, DESCRIPTION_CAP),
                 input_schema: decl.input_schema.clone(),

@@ -64,7 +64,7 @@ for (const native of [false, true]) {
         assert.equal(tools[name].rule, rule, `${name}'s rule`);
       }
       assert.equal(tools.search.input_schema, '{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}');
-      assert.ok(tools.nav_object.lints.some((l) => l.includes('legacy navigator.modelContext')), 'legacy use is linted');
+      assert.ok(tools.nav_object.lints.some((l) => l.kind === 'legacy_api' && l.severity === 'warning' && l.text.includes('legacy navigator.modelContext')), 'legacy use is linted');
       assert.equal(tools.doc_object.site, server.url('tools.localhost', '').replace(/\/$/, ''));
       assert.equal(tools.doc_object.frame_id, 0);
 

@@ -13,12 +13,11 @@ import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXTENSION, extensionArgs, IGNORE_DEFAULT_ARGS, TOOLGATE_ID, toolgateWorker } from '../../lib/chromium.mjs';
 
-export const EXTENSION = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-// Toolgate's extension id, fixed by the `key` in manifest.json.
-export const TOOLGATE_ID = 'ckcdjacnpndbpfeglbpdejjppnhdelmo';
+export { EXTENSION, TOOLGATE_ID };
 const BROWSERS = {
   148: '/usr/bin/chromium',
   156: fileURLToPath(new URL('./chromium-156.sh', import.meta.url)),
@@ -45,13 +44,6 @@ export const BROWSER_VERSION = (() => {
   return major;
 })();
 
-// Without these, Chromium reaches for the network, which these machines close.
-const QUIET = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--disable-dev-shm-usage',
-];
-
 // Launches Chromium. Options:
 //   extension: load Toolgate (default true);
 //   native: turn on Chromium's own WebMCP (--enable-features=WebMCP,WebMCPTesting;
@@ -73,17 +65,14 @@ export async function launch({
 } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
   if (beforeStart) await beforeStart(profile);
-  const args = [...QUIET, '--enable-unsafe-extension-debugging', ...more];
-  const loaded = [...(extension ? [EXTENSION] : []), ...alsoLoad].join(',');
-  if (loaded) args.push(`--disable-extensions-except=${loaded}`, `--load-extension=${loaded}`);
-  if (native) args.push('--enable-features=WebMCP,WebMCPTesting');
+  // lib/chromium.mjs: the switches `toolgate check` and the Playwright fixture use too.
+  const args = [...extensionArgs([...(extension ? [EXTENSION] : []), ...alsoLoad], { native }), ...more];
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
     args,
     env: env ? { ...process.env, ...env } : undefined,
-    // Playwright turns extensions and the back/forward cache off; a person's browser has both.
-    ignoreDefaultArgs: ['--disable-extensions', '--disable-back-forward-cache'],
+    ignoreDefaultArgs: IGNORE_DEFAULT_ARGS,
   });
   const errors = [];
   const watch = (page) => {
@@ -96,25 +85,13 @@ export async function launch({
   context.pages().forEach(watch);
   context.on('page', watch);
 
-  // Toolgate's worker, not another loaded extension's (its id is fixed by
-  // the key in manifest.json).
-  const isToolgate = (sw) => sw.url().startsWith(`chrome-extension://${TOOLGATE_ID}/`);
-  const toolgateWorker = async () => context.serviceWorkers().filter(isToolgate).at(-1)
-    ?? context.waitForEvent('serviceworker', { predicate: isToolgate });
-  if (extension) {
-    const worker = await toolgateWorker();
-    await worker.evaluate(() => self.toolgate.ready());
-  }
+  if (extension) await toolgateWorker(context);
 
   return {
     context,
     errors,
     // The current service worker (a new one after a restart).
-    async worker() {
-      const sw = await toolgateWorker();
-      await sw.evaluate(() => self.toolgate.ready());
-      return sw;
-    },
+    worker: () => toolgateWorker(context),
     // Installs Toolgate now, through CDP's Extensions.loadUnpacked.
     async loadExtension() {
       const cdp = await context.browser().newBrowserCDPSession();

@@ -1,0 +1,209 @@
+// `toolgate check`: loads each URL in headless Chromium with Toolgate in
+// unattended mode, waits until the page's tools have settled, prints the
+// palette, and fails on what a developer must fix (docs/ci.md).
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { BrowserNotFound, findChromium, launchToolgate } from './chromium.mjs';
+import { ExpectFileError, readExpect, writeExpect } from './expect.mjs';
+import { junit, table } from './report.mjs';
+import { entriesOf, findingsOf, settledPalette } from './tools.mjs';
+
+// Exit codes (docs/ci.md): when several apply, the largest.
+export const EXIT = { ok: 0, failed: 1, usage: 2, browser: 3, load: 4, noTools: 5 };
+
+export const USAGE = `usage: toolgate check URL... [options]
+
+Loads each URL in headless Chromium with Toolgate, waits until its WebMCP
+tools have settled, prints how Toolgate classes them, and fails when a class
+is left to a default, a declaration cannot be read, a lint note is an error,
+or a class differs from --expect.
+
+options:
+  --expect FILE        a JSON or YAML file of tool name -> class to hold the tools to
+  --write-expect FILE  write the classes found to FILE (YAML for .yaml/.yml, else JSON)
+  --json               print the palettes as Toolgate's worker gives them, not a table
+  --junit FILE         write JUnit XML, one test case per tool
+  --browser PATH       the Chromium to run (else CHROMIUM, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH,
+                       Playwright's own Chromium, the usual install paths)
+  --native             turn on Chromium's own WebMCP as well
+  --settle MS          how long the tools must stay unchanged (default 1000)
+  --timeout MS         how long to wait for a page and its tools (default 15000)
+
+exit codes: 0 every tool passes, 1 a tool fails, 2 bad usage or --expect file,
+3 no Chromium could be started, 4 a URL did not load, 5 a page published no tools`;
+
+class UsageError extends Error {}
+
+function options(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        expect: { type: 'string' },
+        'write-expect': { type: 'string' },
+        json: { type: 'boolean' },
+        junit: { type: 'string' },
+        browser: { type: 'string' },
+        native: { type: 'boolean' },
+        settle: { type: 'string', default: '1000' },
+        timeout: { type: 'string', default: '15000' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const { values, positionals: urls } = parsed;
+  if (urls.length === 0) throw new UsageError('give at least one URL to check');
+  for (const url of urls) {
+    let protocol = null;
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      // Not a URL at all.
+    }
+    if (!['http:', 'https:', 'file:'].includes(protocol)) {
+      throw new UsageError(`${url} is not a URL Toolgate can check: give it whole, as http://localhost:3000/`);
+    }
+  }
+  for (const key of ['settle', 'timeout']) {
+    const ms = Number(values[key]);
+    if (!Number.isSafeInteger(ms) || ms < 0) throw new UsageError(`--${key} takes milliseconds, a whole number, not ${values[key]}`);
+    values[key] = ms;
+  }
+  return { ...values, urls };
+}
+
+// The first line of a Playwright error, without the call's name.
+const firstLine = (error) => String(error?.message ?? error).split('\n')[0].replace(/^\w+\.\w+: /, '');
+
+// Loads `url` and reads its settled palette: `{ url, palette, tools }`, or
+// `{ url, error }` when it did not load or published nothing.
+async function checkPage(browser, url, opts, expected, say) {
+  const page = await browser.context.newPage();
+  try {
+    say(`loading ${url}`);
+    let response;
+    try {
+      response = await page.goto(url, { waitUntil: 'load', timeout: opts.timeout });
+    } catch (error) {
+      return { url, error: { what: 'loads', kind: 'load', code: EXIT.load, message: `${url} did not load: ${firstLine(error)}` } };
+    }
+    if (response && response.status() >= 400) {
+      const message = `${url} did not load: the server answered HTTP ${response.status()} ${response.statusText()}`.trimEnd();
+      return { url, error: { what: 'loads', kind: 'load', code: EXIT.load, message } };
+    }
+    const { palette, settled, waitedMs } = await settledPalette(await browser.worker(), page, {
+      settleMs: opts.settle, timeoutMs: opts.timeout,
+    });
+    const entries = entriesOf(palette);
+    const seconds = `${(waitedMs / 1000).toFixed(1)} s`;
+    if (entries.length === 0) {
+      const why = palette.page === 'shimmed' ? '' : ` (Toolgate's scripts did not run in it: ${palette.page})`;
+      return {
+        url,
+        palette,
+        error: { what: 'publishes tools', kind: 'no-tools', code: EXIT.noTools, message: `${url} published no WebMCP tools or skills within ${seconds}${why}` },
+      };
+    }
+    say(settled ? `${entries.length} tools and skills, settled after ${seconds}`
+      : `${entries.length} tools and skills, still changing after ${seconds}: checking these`);
+    const tools = entries.map((entry) => ({ entry, findings: findingsOf(entry, expected?.get(entry.name)) }));
+    return { url, palette, tools };
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+// The classes found, name -> class, for --write-expect; throws UsageError
+// when two pages give one name two classes.
+function classesFound(pages) {
+  const classes = new Map();
+  for (const { tools = [] } of pages) {
+    for (const { entry } of tools) {
+      const had = classes.get(entry.name);
+      if (had && had !== entry.badge) {
+        throw new UsageError(`two pages register ${entry.name}, as ${had} and as ${entry.badge}: check them with an expect file each`);
+      }
+      classes.set(entry.name, entry.badge);
+    }
+  }
+  return classes;
+}
+
+function print(pages, missing, json, out) {
+  if (json) {
+    out(JSON.stringify(pages.map((p) => p.palette ?? { url: p.url, error: p.error.message }), null, 2));
+    return;
+  }
+  for (const page of pages) {
+    if (page.error) {
+      out(`✗ ${page.error.message}\n`);
+      continue;
+    }
+    out(table(page.palette));
+    const failing = page.tools.filter((t) => t.findings.length);
+    out(failing.length ? '' : '\nEvery tool passes.\n');
+    for (const { entry, findings } of failing) out(`✗ ${entry.name}: ${findings.join('; ')}`);
+    if (failing.length) out('');
+  }
+  for (const { name, expected } of missing) out(`✗ ${name}: expected ${expected}, but no page checked registered it`);
+}
+
+// Runs `toolgate check` with `argv` (after "check"); resolves to the exit code.
+export async function check(argv, { out = console.log, err = console.error } = {}) {
+  let opts;
+  let expected = null;
+  try {
+    opts = options(argv);
+    if (opts.expect) expected = await readExpect(opts.expect);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof ExpectFileError)) throw error;
+    err(`toolgate check: ${error.message}`);
+    if (error instanceof UsageError) err(`\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const say = (text) => err(`toolgate: ${text}`);
+  let browser;
+  try {
+    const executablePath = findChromium({ browser: opts.browser, chromium });
+    say(`starting headless Chromium (${executablePath}) with Toolgate, unattended`);
+    browser = await launchToolgate(chromium, { executablePath, native: opts.native, unattended: true });
+    say(`Chromium ${browser.context.browser()?.version() ?? ''} is ready`.replace('  ', ' '));
+  } catch (error) {
+    err(`toolgate check: ${error instanceof BrowserNotFound ? error.message : `Chromium did not start: ${firstLine(error)}`}`);
+    return EXIT.browser;
+  }
+  const pages = [];
+  try {
+    for (const url of opts.urls) pages.push(await checkPage(browser, url, opts, expected, say));
+  } finally {
+    await browser.close();
+  }
+  const seen = new Set(pages.flatMap((p) => (p.tools ?? []).map((t) => t.entry.name)));
+  const missing = [...(expected ?? [])].filter(([name]) => !seen.has(name)).map(([name, cls]) => ({ name, expected: cls }));
+  print(pages, missing, opts.json, out);
+  if (opts.junit) {
+    await writeFile(opts.junit, junit(pages, missing, opts.expect));
+    say(`wrote JUnit XML to ${opts.junit}`);
+  }
+  if (opts['write-expect']) {
+    try {
+      const classes = classesFound(pages);
+      await writeExpect(opts['write-expect'], classes);
+      say(`wrote the classes of ${classes.size} tools and skills to ${opts['write-expect']}`);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      err(`toolgate check: ${error.message}`);
+      return EXIT.usage;
+    }
+  }
+  const failing = pages.flatMap((p) => p.tools ?? []).filter((t) => t.findings.length).length + missing.length;
+  const codes = pages.map((p) => p.error?.code ?? EXIT.ok);
+  if (failing) codes.push(EXIT.failed);
+  const tools = pages.reduce((n, p) => n + (p.tools?.length ?? 0), 0);
+  say(`${tools} tools and skills on ${pages.filter((p) => p.tools).length} of ${pages.length} pages; ${failing} failing`);
+  return Math.max(...codes);
+}

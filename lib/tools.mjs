@@ -1,0 +1,56 @@
+// A page's tools as Toolgate classes them (docs/ci.md): the palette the
+// worker gives (`self.toolgate.palette`), read once the page's registrations
+// have settled, and what in it fails a site's CI.
+
+// The id Chromium gave the tab showing `page`.
+export async function tabIdOf(worker, page) {
+  const url = page.url();
+  const id = await worker.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
+  if (id === undefined) throw new Error(`Toolgate sees no tab showing ${url}`);
+  return id;
+}
+
+// Every entry of a palette, tools and skills, in the palette's order.
+export const entriesOf = (palette) => palette.groups.flatMap((g) => g.entries);
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// The palette of the tab showing `page`, once nothing in it has changed for
+// `settleMs` (a page may register tools after it loads: from a script that
+// runs late, a fetch, a form parsed later), or after `timeoutMs` at most.
+// Resolves to `{ palette, settled, waitedMs }`; `settled` is false when it
+// was still changing at the timeout.
+export async function settledPalette(worker, page, { settleMs = 1000, timeoutMs = 15_000 } = {}) {
+  const started = Date.now();
+  const tabId = await tabIdOf(worker, page);
+  let last = null;
+  let lastText = null;
+  let since = Date.now();
+  for (;;) {
+    last = await worker.evaluate((id) => self.toolgate.palette(id), tabId);
+    const text = JSON.stringify(last.groups);
+    if (text !== lastText) {
+      lastText = text;
+      since = Date.now();
+    } else if (Date.now() - since >= settleMs) {
+      return { palette: last, settled: true, waitedMs: Date.now() - started };
+    }
+    if (Date.now() - started >= timeoutMs) return { palette: last, settled: false, waitedMs: Date.now() - started };
+    await sleep(100);
+  }
+}
+
+// What the badge of an entry is: its class, or "Skill".
+export const CLASSES = ['Read only', 'Mutating', 'Consequential', 'Skill'];
+
+// Why `entry` fails a site's CI, one sentence each: its lint notes of the
+// error kind (a class left to a default, an unreadable declaration…;
+// docs/classes.md, "Lint notes"), and a class other than `expected` (when
+// given). An empty list: it passes.
+export function findingsOf(entry, expected = undefined) {
+  const found = entry.lints.filter((l) => l.severity === 'error').map((l) => l.text);
+  if (expected !== undefined && expected !== entry.badge) {
+    found.push(`expected ${expected}, but Toolgate classes it ${entry.badge}`);
+  }
+  return found;
+}
