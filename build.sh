@@ -6,8 +6,9 @@
 #   ./build.sh example    build, then run Toolgate on the bundled Notes example
 #   ./build.sh test       check formatting and clippy, build, then run every test
 #                         (core, a short run of each fuzz target, and end-to-end on
-#                         both Chromium 148 and 156), and
-#                         the benchmarks once each in smoke mode (timing nothing)
+#                         both Chromium 148 and 156, the Playwright sample's suite
+#                         on both), and the benchmarks once each in smoke mode
+#                         (timing nothing)
 #   ./build.sh bench      build, then run the benchmarks (add --json for machine-readable output)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -181,6 +182,22 @@ e2e() {
   TOOLGATE_BROWSER=$1 TOOLGATE_NATIVE=$native node --test --test-concurrency=1 tests/e2e/
 }
 
+# The Playwright sample (examples/playwright/, docs/ci.md): a web developer's
+# project that installs this package as npm packs it (its .npmrc sets
+# install-links), so it is installed again after each build
+# (tests/e2e/package.test.mjs runs the command from that copy). Then its
+# Playwright Test suite runs on Chromium 148 or 156.
+install_sample() {
+  log "installing the Playwright sample's packages, this package among them"
+  (cd examples/playwright && npm ci --no-audit --no-fund --loglevel=error)
+}
+playwright_sample() {
+  local exe=/usr/bin/chromium
+  [ "$1" = 148 ] || exe=$(pwd)/tests/support/chromium-156.sh
+  log "the Playwright sample (examples/playwright) on Chromium $1"
+  (cd examples/playwright && CHROMIUM=$exe node_modules/.bin/playwright test)
+}
+
 build() {
   ensure_wasm_target
   ensure_wasm_bindgen_cli
@@ -289,6 +306,7 @@ case "${1:-build}" in
     build
     build_mcp
     ensure_chromium
+    install_sample
     log "core and toolgate-mcp tests"
     cargo test --workspace
     fuzz_smoke
@@ -300,6 +318,8 @@ case "${1:-build}" in
     e2e 156 || failed+=(156)
     e2e 148 native || failed+=("148 (native WebMCP)")
     e2e 156 native || failed+=("156 (native WebMCP)")
+    playwright_sample 148 || failed+=("148 (the Playwright sample)")
+    playwright_sample 156 || failed+=("156 (the Playwright sample)")
     if [ ${#failed[@]} -gt 0 ]; then
       log "end-to-end tests failed on Chromium ${failed[*]}"
       exit 1

@@ -1,0 +1,56 @@
+// The npm package (docs/ci.md): what `npm pack` puts in it is a whole
+// extension and a working command, and the Playwright sample installs the
+// package as it is now. The sample's copy is installed by build.sh test
+// (install_sample); by hand: (cd examples/playwright && npm ci).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { CHROMIUM } from '../support/browser.mjs';
+import { serve } from '../support/server.mjs';
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const SAMPLE = fileURLToPath(new URL('../../examples/playwright/', import.meta.url));
+const json = (path) => JSON.parse(readFileSync(path, 'utf8'));
+
+test('npm pack holds every file the manifest loads, the command and the fixture, and no tests', async () => {
+  const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO });
+  const files = new Set(JSON.parse(stdout)[0].files.map((f) => f.path));
+  const manifest = json(`${REPO}/manifest.json`);
+  const loaded = [
+    manifest.background.service_worker,
+    ...manifest.content_scripts.flatMap((c) => c.js),
+    manifest.action.default_popup, manifest.side_panel.default_path, manifest.options_page,
+    manifest.storage.managed_schema, 'pkg/toolgate_bg.wasm', 'pkg/toolgate.js',
+  ];
+  for (const file of loaded) assert.ok(files.has(file), `the package has ${file}`);
+  for (const file of ['bin/toolgate.mjs', 'playwright/index.mjs', 'lib/check.mjs', 'README.md', 'docs/ci.md']) {
+    assert.ok(files.has(file), `the package has ${file}`);
+  }
+  const stray = [...files].filter((f) => /^(tests|src|target|fuzz|benches|examples|node_modules)\//.test(f));
+  assert.deepEqual(stray, [], 'nothing of the repository but the package');
+});
+
+test('the Playwright sample\'s lockfile installs the package with its current dependencies', () => {
+  const lock = json(`${SAMPLE}/package-lock.json`).packages['node_modules/toolgate'];
+  assert.deepEqual(lock.dependencies, json(`${REPO}/package.json`).dependencies,
+    'examples/playwright/package-lock.json is current (remove it and run npm install there)');
+});
+
+test('the command from the installed package checks a page', async () => {
+  const bin = `${SAMPLE}/node_modules/.bin/toolgate`;
+  assert.ok(existsSync(bin), 'the sample has the package installed: run (cd examples/playwright && npm ci)');
+  const installed = json(`${SAMPLE}/node_modules/toolgate/package.json`);
+  assert.equal(installed.version, json(`${REPO}/package.json`).version);
+  const server = await serve('examples/orders');
+  try {
+    const { stdout } = await run(bin, ['check', server.url('orders.localhost'), '--browser', CHROMIUM], { timeout: 60_000 });
+    assert.match(stdout, /track_order\s+Consequential, off-site\s+declared nothing; declared by a <form toolname>/);
+    assert.match(stdout, /Every tool passes\./);
+  } finally {
+    await server.close();
+  }
+});
