@@ -190,6 +190,8 @@ e2e() {
 install_sample() {
   log "installing the Playwright sample's packages, this package among them"
   (cd examples/playwright && npm ci --no-audit --no-fund --loglevel=error)
+  log "tsc: the sample's TypeScript test against the package's types (playwright/index.d.ts)"
+  (cd examples/playwright && node_modules/.bin/tsc -p .)
 }
 playwright_sample() {
   local exe=/usr/bin/chromium

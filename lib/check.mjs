@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { BrowserNotFound, findChromium, launchToolgate } from './chromium.mjs';
 import { ExpectFileError, readExpect, writeExpect } from './expect.mjs';
 import { junit, table } from './report.mjs';
-import { entriesOf, findingsOf, settledPalette } from './tools.mjs';
+import { entriesOf, findingsOf, settledPalette, warningsOf } from './tools.mjs';
 
 // Exit codes (docs/ci.md): when several apply, the largest.
 export const EXIT = { ok: 0, failed: 1, usage: 2, browser: 3, load: 4, noTools: 5 };
@@ -17,11 +17,13 @@ export const USAGE = `usage: toolgate check URL... [options]
 Loads each URL in headless Chromium with Toolgate, waits until its WebMCP
 tools have settled, prints how Toolgate classes them, and fails when a class
 is left to a default, a declaration cannot be read, a lint note is an error,
-or a class differs from --expect.
+or a class differs from --expect. Other lint notes (a hint left out that did
+not decide the class, the legacy API) are shown as warnings.
 
 options:
   --expect FILE        a JSON or YAML file of tool name -> class to hold the tools to
   --write-expect FILE  write the classes found to FILE (YAML for .yaml/.yml, else JSON)
+  --strict             a hint left out fails too, even one that did not decide the class
   --json               print the palettes as Toolgate's worker gives them, not a table
   --junit FILE         write JUnit XML, one test case per tool
   --browser PATH       the Chromium to run (else CHROMIUM, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH,
@@ -48,6 +50,7 @@ function options(argv) {
         junit: { type: 'string' },
         browser: { type: 'string' },
         native: { type: 'boolean' },
+        strict: { type: 'boolean' },
         settle: { type: 'string', default: '1000' },
         timeout: { type: 'string', default: '15000' },
       },
@@ -110,7 +113,7 @@ async function checkPage(browser, url, opts, expected, say) {
     }
     say(settled ? `${entries.length} tools and skills, settled after ${seconds}`
       : `${entries.length} tools and skills, still changing after ${seconds}: checking these`);
-    const tools = entries.map((entry) => ({ entry, findings: findingsOf(entry, expected?.get(entry.name)) }));
+    const tools = entries.map((entry) => ({ entry, findings: findingsOf(entry, expected?.get(entry.name), { strict: opts.strict }) }));
     return { url, palette, tools };
   } finally {
     await page.close().catch(() => {});
@@ -144,10 +147,15 @@ function print(pages, missing, json, out) {
       continue;
     }
     out(table(page.palette));
-    const failing = page.tools.filter((t) => t.findings.length);
-    out(failing.length ? '' : '\nEvery tool passes.\n');
-    for (const { entry, findings } of failing) out(`✗ ${entry.name}: ${findings.join('; ')}`);
-    if (failing.length) out('');
+    out('');
+    for (const { entry, findings } of page.tools) {
+      if (findings.length) out(`✗ ${entry.name}: ${findings.join('; ')}`);
+      const warnings = warningsOf(entry, findings);
+      if (warnings) out(`! ${entry.name}: ${warnings}`);
+    }
+    const failing = page.tools.filter((t) => t.findings.length).length;
+    const n = page.tools.length;
+    out(`${n} ${n === 1 ? 'tool or skill' : 'tools and skills'}: ${failing ? `${failing} failing` : 'all pass'}.\n`);
   }
   for (const { name, expected } of missing) out(`✗ ${name}: expected ${expected}, but no page checked registered it`);
 }

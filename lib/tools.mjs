@@ -46,11 +46,16 @@ export const CLASSES = ['Read only', 'Mutating', 'Consequential', 'Skill'];
 // Why `entry` fails a site's CI, one sentence each: its lint notes of the
 // error kind (a class left to a default, an unreadable declaration…;
 // docs/classes.md, "Lint notes"), and a class other than `expected` (when
-// given). An empty list: it passes.
-export function findingsOf(entry, expected = undefined) {
-  const found = entry.lints.filter((l) => l.severity === 'error').map((l) => l.text);
+// given). With `strict`, a hint left out fails too, as `toDeclareAllHints`
+// says, except on a form, which cannot declare hints. An empty list: it passes.
+export function findingsOf(entry, expected = undefined, { strict = false } = {}) {
+  const fails = (l) => l.severity === 'error' || (strict && l.kind === 'undeclared' && entry.path !== 'declarative');
+  const found = entry.lints.filter(fails).map((l) => l.text);
   if (expected !== undefined && expected !== entry.badge) {
     found.push(`expected ${expected}, but Toolgate classes it ${entry.badge}`);
   }
   return found;
 }
+
+// The lint notes of `entry` that do not fail it, as one sentence.
+export const warningsOf = (entry, findings) => entry.lints.map((l) => l.text).filter((t) => !findings.includes(t)).join('; ');

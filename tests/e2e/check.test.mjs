@@ -91,9 +91,11 @@ describe('toolgate check', () => {
       { kind: 'decided_by_default', severity: 'warning', text: 'the class is a default: declare every hint and the defaults never apply' });
   });
 
-  test('--write-expect writes the classes found, and --expect holds the tools to them', async () => {
+  test('--write-expect writes the classes found on several pages, and --expect holds the tools to them', async () => {
     const written = join(dir, 'classes.yaml');
-    const first = await check([url('/tests/pages/check/getter.html'), url('/tests/pages/check/late.html'), '--write-expect', written]);
+    // A file: URL is checked as a served one is.
+    const getterFile = new URL('../pages/check/getter.html', import.meta.url).href;
+    const first = await check([getterFile, url('/tests/pages/check/late.html'), '--write-expect', written]);
     assert.equal(first.code, 1, 'the throwing getter still fails');
     assert.match(first.stdout, /late_tool/, 'a tool registered after the page loaded is waited for');
     const YAML = (await import('yaml')).default;
@@ -113,6 +115,19 @@ describe('toolgate check', () => {
     const right = join(dir, 'right.json');
     await writeFile(right, JSON.stringify({ late_tool: 'Read only' }));
     assert.equal((await check([url('/tests/pages/check/late.html'), '--expect', right])).code, 0);
+  });
+
+  test('a hint left out that did not decide the class is a warning, and fails with --strict', async () => {
+    const page = url('/tests/pages/check/partial.html');
+    const plain = await check([page]);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(row(plain.stdout, 'list_rooms'), /Read only, off-site\s+readOnlyHint: true → Read only/);
+    assert.match(plain.stdout, /^! list_rooms: openWorldHint is not declared$/m);
+    assert.match(plain.stdout, /1 tool or skill: all pass\./);
+    const strict = await check([page, '--strict']);
+    assert.equal(strict.code, 1);
+    assert.match(strict.stdout, /^✗ list_rooms: openWorldHint is not declared$/m);
+    assert.match(strict.stdout, /1 tool or skill: 1 failing\./);
   });
 
   test('a throwing getter fails the check with the reason, and the page keeps its other tool', async () => {

@@ -1,0 +1,65 @@
+// Types of `toolgate/playwright` (docs/ci.md), for TypeScript tests.
+import type {
+  Expect, ExpectMatcherState, MatcherReturnType, Page, PlaywrightTestArgs, PlaywrightTestOptions,
+  PlaywrightWorkerArgs, PlaywrightWorkerOptions, TestType,
+} from '@playwright/test';
+
+export type ToolClass = 'Read only' | 'Mutating' | 'Consequential';
+
+export interface LintNote {
+  kind: 'undeclared' | 'decided_by_default' | 'unreadable' | 'outside_annotations' | 'contradictory' | 'legacy_api';
+  severity: 'error' | 'warning';
+  text: string;
+}
+
+export interface Tool {
+  name: string;
+  title: string | null;
+  kind: 'tool' | 'skill';
+  /** null for skills */
+  class: ToolClass | null;
+  badge: ToolClass | 'Skill';
+  badges: Array<'off-site' | 'idempotent' | 'untrusted content' | 'debugging'>;
+  /** the deciding rule in words; null for skills */
+  rule: string | null;
+  lints: LintNote[];
+  site: string;
+  description: string;
+  path: string;
+}
+
+export interface Call {
+  decision: 'run' | 'refuse';
+  why: string;
+  isError: boolean;
+  /** the tool's structured result, else its text */
+  result: unknown;
+  text: string;
+  cards: Array<{ heading: string; answer: string }>;
+}
+
+export interface Toolgate {
+  tools(page: Page, options?: { settleMs?: number; timeoutMs?: number }): Promise<Tool[]>;
+  call(page: Page, name: string, args?: Record<string, unknown>, options?: { answer?: string | string[] }): Promise<Call>;
+}
+
+export interface ToolgateOptions {
+  /** the Chromium to run; else CHROMIUM, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH, Playwright's own, the usual paths */
+  browser?: string;
+  /** turn on Chromium's own WebMCP as well */
+  native?: boolean;
+  /** fail a test on an uncaught error in a page (default true) */
+  failOnPageErrors?: boolean;
+}
+
+export const test: TestType<
+  PlaywrightTestArgs & PlaywrightTestOptions & { toolgate: Toolgate; toolgateOptions: ToolgateOptions },
+  PlaywrightWorkerArgs & PlaywrightWorkerOptions
+>;
+
+export const expect: Expect<{
+  /** Toolgate classes the page's tool `name` as `cls`. */
+  toHaveToolClass(this: ExpectMatcherState, page: Page, name: string, cls: ToolClass | 'Skill'): Promise<MatcherReturnType>;
+  /** Every tool on the page declares all five class hints (form tools aside). */
+  toDeclareAllHints(this: ExpectMatcherState, page: Page): Promise<MatcherReturnType>;
+}>;
