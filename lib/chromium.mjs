@@ -1,7 +1,7 @@
 // Chromium with Toolgate loaded, for `toolgate check` and the Playwright
 // fixture (docs/ci.md), and the flags the repository's own tests start it
 // with (tests/support/browser.mjs).
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -49,6 +49,32 @@ export async function toolgateWorker(context, timeout = 30_000) {
 
 export class BrowserNotFound extends Error {}
 
+// The Chromiums `npx playwright install chromium` put in Playwright's cache
+// (PLAYWRIGHT_BROWSERS_PATH, else the platform's), newest first: whichever
+// Playwright version installed them. Its headless shell cannot load
+// extensions, so it is not among them.
+function playwrightCache(env) {
+  const home = homedir();
+  const cache = env.PLAYWRIGHT_BROWSERS_PATH && env.PLAYWRIGHT_BROWSERS_PATH !== '0' ? env.PLAYWRIGHT_BROWSERS_PATH
+    : process.platform === 'darwin' ? join(home, 'Library/Caches/ms-playwright')
+      : process.platform === 'win32' ? join(env.LOCALAPPDATA ?? home, 'ms-playwright')
+        : join(env.XDG_CACHE_HOME ?? join(home, '.cache'), 'ms-playwright');
+  let dirs = [];
+  try {
+    dirs = readdirSync(cache).filter((d) => /^chromium-\d+$/.test(d));
+  } catch {
+    return [];
+  }
+  const inside = [
+    'chrome-linux64/chrome', 'chrome-linux/chrome', 'chrome-win64/chrome.exe', 'chrome-win/chrome.exe',
+    'chrome-mac-arm64/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing',
+    'chrome-mac-x64/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing',
+    'chrome-mac/Chromium.app/Contents/MacOS/Chromium',
+  ];
+  return dirs.sort((a, b) => Number(b.split('-')[1]) - Number(a.split('-')[1]))
+    .flatMap((d) => inside.map((path) => join(cache, d, path)));
+}
+
 // Where Chromium usually is, after what Playwright downloads.
 function usualPaths() {
   const local = process.env.LOCALAPPDATA ?? '';
@@ -64,8 +90,8 @@ function usualPaths() {
 
 // The Chromium to run, the way Playwright users expect: the `browser` given
 // (--browser), else CHROMIUM or PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH, else the
-// Chromium Playwright installed (`npx playwright install chromium`), else a
-// system Chromium. Google Chrome is not looked for: its release builds no
+// Chromium Playwright installed (`npx playwright install chromium`: the one
+// this Playwright wants, else the newest in its cache), else a system Chromium. Google Chrome is not looked for: its release builds no
 // longer load unpacked extensions from the command line.
 // Throws BrowserNotFound saying where it looked.
 export function findChromium({ browser = null, chromium = null, env = process.env } = {}) {
@@ -85,7 +111,7 @@ export function findChromium({ browser = null, chromium = null, env = process.en
   } catch {
     // This Playwright has no Chromium of its own for this platform.
   }
-  const tried = [...(playwrights ? [playwrights] : []), ...usualPaths()];
+  const tried = [...new Set([...(playwrights ? [playwrights] : []), ...playwrightCache(env), ...usualPaths()])];
   const found = tried.find((path) => existsSync(path));
   if (found) return found;
   throw new BrowserNotFound([

@@ -6,6 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { BrowserNotFound, findChromium } from '../../lib/chromium.mjs';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM } from '../support/browser.mjs';
@@ -32,6 +36,37 @@ test('npm pack holds every file the manifest loads, the command and the fixture,
   }
   const stray = [...files].filter((f) => /^(tests|src|target|fuzz|benches|examples|node_modules)\//.test(f));
   assert.deepEqual(stray, [], 'nothing of the repository but the package');
+});
+
+test('the package is versioned with the extension', () => {
+  assert.equal(json(`${REPO}/package.json`).version, json(`${REPO}/manifest.json`).version);
+});
+
+test('Chromium is found the way Playwright users expect', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-find-'));
+  const make = async (path) => {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), '');
+    return join(dir, path);
+  };
+  try {
+    const older = await make('cache/chromium-1100/chrome-linux64/chrome');
+    const newer = await make('cache/chromium-1200/chrome-linux64/chrome');
+    await make('cache/chromium_headless_shell-1300/chrome-linux/headless_shell');
+    const own = await make('own/chrome');
+    const named = await make('named/chromium');
+    const env = { PLAYWRIGHT_BROWSERS_PATH: join(dir, 'cache') };
+    assert.equal(findChromium({ env }), newer, 'the newest Chromium in Playwright\'s cache, never its headless shell');
+    const playwright = { executablePath: () => own };
+    assert.equal(findChromium({ env, chromium: playwright }), own, 'the one this Playwright wants first');
+    assert.equal(findChromium({ env: { ...env, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH: older }, chromium: playwright }), older);
+    assert.equal(findChromium({ env: { ...env, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH: older, CHROMIUM: named } }), named);
+    assert.equal(findChromium({ browser: own, env: { ...env, CHROMIUM: named } }), own, '--browser over everything');
+    assert.throws(() => findChromium({ env: { CHROMIUM: join(dir, 'gone') } }),
+      (error) => error instanceof BrowserNotFound && error.message === `CHROMIUM names ${join(dir, 'gone')}, which does not exist`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('the Playwright sample\'s lockfile installs the package with its current dependencies', () => {
