@@ -33,7 +33,8 @@ options:
   --timeout MS         how long to wait for a page and its tools (default 15000)
 
 exit codes: 0 every tool passes, 1 a tool fails, 2 bad usage or --expect file,
-3 no Chromium could be started, 4 a URL did not load, 5 a page published no tools`;
+3 no Chromium could be started, 4 a URL did not load or could not be read,
+5 a page published no tools`;
 
 class UsageError extends Error {}
 
@@ -179,14 +180,19 @@ export async function check(argv, { out = console.log, err = console.error } = {
     const executablePath = findChromium({ browser: opts.browser, chromium });
     say(`starting headless Chromium (${executablePath}) with Toolgate, unattended`);
     browser = await launchToolgate(chromium, { executablePath, native: opts.native, unattended: true });
-    say(`Chromium ${browser.context.browser()?.version() ?? ''} is ready`.replace('  ', ' '));
+    const version = browser.context.browser()?.version();
+    say(version ? `Chromium ${version} is ready` : 'Chromium is ready');
   } catch (error) {
     err(`toolgate check: ${error instanceof BrowserNotFound ? error.message : `Chromium did not start: ${firstLine(error)}`}`);
     return EXIT.browser;
   }
   const pages = [];
   try {
-    for (const url of opts.urls) pages.push(await checkPage(browser, url, opts, expected, say));
+    for (const url of opts.urls) {
+      pages.push(await checkPage(browser, url, opts, expected, say).catch((error) => ({
+        url, error: { what: 'is checked', kind: 'check', code: EXIT.load, message: `${url} could not be checked: ${firstLine(error)}` },
+      })));
+    }
   } finally {
     await browser.close();
   }

@@ -149,13 +149,15 @@ describe('toolgate check', () => {
     assert.match(only.error['@_message'], message);
   });
 
-  test('a URL that refuses connections exits 4, naming the network error', async () => {
+  test('a URL that refuses connections, or answers 404, exits 4, naming why', async () => {
     const closed = await serve('.');
     const refused = closed.url('127.0.0.1', '/');
     await closed.close();
-    const { code, stdout } = await check([refused]);
+    const missing = url('/examples/no-such-page.html');
+    const { code, stdout } = await check([refused, missing]);
     assert.equal(code, 4);
     assert.match(stdout, new RegExp(`✗ ${refused.replace(/[.]/g, '\\.')} did not load: net::ERR_CONNECTION_REFUSED`));
+    assert.ok(stdout.includes(`✗ ${missing} did not load: the server answered HTTP 404 Not Found`), stdout);
   });
 
   test('a browser that cannot be found exits 3, and bad usage 2, before any browser starts', async () => {
