@@ -5,8 +5,12 @@
 // purpose"); it says when it does with `data-ready` on its root element,
 // which `ready` waits for: an event, not a sleep.
 
-// Whether `page` is a card window.
-export const isCard = (page) => page.url().includes('/extension/ui/card.html') && !page.isClosed();
+import { TOOLGATE_ID } from './chromium.mjs';
+
+// Whether `page` is an open card window: Toolgate's own page, never a page
+// at a look-alike address.
+const CARD = `chrome-extension://${TOOLGATE_ID}/extension/ui/card.html`;
+export const isCard = (page) => page.url().startsWith(CARD) && !page.isClosed();
 
 // Resolves once `card` takes answers: its answers are on screen and its
 // input delay is over.
