@@ -67,13 +67,25 @@ export async function launch({
   if (beforeStart) await beforeStart(profile);
   // lib/chromium.mjs: the switches `toolgate check` and the Playwright fixture use too.
   const args = [...extensionArgs([...(extension ? [EXTENSION] : []), ...alsoLoad], { native }), ...more];
-  const context = await chromium.launchPersistentContext(profile, {
+  const start = () => chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
     args,
     env: env ? { ...process.env, ...env } : undefined,
     ignoreDefaultArgs: IGNORE_DEFAULT_ARGS,
   });
+  // Chromium itself may die while it starts, before any page or extension
+  // code runs (CI saw its zygote fail to fork once: "Zygote could not fork",
+  // then SIGSEGV). That is the machine, not Toolgate: it is said on stderr
+  // and started once more; a second death fails the test.
+  let context;
+  try {
+    context = await start();
+  } catch (error) {
+    if (!/Zygote could not fork/.test(error.message)) throw error;
+    process.stderr.write(`launch: Chromium died while starting (${error.message.split('\n')[0]}); starting it once more\n`);
+    context = await start();
+  }
   const errors = [];
   const watch = (page) => {
     page.on('pageerror', (error) => errors.push(`page error on ${page.url()}: ${error.stack ?? error}`));
