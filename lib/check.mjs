@@ -83,6 +83,9 @@ function options(argv) {
 // The first line of a Playwright error, without the call's name.
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0].replace(/^\w+\.\w+: /, '');
 
+// A page that could not be checked: one JUnit case in error (`what`), and its exit code.
+const pageError = (what, kind, code, message) => ({ what, kind, code, message });
+
 // Loads `url` and reads its settled palette: `{ url, palette, tools }`, or
 // `{ url, error }` when it did not load or published nothing.
 async function checkPage(browser, url, opts, expected, say) {
@@ -93,11 +96,11 @@ async function checkPage(browser, url, opts, expected, say) {
     try {
       response = await page.goto(url, { waitUntil: 'load', timeout: opts.timeout });
     } catch (error) {
-      return { url, error: { what: 'loads', kind: 'load', code: EXIT.load, message: `${url} did not load: ${firstLine(error)}` } };
+      return { url, error: pageError('loads', 'load', EXIT.load, `${url} did not load: ${firstLine(error)}`) };
     }
     if (response && response.status() >= 400) {
       const message = `${url} did not load: the server answered HTTP ${response.status()} ${response.statusText()}`.trimEnd();
-      return { url, error: { what: 'loads', kind: 'load', code: EXIT.load, message } };
+      return { url, error: pageError('loads', 'load', EXIT.load, message) };
     }
     const { palette, settled, waitedMs } = await settledPalette(await browser.worker(), page, {
       settleMs: opts.settle, timeoutMs: opts.timeout,
@@ -109,7 +112,7 @@ async function checkPage(browser, url, opts, expected, say) {
       return {
         url,
         palette,
-        error: { what: 'publishes tools', kind: 'no-tools', code: EXIT.noTools, message: `${url} published no WebMCP tools or skills within ${seconds}${why}` },
+        error: pageError('publishes tools', 'no-tools', EXIT.noTools, `${url} published no WebMCP tools or skills within ${seconds}${why}`),
       };
     }
     say(settled ? `${entries.length} tools and skills, settled after ${seconds}`
@@ -190,7 +193,7 @@ export async function check(argv, { out = console.log, err = console.error } = {
   try {
     for (const url of opts.urls) {
       pages.push(await checkPage(browser, url, opts, expected, say).catch((error) => ({
-        url, error: { what: 'is checked', kind: 'check', code: EXIT.load, message: `${url} could not be checked: ${firstLine(error)}` },
+        url, error: pageError('is checked', 'check', EXIT.load, `${url} could not be checked: ${firstLine(error)}`),
       })));
     }
   } finally {

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION, extensionArgs, IGNORE_DEFAULT_ARGS, TOOLGATE_ID, toolgateWorker } from '../../lib/chromium.mjs';
+import { entriesOf, tabIdOf } from '../../lib/tools.mjs';
 
 export { EXTENSION, TOOLGATE_ID };
 const BROWSERS = {
@@ -118,9 +119,7 @@ export async function launch({
     },
     // The id Chromium gave the tab showing `page`.
     async tabId(page) {
-      const sw = await this.worker();
-      const url = page.url();
-      return sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
+      return tabIdOf(await this.worker(), page);
     },
     // The palette of the tab showing `page`, as `self.toolgate.palette` gives it.
     async palette(page) {
@@ -224,7 +223,7 @@ export async function launch({
 
 // Every entry of a palette as "site name: badge".
 export function entries(palette) {
-  return palette.groups.flatMap((g) => g.entries.map((e) => ({ ...e, host: new URL(g.site).host })));
+  return entriesOf(palette).map((e) => ({ ...e, host: new URL(e.site).host }));
 }
 
 export function summary(palette) {
