@@ -121,6 +121,22 @@ export function findChromium({ browser = null, chromium = null, env = process.en
   ].join('\n'));
 }
 
+// Runs `start` (a Playwright launch) and resolves to what it gives.
+// Chromium itself may die while it starts, before any page or extension code
+// runs: a CI machine saw its zygote fail to fork ("Zygote could not fork",
+// then SIGSEGV). That is the machine, neither the page nor Toolgate, so such
+// a start is tried once more, saying so on stderr; a second death, or any
+// other error, is thrown.
+export async function startChromium(start) {
+  try {
+    return await start();
+  } catch (error) {
+    if (!/Zygote could not fork/.test(error?.message)) throw error;
+    process.stderr.write(`Chromium died while starting (${error.message.split('\n')[0]}); starting it once more\n`);
+    return start();
+  }
+}
+
 // Starts `executablePath` with Toolgate, headless unless told otherwise,
 // through `chromium` (playwright-core's or @playwright/test's). Resolves to
 // `{ context, worker(), close() }` once Toolgate's worker is ready.
@@ -130,12 +146,12 @@ export async function launchToolgate(chromium, {
   const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
   let context;
   try {
-    context = await chromium.launchPersistentContext(profile, {
+    context = await startChromium(() => chromium.launchPersistentContext(profile, {
       executablePath,
       headless,
       args: [...extensionArgs([EXTENSION], { native }), ...args],
       ignoreDefaultArgs: IGNORE_DEFAULT_ARGS,
-    });
+    }));
     const sw = await toolgateWorker(context);
     // Unattended (docs/rules.md): no card ever opens, so nothing waits for a person.
     if (unattended) await sw.evaluate(() => chrome.storage.local.set({ rules: { sites: {}, unattended: true } }));

@@ -382,6 +382,39 @@ fn only_what_the_developer_can_fix_is_an_error() {
 }
 
 #[test]
+fn a_forms_notes_do_not_ask_for_hints_it_cannot_declare() {
+    let notes = |path: &str| {
+        let raw: RawDeclaration =
+            serde_json::from_value(json!({"path": path, "name": "t", "description": "d"}))
+                .expect("snapshot parses");
+        let decl = Declaration::from_raw(raw).expect("declaration is valid");
+        classify(&decl)
+            .lints
+            .iter()
+            .map(|l| l.explain_on(decl.path))
+            .collect::<Vec<_>>()
+    };
+    let form = notes("declarative");
+    assert_eq!(
+        form[0],
+        "the class is a default: a form cannot declare hints, so it is Consequential; \
+         register the tool with document.modelContext.registerTool to declare them"
+    );
+    assert_eq!(
+        form[1],
+        "readOnlyHint is not declared: a form cannot declare it"
+    );
+    assert_eq!(form.len(), 6, "the default and the five hints: {form:?}");
+    // A script can declare them, and is asked to.
+    let script = notes("document_positional");
+    assert_eq!(
+        script[0],
+        "the class is a default: declare every hint and the defaults never apply"
+    );
+    assert_eq!(script[1], "readOnlyHint is not declared");
+}
+
+#[test]
 fn huge_text_makes_the_declaration_unreadable() {
     let v = verdict(
         json!({"path": "document_object", "name": "t", "description": "d",

@@ -156,6 +156,22 @@ impl Lint {
         }
     }
 
+    /// The note as the palette shows it for a declaration on `path`: a form
+    /// cannot declare hints, so its notes say so instead of asking for them
+    /// (docs/classes.md, "Lint notes").
+    pub fn explain_on(&self, path: Path) -> String {
+        match self {
+            Lint::DecidedByDefault if path == Path::Declarative => "the class is a default: \
+                a form cannot declare hints, so it is Consequential; register the tool \
+                with document.modelContext.registerTool to declare them"
+                .to_owned(),
+            Lint::Undeclared { hint } if path == Path::Declarative => {
+                format!("{} is not declared: a form cannot declare it", hint.key())
+            }
+            _ => self.explain(),
+        }
+    }
+
     /// The note in plain words.
     pub fn explain(&self) -> String {
         match self {

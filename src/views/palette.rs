@@ -116,7 +116,7 @@ pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Ve
                     .map(|l| Note {
                         kind: l.kind(),
                         severity: l.severity(decl.path),
-                        text: page_block(&l.explain(), DESCRIPTION_CAP),
+                        text: page_block(&l.explain_on(decl.path), DESCRIPTION_CAP),
                     })
                     .collect(),
                 description: page_block(&decl.description, DESCRIPTION_CAP),

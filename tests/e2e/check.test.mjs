@@ -88,7 +88,9 @@ describe('toolgate check', () => {
     assert.equal(entry.name, 'track_order');
     assert.equal(entry.badge, 'Consequential');
     assert.deepEqual(entry.lints.find((l) => l.kind === 'decided_by_default'),
-      { kind: 'decided_by_default', severity: 'warning', text: 'the class is a default: declare every hint and the defaults never apply' });
+      { kind: 'decided_by_default', severity: 'warning', text: 'the class is a default: a form cannot declare hints, '
+        + 'so it is Consequential; register the tool with document.modelContext.registerTool to declare them' });
+    assert.ok(entry.lints.some((l) => l.text === 'openWorldHint is not declared: a form cannot declare it'), JSON.stringify(entry.lints));
   });
 
   test('--write-expect writes the classes found on several pages, and --expect holds the tools to them', async () => {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { BrowserNotFound, findChromium } from '../../lib/chromium.mjs';
+import { BrowserNotFound, findChromium, startChromium } from '../../lib/chromium.mjs';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM } from '../support/browser.mjs';
@@ -67,6 +67,29 @@ test('Chromium is found the way Playwright users expect', async () => {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('a Chromium start its zygote kills is tried once more; any other failure, or a second death, is the error', async () => {
+  const zygote = () => new Error('browserType.launchPersistentContext: Target page, context or browser has been closed\n'
+    + '[pid=1][err] Zygote could not fork: process_type gpu-process numfds 3 child_pid -1');
+  const starts = (...outcomes) => {
+    let calls = 0;
+    const start = async () => {
+      const outcome = outcomes[calls++];
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    };
+    return { start, calls: () => calls };
+  };
+  const once = starts(zygote(), 'context');
+  assert.equal(await startChromium(once.start), 'context');
+  assert.equal(once.calls(), 2);
+  const twice = starts(zygote(), zygote(), 'context');
+  await assert.rejects(startChromium(twice.start), /Zygote could not fork/);
+  assert.equal(twice.calls(), 2, 'started twice, no more');
+  const other = starts(new Error('Failed to launch: spawn /nowhere ENOENT'), 'context');
+  await assert.rejects(startChromium(other.start), /ENOENT/);
+  assert.equal(other.calls(), 1, 'an error that is not the zygote\'s is not retried');
 });
 
 test('the Playwright sample\'s lockfile installs the package with its current dependencies', () => {

@@ -15,7 +15,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXTENSION, extensionArgs, IGNORE_DEFAULT_ARGS, TOOLGATE_ID, toolgateWorker } from '../../lib/chromium.mjs';
+import {
+  EXTENSION, extensionArgs, IGNORE_DEFAULT_ARGS, startChromium, TOOLGATE_ID, toolgateWorker,
+} from '../../lib/chromium.mjs';
 import { entriesOf, tabIdOf } from '../../lib/tools.mjs';
 
 export { EXTENSION, TOOLGATE_ID };
@@ -75,18 +77,8 @@ export async function launch({
     env: env ? { ...process.env, ...env } : undefined,
     ignoreDefaultArgs: IGNORE_DEFAULT_ARGS,
   });
-  // Chromium itself may die while it starts, before any page or extension
-  // code runs (CI saw its zygote fail to fork once: "Zygote could not fork",
-  // then SIGSEGV). That is the machine, not Toolgate: it is said on stderr
-  // and started once more; a second death fails the test.
-  let context;
-  try {
-    context = await start();
-  } catch (error) {
-    if (!/Zygote could not fork/.test(error.message)) throw error;
-    process.stderr.write(`launch: Chromium died while starting (${error.message.split('\n')[0]}); starting it once more\n`);
-    context = await start();
-  }
+  // lib/chromium.mjs: a start that Chromium's zygote kills is tried once more.
+  const context = await startChromium(start);
   const errors = [];
   const watch = (page) => {
     page.on('pageerror', (error) => errors.push(`page error on ${page.url()}: ${error.stack ?? error}`));
