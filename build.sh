@@ -189,7 +189,7 @@ e2e_log() { echo "target/e2e-$1${2:+-$2}.tap"; }
 # with the first lines of its TAP report (its error and where it was thrown).
 failures() {
   log "failed in $(e2e_log "$@"):"
-  awk '/^ *not ok /{n=24} n>0{print; n--}' "$(e2e_log "$@")" | head -n 240
+  awk '/^ *not ok /{p=1} p{print} p && /^ *\.\.\.$/{p=0}' "$(e2e_log "$@")" | head -n 240
 }
 
 # The Playwright sample (examples/playwright/, docs/ci.md): a web developer's

@@ -211,9 +211,12 @@ test('a rule\'s card that nobody answers closes after its 10 minutes, even acros
     for (const pending of Object.values(stored.pending)) if (pending.deadline_ms) pending.deadline_ms = Date.now() - 1;
     await chrome.storage.session.set({ session: JSON.stringify(stored) });
   });
+  // The card may close as soon as a worker starts again, which the console
+  // sending its request again may do before startWorker returns: wait from now.
+  const closed = card.waitForEvent('close', { timeout: 20_000 });
   await browser.stopWorker();
   sw = await browser.startWorker();
-  await card.waitForEvent('close', { timeout: 20_000 });
+  await closed;
   const shown = await result(consolePage, 1);
   assert.equal(shown.decision, 'Refused: Nothing ran: no one answered within 10 minutes, so the card closed. You can ask again.');
   assert.equal(await sw.evaluate(() => chrome.alarms.get('toolgate:card-deadline')), undefined, 'no deadline is left');
