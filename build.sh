@@ -181,15 +181,19 @@ e2e() {
   log "end-to-end tests in headless Chromium $1${2:+ ($2 WebMCP on)}: $exe, $("$exe" --version 2>/dev/null)"
   mkdir -p target
   TOOLGATE_BROWSER=$1 TOOLGATE_NATIVE=$native node --test --test-concurrency=1 tests/e2e/ 2>&1 |
-    tee "$(e2e_log "$@")"
+    tee "target/e2e-$1${2:+-$2}.tap"
 }
-e2e_log() { echo "target/e2e-$1${2:+-$2}.tap"; }
 
 # A long run's end is what a CI page shows: say there which tests failed, each
-# with the first lines of its TAP report (its error and where it was thrown).
+# with its TAP block (its error and where it was thrown). Every `test` run
+# writes all four suites' files again, so each file read here is this run's.
 failures() {
-  log "failed in $(e2e_log "$@"):"
-  awk '/^ *not ok /{p=1} p{print} p && /^ *\.\.\.$/{p=0}' "$(e2e_log "$@")" | head -n 240
+  local tap
+  for tap in target/e2e-*.tap; do
+    grep -q '^ *not ok ' "$tap" || continue
+    log "failed in $tap:"
+    awk '/^ *not ok /{p=1} p{print} p && /^ *\.\.\.$/{p=0}' "$tap" | head -n 240
+  done
 }
 
 # The Playwright sample (examples/playwright/, docs/ci.md): a web developer's
@@ -325,15 +329,15 @@ case "${1:-build}" in
     # The 156 wrapper's bind mounts outlive its browsers: undo them however the runs end.
     trap 'tests/support/chromium-156.sh --unmount' EXIT
     ensure_chromium_156
-    failed=() suites=()
-    e2e 148 || { failed+=(148); suites+=(148); }
-    e2e 156 || { failed+=(156); suites+=(156); }
-    e2e 148 native || { failed+=("148 (native WebMCP)"); suites+=("148 native"); }
-    e2e 156 native || { failed+=("156 (native WebMCP)"); suites+=("156 native"); }
+    failed=()
+    e2e 148 || failed+=(148)
+    e2e 156 || failed+=(156)
+    e2e 148 native || failed+=("148 (native WebMCP)")
+    e2e 156 native || failed+=("156 (native WebMCP)")
     playwright_sample 148 || failed+=("148 (the Playwright sample)")
     playwright_sample 156 || failed+=("156 (the Playwright sample)")
     if [ ${#failed[@]} -gt 0 ]; then
-      for suite in "${suites[@]}"; do failures $suite; done
+      failures
       log "end-to-end tests failed on Chromium ${failed[*]}"
       exit 1
     fi
