@@ -170,18 +170,27 @@ ensure_chromium_156() {
   exec 8>&-
 }
 
-# The end-to-end suite on one browser: 148 (Debian 12's /usr/bin/chromium) or
-# 156 (the Debian 13 root's); tests/support/browser.mjs reads TOOLGATE_BROWSER.
-# With `native`, Chromium's own WebMCP is on wherever a test does not choose
-# (TOOLGATE_NATIVE=1).
+# The end-to-end suite in one configuration: 148 (Debian 12's
+# /usr/bin/chromium) or 156 (the Debian 13 root's), each with Chromium's own
+# WebMCP off or on wherever a test does not choose (TOOLGATE_NATIVE=1);
+# tests/support/browser.mjs reads TOOLGATE_BROWSER. Each file runs only in the
+# configurations tests/README.md's table gives it ("Where each file runs"),
+# which this reads.
+E2E_CONFIGS=(148 156 "148 native" "156 native")
+e2e_files() { # config: the files whose row marks that configuration's column
+  node tests/support/configurations.mjs "$1"
+}
 e2e() {
-  local exe=/usr/bin/chromium native=0
-  [ "$1" = 148 ] || exe=tests/support/chromium-156.sh
-  [ "${2:-}" = native ] && native=1
-  log "end-to-end tests in headless Chromium $1${2:+ ($2 WebMCP on)}: $exe, $("$exe" --version 2>/dev/null)"
+  local config=$1 exe=/usr/bin/chromium native=0 files
+  [ "${config%% *}" = 148 ] || exe=tests/support/chromium-156.sh
+  [ "${config#* }" = native ] && native=1
+  files=$(e2e_files "$config") || exit 1
+  [ -n "$files" ] || return 0
+  log "end-to-end tests in headless Chromium $config: $(echo $files | wc -w) files, $exe, $("$exe" --version 2>/dev/null)"
   mkdir -p target
-  TOOLGATE_BROWSER=$1 TOOLGATE_NATIVE=$native node --test --test-concurrency=1 tests/e2e/ 2>&1 |
-    tee "target/e2e-$1${2:+-$2}.tap"
+  # shellcheck disable=SC2086 # one file a word
+  TOOLGATE_BROWSER=${config%% *} TOOLGATE_NATIVE=$native node --test --test-concurrency=1 $files 2>&1 |
+    tee "target/e2e-${config/ /-}.tap"
 }
 
 # A long run's end is what a CI page shows: say there which tests failed, each
@@ -306,6 +315,27 @@ fuzz_smoke() {
   done
 }
 
+# The time each stage of `test` took, printed as a table when the run ends,
+# however it ends (tests/README.md, "The time budget"): `stage NAME` closes
+# the stage before it and opens NAME.
+STAGE_NAMES=() STAGE_SECONDS=()
+STAGE='' STAGE_START=0
+stage() {
+  if [ -n "$STAGE" ]; then STAGE_NAMES+=("$STAGE"); STAGE_SECONDS+=($((SECONDS - STAGE_START))); fi
+  STAGE=${1:-} STAGE_START=$SECONDS
+}
+stage_table() {
+  local status=$1 i
+  [ -n "$STAGE" ] && [ "$status" -ne 0 ] && STAGE="$STAGE (stopped the run)"
+  stage
+  [ ${#STAGE_NAMES[@]} -gt 0 ] || return 0
+  log "time per stage (the budget: 40 minutes in all; tests/README.md)"
+  for i in "${!STAGE_NAMES[@]}"; do
+    printf '  %-48s %6d s\n' "${STAGE_NAMES[i]}" "${STAGE_SECONDS[i]}" >&2
+  done
+  printf '  %-48s %6d s (%d min)\n' 'total' "$SECONDS" $((SECONDS / 60)) >&2
+}
+
 case "${1:-build}" in
   build)
     build
@@ -318,34 +348,52 @@ case "${1:-build}" in
     node examples/run.mjs "${@:2}"
     ;;
   test)
+    # The 156 wrapper's bind mounts outlive its browsers: undo them however
+    # the run ends; then say where the time went.
+    trap 'status=$?; [ -x tests/support/chromium-156.sh ] && tests/support/chromium-156.sh --unmount; stage_table $status' EXIT
+    stage "installs (what this machine lacks)"
+    ensure_wasm_target
+    ensure_wasm_bindgen_cli
+    ensure_node
+    ensure_npm_packages
+    ensure_chromium
+    ensure_chromium_156
+    node tests/support/configurations.mjs --check
+    stage "fmt and clippy"
     lint
+    stage "build: the core, the bundles, toolgate-mcp"
     build
     build_mcp
-    ensure_chromium
+    stage "the Playwright sample's install and tsc"
     install_sample
+    stage "cargo tests: the core and toolgate-mcp"
     log "core and toolgate-mcp tests"
     cargo test --workspace
+    stage "fuzz smoke: build and 20 s a target"
     fuzz_smoke
-    # The 156 wrapper's bind mounts outlive its browsers: undo them however the runs end.
-    trap 'tests/support/chromium-156.sh --unmount' EXIT
-    ensure_chromium_156
     failed=()
-    e2e 148 || failed+=(148)
-    e2e 156 || failed+=(156)
-    e2e 148 native || failed+=("148 (native WebMCP)")
-    e2e 156 native || failed+=("156 (native WebMCP)")
+    rm -f target/e2e-*.tap
+    for config in "${E2E_CONFIGS[@]}"; do
+      stage "end-to-end on Chromium $config"
+      e2e "$config" || failed+=("$config")
+    done
+    stage "the Playwright sample on Chromium 148"
     playwright_sample 148 || failed+=("148 (the Playwright sample)")
+    stage "the Playwright sample on Chromium 156"
     playwright_sample 156 || failed+=("156 (the Playwright sample)")
     if [ ${#failed[@]} -gt 0 ]; then
+      stage
       failures
       log "end-to-end tests failed on Chromium ${failed[*]}"
       exit 1
     fi
     if [ -f benches/browser.mjs ]; then
+      stage "benchmarks, smoke mode"
       log "benchmarks, smoke mode (each figure once; no timing is judged)"
       node benches/browser.mjs --smoke
       node benches/mcp.mjs --smoke
     fi
+    stage
     ;;
   bench)
     build

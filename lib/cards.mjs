@@ -12,6 +12,80 @@ import { TOOLGATE_ID } from './chromium.mjs';
 const CARD = `chrome-extension://${TOOLGATE_ID}/extension/ui/card.html`;
 export const isCard = (page) => page.url().startsWith(CARD) && !page.isClosed();
 
+// Watches `context` for card windows as the browser opens them (its `page`
+// event; a window that opens on about:blank is looked at again when it
+// navigates) and hands each out once, in the order they opened, once it
+// takes answers. Cards open before the watcher was made are handed out first.
+export function cardWatcher(context) {
+  const seen = new WeakSet();
+  const queue = []; // cards not handed out yet, oldest first
+  const waiters = []; // `take` functions of calls to next() and race(), oldest first
+  const offer = (page) => {
+    if (seen.has(page) || !isCard(page)) return;
+    seen.add(page);
+    const take = waiters.shift();
+    if (take) take(page);
+    else queue.push(page);
+  };
+  const watch = (page) => {
+    offer(page);
+    page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) offer(page); });
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  // The oldest card still open that was not handed out, if any.
+  const unclaimed = () => {
+    while (queue.length && queue[0].isClosed()) queue.shift();
+    return queue.shift();
+  };
+  // Calls `take(card)` with the next card (now, or once one opens); returns
+  // a function that stops waiting, which says whether it stopped in time.
+  const wait = (take) => {
+    const card = unclaimed();
+    if (card) {
+      take(card);
+      return () => false;
+    }
+    const waiter = (page) => take(page);
+    waiters.push(waiter);
+    return () => {
+      const at = waiters.indexOf(waiter);
+      if (at >= 0) waiters.splice(at, 1);
+      return at >= 0;
+    };
+  };
+  return {
+    // The next card not handed out before, once it takes answers; throws
+    // after `timeout` ms without one.
+    next(timeout = 10_000) {
+      return new Promise((done, fail) => {
+        const timer = setTimeout(() => { if (stop()) fail(new Error(`no card opened within ${timeout} ms`)); }, timeout);
+        const stop = wait((card) => {
+          clearTimeout(timer);
+          ready(card).then(() => done(card), fail);
+        });
+      });
+    },
+    // Whichever comes first: `reply` settling ({ reply: value }, or it
+    // throws), or a card opening ({ card, reply }, the card once it takes
+    // answers, `reply` the promise still to settle).
+    race(reply) {
+      return new Promise((done, fail) => {
+        const stop = wait((card) => ready(card).then(() => done({ card, reply }), fail));
+        reply.then((value) => { if (stop()) done({ reply: value }); }, (error) => { if (stop()) fail(error); });
+      });
+    },
+    // Marks a card a test took by itself (before it takes answers) as handed out.
+    claim: (card) => {
+      seen.add(card);
+      const at = queue.indexOf(card);
+      if (at >= 0) queue.splice(at, 1);
+    },
+    // Whether a card is open that was not handed out yet.
+    pending: () => queue.some((card) => !card.isClosed()),
+  };
+}
+
 // Resolves once `card` takes answers: its answers are on screen and its
 // input delay is over.
 export async function ready(card) {

@@ -6,11 +6,10 @@
 // did (Toolgate's shim runs in every page; `failOnPageErrors: false` in
 // `toolgateOptions` lets a page's own errors pass).
 import { chromium, expect as baseExpect, test as base } from '@playwright/test';
-import { answersOf, choose, isCard, labelsOf } from '../lib/cards.mjs';
+import { callAnswering, callRequest, openChat } from '../lib/agent.mjs';
+import { cardWatcher } from '../lib/cards.mjs';
 import { findChromium, launchToolgate, toolgateWorker } from '../lib/chromium.mjs';
 import { entriesOf, settledPalette, tabIdOf } from '../lib/tools.mjs';
-
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 // The page's tools and skills, once they have settled (lib/tools.mjs).
 async function toolsOf(page, { settleMs = 500, timeoutMs = 10_000 } = {}) {
@@ -24,6 +23,7 @@ let chats = 0;
 class Toolgate {
   constructor(context) {
     this.context = context;
+    this.cards = cardWatcher(context);
     this.chat = null;
     this.requests = 0;
   }
@@ -46,41 +46,14 @@ class Toolgate {
     const tabId = await tabIdOf(worker, page);
     if (!this.chat) {
       this.chat = `playwright-${process.pid}-${++chats}`;
-      await worker.evaluate((chat) => self.toolgate.openChat(chat, { label: 'Playwright test' }), this.chat);
+      await openChat(worker, this.chat, 'Playwright test');
     }
-    const request = {
-      jsonrpc: '2.0',
-      id: ++this.requests,
-      method: 'tools/call',
-      params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name, arguments: args } },
-    };
-    let settled = null;
-    worker.evaluate(([chat, r]) => self.toolgate.agent(chat, r), [this.chat, request])
-      .then((reply) => { settled = { reply }; }, (error) => { settled = { error }; });
-    const answers = [answer].flat();
-    const cards = [];
-    const seen = new WeakSet();
-    let unanswered = null;
-    while (!settled) {
-      const card = this.context.pages().find((p) => isCard(p) && !seen.has(p));
-      if (!card) {
-        await sleep(25);
-        continue;
-      }
-      seen.add(card);
-      const offered = await answersOf(card);
-      if (answers.length === 0) {
-        unanswered ??= `calling ${name} opened the card "${offered.heading}", and no answer was given for it: pass { answer } with one of ${labelsOf(offered).map((l) => `"${l}"`).join(', ')}`;
-        await card.close();
-        continue;
-      }
-      const label = answers.shift();
-      cards.push({ heading: offered.heading, answer: label });
-      await choose(card, label);
+    const request = callRequest(++this.requests, tabId, name, args);
+    const { reply, cards, unanswered } = await callAnswering(worker, this.cards, this.chat, request, answer);
+    if (unanswered) {
+      const labels = unanswered.labels.map((l) => `"${l}"`).join(', ');
+      throw new Error(`calling ${name} opened the card "${unanswered.heading}", and no answer was given for it: pass { answer } with one of ${labels}`);
     }
-    if (settled.error) throw settled.error;
-    if (unanswered) throw new Error(unanswered);
-    const { reply } = settled;
     if (reply.error) throw new Error(`Toolgate refused the request: ${reply.error.message}`);
     const { result } = reply;
     const meta = result._meta?.toolgate ?? {};

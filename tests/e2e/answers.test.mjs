@@ -5,7 +5,7 @@
 // real host name, the cards' texts word for word, two chats, the immediate
 // identical retry, a changed definition, bad arguments, and the keyboard.
 // Service-worker restarts are in worker-restarts.test.mjs, failing calls in
-// call-failures.test.mjs; all three share tests/support/answers-harness.mjs.
+// call-failures.test.mjs; all three use tests/support/fixture.mjs's harness.
 //
 // One browser per describe; every test uses chats of its own, so answers never
 // leak between tests. "Never allow" holds for every chat until the browser
@@ -13,11 +13,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
-import { cardId, cardKind, choose } from '../support/cards.mjs';
+import {
+  cardId, cardKind, choose, closeCard, menuLabels, pressAnswering, readCard,
+} from '../support/cards.mjs';
 import { reportsAnswered, sendWaiting } from '../support/events.mjs';
 import {
-  harness, assertRan, assertRefused, chatWith, NON_CONSEQUENTIAL, menuLabels, pressAnswering, closeCard, readCard, PUBLISHES, callsOf,
-} from '../support/answers-harness.mjs';
+  harness, assertRan, assertRefused, chatWith, NON_CONSEQUENTIAL, PUBLISHES, callsOf,
+} from '../support/fixture.mjs';
 
 describe('answering on a real host name', () => {
   const h = harness();
@@ -66,7 +68,6 @@ describe('answering on a real host name', () => {
     await choose(again.card, 'Deny this call');
     assert.deepEqual((await again.reply).result.structuredContent.tools, []);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('what the answers add up to: the widths table, row by row', async () => {
@@ -97,7 +98,6 @@ describe('answering on a real host name', () => {
       }
     }
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('every answer on the site card, and closing it', async () => {
@@ -157,7 +157,6 @@ describe('answering on a real host name', () => {
     assert.equal(await h.refused(chat, tabId, 'list_notes'), `refused: list_notes on ${site} is denied in this chat`);
     assert.equal(await callsOf(page, 'list_notes'), 4, 'only the allowed calls reached the page');
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('a card closes once answered, while the call it let run goes on', async () => {
@@ -172,7 +171,6 @@ describe('answering on a real host name', () => {
     assertRan(reply, 'slow');
     assert.equal(reply.result.content[0].text, 'slept (run 1)');
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('a site answer too narrow for the call leads on to the call card', async () => {
@@ -193,7 +191,6 @@ describe('answering on a real host name', () => {
     await choose(next.card, 'Deny this call');
     await next.reply;
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('the call card says what docs/cards.md says, word for word', async () => {
@@ -228,7 +225,6 @@ describe('answering on a real host name', () => {
       [`Always allow \u201cadd_note\u201d on ${site}`, `Allow non-consequential read/write tools on ${site}`]);
     await choose(mutating.card, 'Deny this call');
     await mutating.reply;
-    await h.browser.assertNoErrors();
   });
 
   // A card answered elsewhere (its second window) refuses the later answer
@@ -248,7 +244,6 @@ describe('answering on a real host name', () => {
     assert.equal(await second.getByRole('button', { name: 'Deny this call', exact: true }).isDisabled(), false);
     await second.close();
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('page text on a card is text, never HTML', async () => {
@@ -273,7 +268,6 @@ describe('answering on a real host name', () => {
     await choose(call.card, 'Allow this call only');
     assert.equal((await call.reply).result.content[0].text, `Sent "${evil}" to <b>bob</b>.`);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('every answer on the call card, and closing it', async () => {
@@ -332,7 +326,6 @@ describe('answering on a real host name', () => {
     // Other chats keep their own answers.
     await h.runs(other, tabId, 'send_note', { title: 'still' });
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('Never allow refuses the tool in every chat, without asking, and hides it', async () => {
@@ -361,7 +354,6 @@ describe('answering on a real host name', () => {
     await h.runs(third, elsewhere.tabId, 'delete_note', { title: 'A' });
     await elsewhere.page.close();
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('two chats keep different answers on the same site', async () => {
@@ -382,7 +374,6 @@ describe('answering on a real host name', () => {
     await choose(third.card, 'Deny this call');
     await third.reply;
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('calls of one chat made at once on a new site ask the site question once', async () => {
@@ -414,7 +405,6 @@ describe('answering on a real host name', () => {
     await choose(again, 'Deny this call');
     assertRefused(await waiting, 'list_notes');
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('an approved idempotent Mutating call may be retried at once, identically, without asking', async () => {
@@ -445,7 +435,6 @@ describe('answering on a real host name', () => {
     await choose(next.card, 'Deny this call');
     await next.reply;
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('a grant lapses when the page re-registers the tool with a changed definition', async () => {
@@ -475,7 +464,6 @@ describe('answering on a real host name', () => {
     await asked.reply;
     await h.runs(chat, tabId, 'delete_note', { title: 'F' });
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('invalid arguments get a clear error, before any card', async () => {
@@ -497,7 +485,6 @@ describe('answering on a real host name', () => {
     await choose(asked.card, 'Deny this call');
     await asked.reply;
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('keyboard: Tab to a button and Enter answers; Esc closes an open menu', async () => {
@@ -551,7 +538,6 @@ describe('answering on a real host name', () => {
     await pressAnswering(asked.card, 'Enter');
     assertRan(await asked.reply, 'list_notes');
     await h.runs(chat, tabId, 'add_note', { title: 'typed' });
-    await h.browser.assertNoErrors();
   });
 });
 
@@ -591,6 +577,5 @@ describe('on localhost', () => {
     await remote.reply;
     await real.page.close();
     await page.close();
-    await h.browser.assertNoErrors();
   });
 });

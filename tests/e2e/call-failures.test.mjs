@@ -8,9 +8,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { choose } from '../support/cards.mjs';
 import { nextCallAnswer } from '../support/events.mjs';
-import {
-  harness, callsOf,
-} from '../support/answers-harness.mjs';
+import { harness, callsOf } from '../support/fixture.mjs';
 
 describe('when a call fails', () => {
   // A short timeout, so a tool that never answers fails fast.
@@ -52,7 +50,6 @@ describe('when a call fails', () => {
     await stillWorks(chat, tabId, page);
     assert.equal(await callsOf(page, 'huge'), 1);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('an agent call fires toolactivated in the page, as executeTool does', async () => {
@@ -68,7 +65,6 @@ describe('when a call fails', () => {
     await h.start(chat, h.request(tabId, 'explode'));
     assert.deepEqual(await page.evaluate(() => window.activated), ['list_notes', 'explode']);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('the relay lets go of a call its page never answers, once the worker stopped waiting', async () => {
@@ -97,7 +93,6 @@ describe('when a call fails', () => {
     assert.deepEqual(answers, [letGo, letGo, 'still held']);
     assert.equal(await callsOf(page, 'hang'), 3);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('a result is serialised once, in the page; one that cannot be, or a forged one, gets a clear error', async () => {
@@ -143,7 +138,6 @@ describe('when a call fails', () => {
     assert.match(got.result.content[0].text, /^the page answered with a result that is not JSON: /);
     await stillWorks(chat, tabId, page);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   // The page answers a plain result at once and awaits anything else: the
@@ -184,7 +178,6 @@ describe('when a call fails', () => {
     }
     await stillWorks(chat, tabId, page);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   // One timer watches every running call's deadline: a call under a shorter
@@ -213,7 +206,6 @@ describe('when a call fails', () => {
     // Closing its tab ends it.
     await page.close();
     assert.match((await long).result.content[0].text, /^the page that published hang went away/);
-    await h.browser.assertNoErrors();
   });
 
   // Timers take at most 2^31 − 1 ms; a longer delay fires at once. A call
@@ -228,7 +220,6 @@ describe('when a call fails', () => {
     assert.equal(reply.result.isError, false, JSON.stringify(reply));
     await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 1500 }));
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('bad settings are refused with the reason, and change nothing', async () => {
@@ -250,7 +241,6 @@ describe('when a call fails', () => {
     assert.match(reply.result.content[0].text, /^the tool's result is \d+ bytes, over Toolgate's cap of 10 bytes$/);
     assert.equal(await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 1500, resultCapBytes: 1024 * 1024 }).then(() => 'taken')), 'taken');
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('the tab closes or navigates mid-call', async () => {
@@ -279,7 +269,6 @@ describe('when a call fails', () => {
     await h.browser.waitForPalette(leaving.page, (p) => entries(p).length === 11, 'the tools again');
     await stillWorks(chat, leaving.tabId, leaving.page);
     await leaving.page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('the tab closes while its card is open: the answer gives the agent a clear error', async () => {
@@ -294,7 +283,6 @@ describe('when a call fails', () => {
     const again = await h.open();
     await h.runs(chat, again.tabId, 'delete_note', { title: 'A' });
     await again.page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('unknown tabs and unknown tools', async () => {
@@ -316,6 +304,5 @@ describe('when a call fails', () => {
     assert.equal(got.reply.error?.message, `tab ${real.tabId} publishes no tool named "no_such_tool"`);
     await real.page.close();
     await page.close();
-    await h.browser.assertNoErrors();
   });
 });

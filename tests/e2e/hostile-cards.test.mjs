@@ -10,7 +10,7 @@
 //   as the cards do.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentCalls } from '../support/agent-calls.mjs';
+import { harness } from '../support/fixture.mjs';
 import { choose, ready } from '../support/cards.mjs';
 
 const isCard = (page) => page.url().includes('/extension/ui/card.html');
@@ -21,8 +21,8 @@ const BIDI = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/;
 const NOT_OURS = /[\u200e\u200f\u061c\u202a-\u202e\u2066\u2067\u200b-\u200d\u2060\ufeff]/;
 
 describe('hostile cards', () => {
-  const h = agentCalls('tests/pages/hostile-cards', 'hostile-cards');
-  const { chat, call } = h;
+  const h = harness({ pages: 'tests/pages/hostile-cards', chatPrefix: 'hostile-cards' });
+  const { chat, request: call } = h;
   const open = (host, path = '/') => h.open(host, path, 3);
   // Sends `request`; resolves with the reply to come and a `settled()` that
   // says whether it has come yet.
@@ -85,7 +85,6 @@ describe('hostile cards', () => {
     assert.equal((await again.reply).result.content[0].text, 'wiped');
     assert.equal(await callsOf(page, 'wipe_all'), 1);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test("spoofing: a page's title and arguments are shown apart from the card's words, isolated, controls escaped", async () => {
@@ -131,7 +130,6 @@ describe('hostile cards', () => {
     await choose(callCard, 'Deny this call');
     assert.equal(why(await wipe.reply), `refused: you denied this call to wipe_all on ${site}`);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('impersonation: the palette shows every tool by its name beside its title', async () => {
@@ -173,7 +171,6 @@ describe('hostile cards', () => {
     await asked.reply;
     assert.equal(await callsOf(page, 'wipe_all'), 0);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('the agent console shows page text as the cards do: isolated, escaped and cut', async () => {
@@ -210,6 +207,5 @@ describe('hostile cards', () => {
     assert.equal(text.split('\u2068').length, text.split('\u2069').length, 'each isolate the console opens it closes');
     await consolePage.close();
     await page.close();
-    await h.browser.assertNoErrors();
   });
 });

@@ -6,13 +6,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
-import { agentCalls } from '../support/agent-calls.mjs';
+import { harness } from '../support/fixture.mjs';
 import { choose } from '../support/cards.mjs';
 
 
 describe('hostile pages', () => {
-  const h = agentCalls('tests/pages/hostile', 'hostile');
-  const { open, chat, call, start, text } = h;
+  const h = harness({ pages: 'tests/pages/hostile', chatPrefix: 'hostile' });
+  const { open, chat, request: call, start, text } = h;
 
   // A chat that allowed read-only tools on the page's site, and the call card `name` opens.
   const callCard = async (tabId, name) => {
@@ -41,7 +41,6 @@ describe('hostile pages', () => {
     await choose(wipe.card, 'Deny this call');
     await wipe.reply;
     assert.deepEqual(await page.evaluate(() => window.ran), ['navigator edit']);
-    await h.browser.assertNoErrors();
   });
 
   test('an answer to a card whose tool changed while it was open runs nothing and widens nothing', async () => {
@@ -60,7 +59,6 @@ describe('hostile pages', () => {
     await choose(note.card, 'Deny this call');
     await note.reply;
     assert.deepEqual(await page.evaluate(() => window.ran), []);
-    await h.browser.assertNoErrors();
   });
 
   test('a sandboxed frame is not a site: its card names the tab\'s site, offers no site-wide answer, and no answer carries to another', async () => {
@@ -81,6 +79,5 @@ describe('hostile pages', () => {
     assert.match(await second.card.locator('#heading').textContent(), /a sandboxed frame inside b\.test:/);
     await choose(second.card, 'Deny this call');
     assert.match(text(await second.reply), /denied/i);
-    await h.browser.assertNoErrors();
   });
 });

@@ -4,11 +4,13 @@
 // test uses chats of its own.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cardId, cardKind, choose } from '../support/cards.mjs';
+import {
+  cardId, cardKind, choose, closeCard,
+} from '../support/cards.mjs';
 import { nextCallAnswer, sendWaiting } from '../support/events.mjs';
 import {
-  harness, assertRan, assertRefused, chatWith, closeCard, callsOf,
-} from '../support/answers-harness.mjs';
+  harness, assertRan, assertRefused, chatWith, callsOf,
+} from '../support/fixture.mjs';
 
 describe('service worker restarts', () => {
   const h = harness();
@@ -33,7 +35,6 @@ describe('service worker restarts', () => {
     assert.equal(reply.result.content[0].text, 'Deleted "Old draft".');
     assert.equal(await callsOf(page, 'delete_note'), 1);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('an agent sending the same request while its call runs gets the call\'s own reply', async () => {
@@ -52,7 +53,6 @@ describe('service worker restarts', () => {
     assert.equal(reply.result.content[0].text, 'slept (run 1)');
     assert.equal(await callsOf(page, 'slow'), 1);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('a Mutating call cut off by the worker stopping is reported as interrupted, once', async () => {
@@ -73,7 +73,6 @@ describe('service worker restarts', () => {
     assert.equal(await callsOf(page, 'slow_save'), 1, 'never run twice');
     await h.runs(chat, tabId, 'list_notes');
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('a Read-only call cut off by the worker stopping runs again when the agent asks again', async () => {
@@ -93,7 +92,6 @@ describe('service worker restarts', () => {
     assert.equal(await callsOf(page, 'slow'), 2);
     await h.runs(chat, tabId, 'list_notes');
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('a card answered while no agent waits keeps the reply for the same request', async () => {
@@ -114,7 +112,6 @@ describe('service worker restarts', () => {
     assert.equal(kept.result.content[0].text, 'Sent "A" to B.');
     assert.equal(await callsOf(page, 'send_note'), 1, 'collecting the reply does not run the call again');
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('closing a card while the worker is stopped still counts as closing it', async () => {
@@ -131,7 +128,6 @@ describe('service worker restarts', () => {
     assert.equal(assertRefused(kept, 'list_notes'), `refused: ${site} is denied in this chat`);
     assert.equal(await h.refused(chat, tabId, 'list_notes'), `refused: list_notes on ${site} is denied in this chat`);
     await page.close();
-    await h.browser.assertNoErrors();
   });
 
   test('answers survive the worker stopping between calls', async () => {
@@ -163,6 +159,5 @@ describe('service worker restarts', () => {
     await choose(confirm.card, 'Deny this call');
     await confirm.reply;
     await page.close();
-    await h.browser.assertNoErrors();
   });
 });

@@ -12,7 +12,7 @@
 // and the site's answer holds for the chat's next call.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentCalls } from '../support/agent-calls.mjs';
+import { harness } from '../support/fixture.mjs';
 import { cardKind, choose } from '../support/cards.mjs';
 
 const ANSWERS = { site: 'Allow read-only tools on this website', call: 'Allow this call only' };
@@ -60,7 +60,7 @@ const planWrites = (worker, at = -1, side = 'before') => worker.evaluate(async (
 }, [at, side]);
 
 describe('the worker stopped at every step', () => {
-  const h = agentCalls('tests/pages/answers', 'stops');
+  const h = harness({ pages: 'tests/pages/answers', chatPrefix: 'stops' });
   let run = 0;
 
   // One agent call of add_note, walked through both cards, the worker
@@ -74,7 +74,7 @@ describe('the worker stopped at every step', () => {
     const frozen = at >= 0 ? await h.browser.debugWorker() : null;
     try {
       const chat = await h.chat();
-      const request = h.call(tabId, 'add_note', { title: `t${n}` });
+      const request = h.request(tabId, 'add_note', { title: `t${n}` });
       await planWrites(await h.browser.worker(), at, side);
       mark('page, chat and plan');
       const callsOf = () => page.evaluate(() => window.calls.add_note ?? 0);
@@ -135,7 +135,7 @@ describe('the worker stopped at every step', () => {
       const stillOpen = h.cards.pending();
       const writes = frozen ? null : await (await h.browser.worker()).evaluate(() => self.testWrites.seen);
       // The site's answer holds after the stop: a Read-only call runs without a card.
-      const next = await h.start(chat, h.call(tabId, 'list_notes'));
+      const next = await h.start(chat, h.request(tabId, 'list_notes'));
       if (next.card) await choose(next.card, 'Deny this call');
       mark('done');
       return { n, reply, answered, calls, callsWhenAnswered, stopped, stillOpen, nextAsked: Boolean(next.card), writes };
@@ -156,7 +156,6 @@ describe('the worker stopped at every step', () => {
     assert.equal(seen.nextAsked, false, 'the site answer holds');
     assert.ok(seen.writes.length >= 3, `the call writes its session at least at each card and before it runs: ${seen.writes}`);
     steps.push(...seen.writes);
-    await h.browser.assertNoErrors();
   });
 
   for (const side of ['before', 'after']) {
@@ -178,7 +177,6 @@ describe('the worker stopped at every step', () => {
           } else {
             assert.match(text, /interrupted|not run|no longer/, `the reply says it did not run: ${text}`);
           }
-          await h.browser.assertNoErrors();
         });
       }
     });

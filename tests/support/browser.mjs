@@ -1,7 +1,9 @@
 // Chromium with the real unpacked extension, driven by playwright-core.
 //
 // Every launch collects uncaught errors and console errors from every page
-// and from the service worker; `assertNoErrors()` fails a test on any of them.
+// and from the service worker, and every test of a file that imports this
+// fails on any of them: a hook after each test (`afterEach` at the root of
+// the file's tests) checks every browser launched, or closed, since.
 //
 // Which Chromium: TOOLGATE_BROWSER=148 (Debian 12's /usr/bin/chromium, the
 // default) or TOOLGATE_BROWSER=156 (Debian 13's, what users run: the Debian 13
@@ -9,6 +11,7 @@
 // overrides the executable. `BROWSER_VERSION` is the major version that
 // executable reports, for tests that apply to one browser only:
 //   test('…', { skip: BROWSER_VERSION === 148 ? 'why' : false }, …)
+import { afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -46,6 +49,18 @@ export const BROWSER_VERSION = (() => {
   }
   return major;
 })();
+
+// Browsers to check after the running test: every open one, and those
+// closed since the last check (their worker's errors read as they closed).
+const toCheck = new Set();
+afterEach(async () => {
+  const found = [];
+  for (const browser of toCheck) {
+    found.push(...await browser.takeErrors());
+    if (browser.closed) toCheck.delete(browser);
+  }
+  if (found.length) throw new Error(`uncaught errors:\n${found.join('\n')}`);
+});
 
 // Launches Chromium. Options:
 //   extension: load Toolgate (default true);
@@ -92,9 +107,17 @@ export async function launch({
 
   if (extension) await toolgateWorker(context);
 
-  return {
+  // The worker's own (self.toolgate.errors), moved into `errors` once each.
+  const workerErrors = async () => {
+    const sw = context.serviceWorkers().at(-1);
+    if (sw) {
+      errors.push(...(await sw.evaluate(() => (self.toolgate?.errors ?? []).splice(0)).catch(() => [])));
+    }
+  };
+  const browser = {
     context,
     errors,
+    closed: false,
     // The current service worker (a new one after a restart).
     worker: () => toolgateWorker(context),
     // Installs Toolgate now, through CDP's Extensions.loadUnpacked.
@@ -201,16 +224,27 @@ export async function launch({
       await call('Debugger.enable');
       return { paused, detach: () => cdp.detach().catch(() => {}) };
     },
+    // Fails on any error seen since the last check, which takes them: for a
+    // test that must know at a given point (every test is checked at its end).
     async assertNoErrors() {
-      const sw = context.serviceWorkers().at(-1);
-      if (sw) errors.push(...(await sw.evaluate(() => self.toolgate?.errors ?? []).catch(() => [])));
-      if (errors.length) throw new Error(`uncaught errors:\n${errors.join('\n')}`);
+      const found = await this.takeErrors();
+      if (found.length) throw new Error(`uncaught errors:\n${found.join('\n')}`);
+    },
+    // Every error seen since the last call, taken out of `errors`.
+    async takeErrors() {
+      if (!this.closed) await workerErrors();
+      return errors.splice(0);
     },
     async close() {
+      if (this.closed) return;
+      await workerErrors();
+      this.closed = true;
       await context.close();
       await rm(profile, { recursive: true, force: true });
     },
   };
+  toCheck.add(browser);
+  return browser;
 }
 
 // Every entry of a palette as "site name: badge".

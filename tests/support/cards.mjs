@@ -1,38 +1,12 @@
-// Toolgate's cards as a person meets them, for the end-to-end tests: a
-// watcher that hands out each card window once. Waiting for a card to take
-// answers (`ready`) and clicking one by its label (`choose`) are the
-// package's own (lib/cards.mjs), which the Playwright fixture uses too.
-import { choose, isCard, ready } from '../../lib/cards.mjs';
+// Toolgate's cards as a person meets them, for the end-to-end tests. The
+// watcher that hands out each card window once as it opens (`cardWatcher`),
+// waiting for a card to take answers (`ready`) and clicking one by its label
+// (`choose`) are the package's own (lib/cards.mjs), which the Playwright
+// fixture uses too; what is here reads a card as the tests check it.
+import assert from 'node:assert/strict';
+import { cardWatcher, choose, ready } from '../../lib/cards.mjs';
 
-export { choose, ready };
-
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-
-// Watches a browser context for card windows; each is handed out once.
-export function cardWatcher(context) {
-  const claimed = new WeakSet();
-  const unclaimed = () => context.pages().find((p) => isCard(p) && !claimed.has(p));
-  return {
-    // The next card not handed out before, once it takes answers.
-    async next(timeout = 10_000) {
-      const deadline = Date.now() + timeout;
-      for (;;) {
-        const card = unclaimed();
-        if (card) {
-          claimed.add(card);
-          await ready(card);
-          return card;
-        }
-        if (Date.now() > deadline) throw new Error('no card opened');
-        await sleep(25);
-      }
-    },
-    // Marks a card a test took by itself (before it takes answers) as handed out.
-    claim: (card) => { claimed.add(card); },
-    // Whether a card is open that was not handed out yet.
-    pending: () => Boolean(unclaimed()),
-  };
-}
+export { cardWatcher, choose, ready };
 
 // The id of the card a card window shows (card.html?card=<id>), as a string.
 export const cardId = (card) => new URL(card.url()).searchParams.get('card');
@@ -41,4 +15,52 @@ export const cardId = (card) => new URL(card.url()).searchParams.get('card');
 export async function cardKind(card) {
   const heading = await card.locator('#heading').textContent();
   return heading.startsWith('An agent wants permission') ? 'site' : 'call';
+}
+
+// The labels behind an arrow, opening and closing its menu.
+export async function menuLabels(card, arrowName) {
+  const arrow = card.getByRole('button', { name: arrowName, exact: true });
+  await arrow.click();
+  const menu = card.locator(`#${await arrow.getAttribute('aria-controls')}`);
+  assert.equal(await menu.getAttribute('role'), 'menu');
+  const labels = await menu.getByRole('menuitem').allTextContents();
+  await arrow.click();
+  assert.equal(await menu.isHidden(), true, 'the arrow closes its menu again');
+  return labels;
+}
+
+// Presses a key that answers the card: the card may close before the key is up.
+export async function pressAnswering(card, key) {
+  const closed = card.waitForEvent('close');
+  await card.keyboard.press(key).catch((error) => {
+    if (!card.isClosed()) throw error;
+  });
+  await closed;
+}
+
+// Closes a card's window without answering, as a person closing it.
+export async function closeCard(card) {
+  await card.close();
+}
+
+// Everything a card shows, as text.
+export function readCard(card) {
+  return card.evaluate(() => {
+    const $ = (id) => document.getElementById(id);
+    const visible = (node) => !node.hidden;
+    return {
+      chat: $('chat').textContent,
+      heading: $('heading').textContent,
+      class: visible($('class')) ? $('class').textContent : null,
+      changed: visible($('changed')) ? $('changed').textContent : null,
+      lines: [...$('lines').children].map((p) => p.textContent),
+      argumentCount: visible($('arguments-section')) ? $('argument-count').textContent : null,
+      arguments: [...$('arguments').querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent]),
+      publishesOpen: $('publishes-section').open,
+      publishes: [...$('publishes').children].map((li) => li.textContent),
+      approve: $('approve').textContent,
+      deny: $('deny').textContent,
+      elements: [...document.querySelectorAll('main *')].map((n) => n.localName),
+    };
+  });
 }
