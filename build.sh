@@ -5,10 +5,11 @@
 #   ./build.sh            build the extension (the repository root loads unpacked) and toolgate-mcp
 #   ./build.sh example    build, then run Toolgate on the bundled Notes example
 #   ./build.sh test       check formatting and clippy, build, then run every test
-#                         (core, a short run of each fuzz target, and end-to-end on
-#                         both Chromium 148 and 156, the Playwright sample's suite
-#                         on both), and the benchmarks once each in smoke mode
-#                         (timing nothing)
+#                         (core, a short run of each fuzz target, end-to-end on
+#                         Chromium 148 and 156 as tests/README.md's table says, the
+#                         Playwright sample's suite on both), and the benchmarks
+#                         once each in smoke mode (timing nothing); it ends with
+#                         the time each stage took
 #   ./build.sh bench      build, then run the benchmarks (add --json for machine-readable output)
 set -euo pipefail
 cd "$(dirname "$0")"

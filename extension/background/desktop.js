@@ -21,12 +21,14 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
   let state = { state: 'idle', error: null, since: null };
   let retries = 0;
   let retryTimer = null;
+  let retryAt = null; // when retryTimer fires (ms since the epoch), or null
   const sessions = new Map(); // session -> {client, since}
   const chatOf = (session) => `mcp:${session}`;
 
   function connect() {
     clearTimeout(retryTimer);
     retryTimer = null;
+    retryAt = null;
     if (port) return;
     try {
       port = chrome.runtime.connectNative(HOST);
@@ -50,7 +52,9 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
       }
       state = { state: 'disconnected', error, since: Date.now() };
       if (retries < RETRIES) {
-        retryTimer = setTimeout(connect, 1000 * 2 ** retries);
+        const wait = 1000 * 2 ** retries;
+        retryTimer = setTimeout(connect, wait);
+        retryAt = Date.now() + wait;
         retries += 1;
       }
     });
@@ -116,6 +120,8 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
     status: () => ({
       ...state,
       host: HOST,
+      // The next attempt to start toolgate-mcp, if one is planned.
+      retryAt,
       sessions: [...sessions].map(([session, { client, since }]) => ({ session, client, since })),
     }),
     // The settings page's "Connect again".
