@@ -14,7 +14,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import {
-  cardId, cardKind, choose, closeCard, menuLabels, pressAnswering, readCard,
+  cardId, cardKind, choose, closeCard, isCard, menuLabels, pressAnswering, readCard,
 } from '../support/cards.mjs';
 import { reportsAnswered, sendWaiting } from '../support/events.mjs';
 import {
@@ -387,7 +387,7 @@ describe('answering on a real host name', () => {
     // Both were told to wait on the first card, so neither opened one.
     assert.equal(await secondWaitsOn, cardId(first.card), 'the second call waits on the site card');
     assert.equal(await listingWaitsOn, cardId(first.card), 'the listing waits on the site card');
-    assert.equal(h.browser.context.pages().filter((p) => p.url().includes('/extension/ui/card.html') && !p.isClosed()).length, 1,
+    assert.equal(h.browser.context.pages().filter(isCard).length, 1,
       'one card window');
     await choose(first.card, 'Allow read-only tools on this website');
     assertRan(await first.reply, 'list_notes');

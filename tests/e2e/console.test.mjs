@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
+import { isCard } from '../support/cards.mjs';
 import { latest, openConsoleOn, result, toolButton } from '../support/console.mjs';
 
 const WAITING = 'Waiting for your answer on the Toolgate card…';
@@ -55,7 +56,7 @@ describe('the agent console', () => {
   // Counts card windows opened from now on.
   function watchCards() {
     const cards = [];
-    const onPage = (page) => { if (page.url().includes('/card.html')) cards.push(page); };
+    const onPage = (page) => { if (isCard(page)) cards.push(page); };
     browser.context.on('page', onPage);
     return { cards, stop: () => browser.context.off('page', onPage) };
   }
@@ -94,7 +95,7 @@ describe('the agent console', () => {
     assert.equal(await title.getAttribute('aria-required'), 'true');
     await title.fill('Milk run');
     await body.fill('Eggs, <b>not</b> bold');
-    const opened = browser.context.waitForEvent('page', { predicate: (p) => p.url().includes('/card.html') });
+    const opened = browser.context.waitForEvent('page', { predicate: isCard });
     await page.getByRole('button', { name: 'Call add_note' }).click();
     const card = await opened;
     await card.getByRole('heading', { name: 'add_note' }).waitFor();
@@ -239,7 +240,7 @@ describe('the agent console', () => {
     for (const [name, value] of Object.entries(fields)) {
       await page.getByRole('textbox', { name: `${name} (required)` }).fill(value);
     }
-    const opened = browser.context.waitForEvent('page', { predicate: (p) => p.url().includes('/card.html') });
+    const opened = browser.context.waitForEvent('page', { predicate: isCard });
     await page.getByRole('button', { name: `Call ${tool}` }).click();
     const card = await opened;
     await card.getByRole('button', { name: 'Allow this call only', exact: true }).waitFor();

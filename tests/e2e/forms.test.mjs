@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { BROWSER_VERSION, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { latest, openConsoleOn, result, toolButton } from '../support/console.mjs';
-import { cardWatcher, choose } from '../support/cards.mjs';
+import { cardWatcher, choose, isCard } from '../support/cards.mjs';
 
 const NATIVE_FORMS = BROWSER_VERSION >= 156;
 const NO_NATIVE_FORMS = NATIVE_FORMS ? false
@@ -171,7 +171,7 @@ describe('the order-tracking example, through the agent console', () => {
         await toolButton(page, 'track_order').click();
         // The form's pattern is its schema's: checked before any card (docs/agents.md).
         const cards = [];
-        const onPage = (p) => { if (p.url().includes('/card.html')) cards.push(p); };
+        const onPage = (p) => { if (isCard(p)) cards.push(p); };
         browser.context.on('page', onPage);
         await page.getByRole('textbox', { name: 'order_number (required)' }).fill('nope');
         await page.getByRole('button', { name: 'Call track_order' }).click();
@@ -180,7 +180,7 @@ describe('the order-tracking example, through the agent console', () => {
         assert.equal(cards.length, 0, 'arguments the schema refuses ask no card');
         browser.context.off('page', onPage);
         await page.getByRole('textbox', { name: 'order_number (required)' }).fill('AB-1234');
-        const opened = browser.context.waitForEvent('page', { predicate: (p) => p.url().includes('/card.html') });
+        const opened = browser.context.waitForEvent('page', { predicate: isCard });
         await page.getByRole('button', { name: 'Call track_order' }).click();
         const card = await opened;
         await card.getByRole('heading', { name: 'track_order' }).waitFor();

@@ -11,9 +11,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness } from '../support/fixture.mjs';
-import { choose, ready } from '../support/cards.mjs';
+import { choose, isCard, ready } from '../support/cards.mjs';
 
-const isCard = (page) => page.url().includes('/extension/ui/card.html');
 // Bidi controls a card must never hand to the text engine.
 const BIDI = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/;
 // Bidi controls and text that shows as nothing, other than the isolates

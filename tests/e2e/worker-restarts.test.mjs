@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  cardId, cardKind, choose, closeCard,
+  cardId, cardKind, choose, closeCard, isCard,
 } from '../support/cards.mjs';
 import { nextCallAnswer, sendWaiting } from '../support/events.mjs';
 import {
@@ -26,7 +26,7 @@ describe('service worker restarts', () => {
     // The agent sends the same request again: it waits on the same card.
     const { reply: again, waitsOn } = await h.sendWaiting(chat, request);
     assert.equal(await waitsOn, cardId(first.card), 'it waits on the card already open');
-    assert.equal(h.browser.context.pages().filter((p) => p.url().includes('card.html') && !p.isClosed()).length, 1,
+    assert.equal(h.browser.context.pages().filter(isCard).length, 1,
       'no second card');
     await choose(first.card, 'Allow all tools on this website');
     const reply = await again;

@@ -13,7 +13,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness } from '../support/fixture.mjs';
-import { cardKind, choose } from '../support/cards.mjs';
+import { cardKind, choose, isCard } from '../support/cards.mjs';
 
 const ANSWERS = { site: 'Allow read-only tools on this website', call: 'Allow this call only' };
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -143,7 +143,7 @@ describe('the worker stopped at every step', () => {
       await frozen?.detach();
       await page.close();
       // A step that failed leaves no card behind for the next one.
-      for (const p of h.browser.context.pages()) if (p.url().includes('/extension/ui/card.html')) await p.close();
+      for (const p of h.browser.context.pages()) if (isCard(p)) await p.close();
     }
   }
 

@@ -4,9 +4,9 @@
 // (`choose`) are the package's own (lib/cards.mjs), which the Playwright
 // fixture uses too; what is here reads a card as the tests check it.
 import assert from 'node:assert/strict';
-import { cardWatcher, choose, ready } from '../../lib/cards.mjs';
+import { cardWatcher, choose, isCard, ready } from '../../lib/cards.mjs';
 
-export { cardWatcher, choose, ready };
+export { cardWatcher, choose, isCard, ready };
 
 // The id of the card a card window shows (card.html?card=<id>), as a string.
 export const cardId = (card) => new URL(card.url()).searchParams.get('card');
