@@ -95,12 +95,18 @@ export async function launch({
   // lib/chromium.mjs: a start that Chromium's zygote kills is tried once more.
   const context = await startChromium(start);
   const errors = [];
+  // Errors a test said it expects (`expectErrors`) are kept apart.
+  const expected = [];
+  const record = (line) => {
+    const expectation = expected.find(({ pattern }) => pattern.test(line));
+    (expectation ? expectation.seen : errors).push(line);
+  };
   const watch = (page) => {
-    page.on('pageerror', (error) => errors.push(`page error on ${page.url()}: ${error.stack ?? error}`));
+    page.on('pageerror', (error) => record(`page error on ${page.url()}: ${error.stack ?? error}`));
     page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(`console error on ${page.url()}: ${message.text()}`);
+      if (message.type() === 'error') record(`console error on ${page.url()}: ${message.text()}`);
     });
-    page.on('crash', () => errors.push(`renderer crashed on ${page.url()}`));
+    page.on('crash', () => record(`renderer crashed on ${page.url()}`));
   };
   context.pages().forEach(watch);
   context.on('page', watch);
@@ -111,13 +117,24 @@ export async function launch({
   const workerErrors = async () => {
     const sw = context.serviceWorkers().at(-1);
     if (sw) {
-      errors.push(...(await sw.evaluate(() => (self.toolgate?.errors ?? []).splice(0)).catch(() => [])));
+      (await sw.evaluate(() => (self.toolgate?.errors ?? []).splice(0)).catch(() => [])).forEach(record);
     }
   };
   const browser = {
     context,
     errors,
     closed: false,
+    // From now on, errors matching `pattern` are expected: they fail no
+    // test. Returns a function that ends the expectation and gives the
+    // errors it took.
+    expectErrors(pattern) {
+      const expectation = { pattern, seen: [] };
+      expected.push(expectation);
+      return () => {
+        expected.splice(expected.indexOf(expectation), 1);
+        return expectation.seen;
+      };
+    },
     // The current service worker (a new one after a restart).
     worker: () => toolgateWorker(context),
     // Installs Toolgate now, through CDP's Extensions.loadUnpacked.
@@ -217,7 +234,7 @@ export async function launch({
           answers.delete(message.id);
         } else if (message.method === 'Debugger.paused') {
           call('Runtime.evaluate', { expression: 'JSON.stringify(self.toolgate?.errors ?? [])', returnByValue: true })
-            .then(({ result }) => errors.push(...JSON.parse(result.value)), (error) => errors.push(`reading a frozen worker's errors: ${error.message}`))
+            .then(({ result }) => JSON.parse(result.value).forEach(record), (error) => record(`reading a frozen worker's errors: ${error.message}`))
             .then(onPaused);
         }
       });
