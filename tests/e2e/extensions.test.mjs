@@ -4,13 +4,13 @@
 // is refused until the person allows its id on Toolgate's settings page, where
 // the refusal is shown; once allowed, each port is a chat named after it, held
 // to the same cards as every agent.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
-import { serve } from '../support/server.mjs';
-import { cardKind, cardWatcher, choose } from '../support/cards.mjs';
+import { TOOLGATE_ID } from '../support/browser.mjs';
+import { cardKind, choose } from '../support/cards.mjs';
+import { harness } from '../support/fixture.mjs';
 
 const AGENT = resolve(fileURLToPath(new URL('../extensions/agent', import.meta.url)));
 const AGENT_ID = 'nmeomknpmlcengjjbaffcbddngkbmmpf'; // fixed by the key in its manifest
@@ -25,37 +25,21 @@ async function until(sw, test, what, timeout = 5_000) {
 }
 
 describe('other extensions as agents', () => {
-  let server;
-  let browser;
-  let cards;
+  const h = harness({ pages: 'examples/notes', tools: 10, launch: { alsoLoad: [AGENT] } });
   let nextId = 0;
-
-  before(async () => {
-    server = await serve('examples/notes');
-    browser = await launch({ alsoLoad: [AGENT], args: ['--host-resolver-rules=MAP *.test 127.0.0.1'] });
-    cards = cardWatcher(browser.context);
-  });
-  after(async () => {
-    try {
-      await browser?.assertNoErrors();
-    } finally {
-      await browser?.close();
-      await server?.close();
-    }
-  });
 
   // The test extension's worker, where `self.agent` drives its port.
   async function agentWorker() {
     const isAgent = (sw) => sw.url().startsWith(`chrome-extension://${AGENT_ID}/`);
-    const sw = browser.context.serviceWorkers().find(isAgent)
-      ?? await browser.context.waitForEvent('serviceworker', { predicate: isAgent });
+    const sw = h.browser.context.serviceWorkers().find(isAgent)
+      ?? await h.browser.context.waitForEvent('serviceworker', { predicate: isAgent });
     return sw;
   }
   const request = (name, args) => ({
     jsonrpc: '2.0', id: ++nextId, method: 'tools/call', params: { name, arguments: args },
   });
   async function settings() {
-    const page = await browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+    const page = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
     await page.locator('#desktop-state').filter({ hasText: /\S/ }).waitFor();
     return page;
   }
@@ -80,7 +64,7 @@ describe('other extensions as agents', () => {
     // No toolgate-mcp is installed in this profile: said, and not tried again in a loop.
     assert.match(await page.locator('#desktop-state').innerText(), /toolgate-mcp is not installed/);
     // And no attempt is planned: the worker's one timer for it is not set.
-    const { desktop } = await (await browser.worker()).evaluate(() => self.toolgate.agents());
+    const { desktop } = await (await h.browser.worker()).evaluate(() => self.toolgate.agents());
     assert.equal(desktop.state, 'not_installed');
     assert.equal(desktop.retryAt, null, 'no second attempt planned');
     await page.close();
@@ -94,20 +78,18 @@ describe('other extensions as agents', () => {
     await page.locator('#allowed', { hasText: 'Test agent' }).waitFor();
     assert.doesNotMatch(await page.locator('#refused').innerText(), new RegExp(AGENT_ID), 'no longer listed as refused');
 
-    const notes = await browser.newPage(server.url('notes.test', '/'));
-    await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes example');
-    const tabId = await browser.tabId(notes);
+    const { page: notes, tabId } = await h.open('notes.test', '/');
     const sw = await agentWorker();
     await sw.evaluate(() => self.agent.close());
     const tabs = await sw.evaluate((r) => self.agent.request(r), request('browser_list_tabs', {}));
     assert.ok(tabs.result.structuredContent.tabs.some((t) => t.tabId === tabId), JSON.stringify(tabs));
 
     const call = sw.evaluate((r) => self.agent.request(r), request('browser_call_webmcp_tool', { tabId, name: 'delete_note', arguments: { title: 'Old draft' } }));
-    const site = await cards.next();
+    const site = await h.cards.next();
     assert.equal(await cardKind(site), 'site');
     assert.equal(await site.locator('#chat').textContent(), 'Asked by Test agent');
     await choose(site, 'Allow read-only tools on this website');
-    const confirm = await cards.next();
+    const confirm = await h.cards.next();
     assert.equal(await cardKind(confirm), 'call');
     await choose(confirm, 'Deny this call');
     const reply = await call;

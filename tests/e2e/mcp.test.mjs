@@ -15,9 +15,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
-import { serve } from '../support/server.mjs';
-import { cardKind, cardWatcher, choose } from '../support/cards.mjs';
+import { TOOLGATE_ID, entries } from '../support/browser.mjs';
+import { cardKind, choose } from '../support/cards.mjs';
+import { harness } from '../support/fixture.mjs';
 
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 // Built by ./build.sh; a test run builds nothing itself.
@@ -25,27 +25,27 @@ const MCP = process.env.TOOLGATE_MCP ?? join(REPO, 'target/debug/toolgate-mcp');
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 describe('desktop agents through toolgate-mcp', () => {
-  let server;
-  let browser;
-  let cards;
   let socketDir;
   let socket;
   const clients = [];
 
   before(async () => {
     assert.ok(existsSync(MCP), `${MCP} is built by ./build.sh`);
-    server = await serve('examples/notes');
     // /tmp, which the Chromium 156 root sees at the same path.
     socketDir = await mkdtemp(join(tmpdir(), 'toolgate-mcp-'));
     socket = join(socketDir, 'run', 'host.sock');
-    browser = await launch({
-      args: ['--host-resolver-rules=MAP *.test 127.0.0.1'],
+  });
+  const h = harness({
+    pages: 'examples/notes',
+    tools: 10,
+    launch: () => ({
       beforeStart: (profile) => {
         execFileSync(MCP, ['install', '--user-data-dir', profile], { stdio: 'pipe' });
       },
       env: { TOOLGATE_SOCKET: socket },
-    });
-    cards = cardWatcher(browser.context);
+    }),
+  });
+  before(async () => {
     // The worker connects at its start; the host then listens.
     const deadline = Date.now() + 10_000;
     while (!existsSync(socket)) {
@@ -55,16 +55,10 @@ describe('desktop agents through toolgate-mcp', () => {
   });
   after(async () => {
     for (const client of clients) await client.close().catch(() => {});
-    try {
-      await browser?.assertNoErrors();
-    } finally {
-      await browser?.close();
-      await server?.close();
-      await rm(socketDir, { recursive: true, force: true });
-    }
+    await rm(socketDir, { recursive: true, force: true });
   });
 
-  // An MCP client, started as Claude Desktop and others start a server.
+  // An MCP client, started as Claude Desktop and others start a h.server.
   async function connect(name, args = []) {
     const client = new Client({ name, version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: MCP, args, env: { ...process.env, TOOLGATE_SOCKET: socket }, stderr: 'pipe' }));
@@ -73,9 +67,9 @@ describe('desktop agents through toolgate-mcp', () => {
   }
   const call = (client, name, args, options) => client.callTool({ name, arguments: args }, undefined, options);
   async function notesTab(host) {
-    const page = await browser.newPage(server.url(host, `/?${host}`));
-    await browser.waitForPalette(page, (p) => entries(p).length === 10, 'the Notes example');
-    return { page, tabId: await browser.tabId(page) };
+    const page = await h.browser.newPage(h.server.url(host, `/?${host}`));
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 10, 'the Notes example');
+    return { page, tabId: await h.browser.tabId(page) };
   }
 
   test('lists the browser tools, the tabs, and calls a Read-only tool on localhost with no card', async () => {
@@ -92,7 +86,7 @@ describe('desktop agents through toolgate-mcp', () => {
     const notes = await call(client, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
     assert.equal(notes.isError, false, JSON.stringify(notes));
     assert.match(notes.content[0].text, /Shopping/);
-    assert.equal(cards.pending(), false, 'localhost, Read only: no card');
+    assert.equal(h.cards.pending(), false, 'localhost, Read only: no card');
     await page.close();
   });
 
@@ -107,7 +101,7 @@ describe('desktop agents through toolgate-mcp', () => {
     assert.match(add.content[0].text, /this chat was opened Read only/);
     const notes = await call(client, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
     assert.equal(notes.isError, false, JSON.stringify(notes));
-    assert.equal(cards.pending(), false, 'a Read only chat asks no card');
+    assert.equal(h.cards.pending(), false, 'a Read only chat asks no card');
     assert.equal(await page.getByText('Read only').count(), 0, 'add_note never ran');
     await page.close();
   });
@@ -118,11 +112,11 @@ describe('desktop agents through toolgate-mcp', () => {
     const progress = [];
     const reply = call(client, 'browser_call_webmcp_tool', { tabId, name: 'delete_note', arguments: { title: 'Old draft' } },
       { onprogress: (p) => progress.push(p) });
-    const site = await cards.next();
+    const site = await h.cards.next();
     assert.equal(await cardKind(site), 'site');
     assert.equal(await site.locator('#chat').textContent(), 'Asked by Claude Desktop');
     await choose(site, 'Allow read-only tools on this website');
-    const confirm = await cards.next();
+    const confirm = await h.cards.next();
     assert.equal(await cardKind(confirm), 'call');
     await choose(confirm, 'Deny this call');
     const refused = await reply;
@@ -133,7 +127,7 @@ describe('desktop agents through toolgate-mcp', () => {
 
     // The same chat: "Always allow" then lets it run.
     const again = call(client, 'browser_call_webmcp_tool', { tabId, name: 'delete_note', arguments: { title: 'Old draft' } });
-    await choose(await cards.next(), 'Always allow “delete_note” on ' + new URL(server.url('notes.test')).host);
+    await choose(await h.cards.next(), 'Always allow “delete_note” on ' + new URL(h.server.url('notes.test')).host);
     const ran = await again;
     assert.equal(ran.isError, false, JSON.stringify(ran));
     assert.doesNotMatch(await page.locator('#notes').innerText(), /Old draft/);
@@ -146,7 +140,7 @@ describe('desktop agents through toolgate-mcp', () => {
     const controller = new AbortController();
     const reply = call(client, 'browser_call_webmcp_tool', { tabId, name: 'add_note', arguments: { title: 'x', body: 'y' } },
       { signal: controller.signal });
-    const site = await cards.next();
+    const site = await h.cards.next();
     const closed = site.waitForEvent('close');
     controller.abort('the person changed their mind');
     await assert.rejects(reply, /abort|cancel|changed their mind/i);
@@ -160,21 +154,21 @@ describe('desktop agents through toolgate-mcp', () => {
     const b = await connect('VS Code');
     const { page, tabId } = await notesTab('notes.test');
     const first = call(a, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
-    const siteA = await cards.next();
+    const siteA = await h.cards.next();
     assert.equal(await siteA.locator('#chat').textContent(), 'Asked by Claude Code');
     await choose(siteA, 'Allow all tools on this website');
     assert.equal((await first).isError, false);
     assert.equal((await call(a, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} })).isError, false);
-    assert.equal(cards.pending(), false, "Claude Code's answer holds for Claude Code");
+    assert.equal(h.cards.pending(), false, "Claude Code's answer holds for Claude Code");
 
     const second = call(b, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
-    const siteB = await cards.next();
+    const siteB = await h.cards.next();
     assert.equal(await siteB.locator('#chat').textContent(), 'Asked by VS Code', 'VS Code is asked for itself');
     await choose(siteB, 'Deny this call');
     assert.equal((await second).isError, true);
 
     // The settings page names the desktop agents connected now.
-    const settings = await browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+    const settings = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
     await settings.locator('#desktop-sessions', { hasText: 'VS Code' }).waitFor();
     assert.match(await settings.locator('#desktop-sessions').innerText(), /Claude Code/);
     assert.equal(await settings.locator('#desktop-state').innerText(), 'toolgate-mcp is connected.');
@@ -186,7 +180,7 @@ describe('desktop agents through toolgate-mcp', () => {
     const client = await connect('Windsurf');
     const { page, tabId } = await notesTab('notes.test');
     call(client, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} }).catch(() => {});
-    const site = await cards.next();
+    const site = await h.cards.next();
     const closed = site.waitForEvent('close');
     await client.close();
     await closed;

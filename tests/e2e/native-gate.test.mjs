@@ -8,69 +8,57 @@
 // real host name, with every card clicked as a person would.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER_VERSION, entries, launch } from '../support/browser.mjs';
+import { BROWSER_VERSION, entries } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { browserAgent } from '../support/browser-agent.mjs';
-import { cardKind, cardWatcher, choose } from '../support/cards.mjs';
+import { cardKind, choose } from '../support/cards.mjs';
+import { harness } from '../support/fixture.mjs';
 
 const REFUSED = /Toolgate refused this call/;
 
 describe("the browser's own WebMCP", () => {
-  let server;
   let shop; // a page whose only tool is a <form toolname>
-  let browser;
-  let cards;
   let nextPage = 0;
-
   before(async () => {
-    server = await serve('examples/notes');
     shop = await serve('tests/pages/native');
-    // WebMCP is for secure contexts: a real host name over http is one only
-    // when the browser is told to treat it so.
-    browser = await launch({
-      native: true,
-      args: [
-        '--host-resolver-rules=MAP *.test 127.0.0.1',
-        `--unsafely-treat-insecure-origin-as-secure=${server.url('notes.test', '')},${shop.url('shop.test', '')}`,
-      ],
-    });
-    cards = cardWatcher(browser.context);
   });
-  after(async () => {
-    try {
-      await browser?.assertNoErrors();
-    } finally {
-      await browser?.close();
-      await server?.close();
-      await shop?.close();
-    }
+  after(() => shop?.close());
+  // WebMCP is for secure contexts: a real host name over http is one only
+  // when the browser is told to treat it so.
+  const h = harness({
+    pages: 'examples/notes',
+    tools: 10,
+    launch: (server) => ({
+      native: true,
+      args: [`--unsafely-treat-insecure-origin-as-secure=${server.url('notes.test', '')},${shop.url('shop.test', '')}`],
+    }),
   });
 
   // A fresh tab of the Notes example (a fresh chat for the browser's agent),
   // once all its tools are registered, and the browser's agent in it.
   async function open() {
-    const page = await browser.newPage(server.url('notes.test', `/?${++nextPage}`));
-    await browser.waitForPalette(page, (p) => entries(p).length === 10, 'the Notes example');
-    return { page, agent: await browserAgent(browser.context, page) };
+    const page = await h.browser.newPage(h.server.url('notes.test', `/?${++nextPage}`));
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 10, 'the Notes example');
+    return { page, agent: await browserAgent(h.browser.context, page) };
   }
   const notesOf = (page) => page.locator('#notes').innerText();
 
   // Refusals are thrown to the browser, which reports each as an uncaught
   // error of the page's: expected here, and taken off the list of errors.
   function expectRefusalLogged() {
-    const logged = browser.errors.filter((e) => REFUSED.test(e));
+    const logged = h.browser.errors.filter((e) => REFUSED.test(e));
     assert.ok(logged.length > 0, 'the browser reported the refusal');
-    browser.errors.splice(0, browser.errors.length, ...browser.errors.filter((e) => !REFUSED.test(e)));
+    h.browser.errors.splice(0, h.browser.errors.length, ...h.browser.errors.filter((e) => !REFUSED.test(e)));
   }
 
   test('a Consequential tool opens the site card, then the call card; a refusal is the caller\'s failure and changes nothing', async () => {
     const { page, agent } = await open();
     const call = agent.call('delete_note', { title: 'Old draft' });
-    const site = await cards.next();
+    const site = await h.cards.next();
     assert.equal(await cardKind(site), 'site');
     assert.equal(await site.locator('#chat').textContent(), "Asked by the browser's agent in this tab");
     await choose(site, 'Allow read-only tools on this website');
-    const confirm = await cards.next();
+    const confirm = await h.cards.next();
     assert.equal(await cardKind(confirm), 'call');
     assert.match(await confirm.locator('#heading').textContent(), /delete_note/);
     await choose(confirm, 'Deny this call');
@@ -87,30 +75,30 @@ describe("the browser's own WebMCP", () => {
   test('a Read-only tool runs with no card once the chat allowed read-only tools', async () => {
     const { page, agent } = await open();
     const first = agent.call('list_notes', {});
-    await choose(await cards.next(), 'Allow read-only tools on this website');
+    await choose(await h.cards.next(), 'Allow read-only tools on this website');
     const listed = await first;
     assert.equal(listed.ok, true, JSON.stringify(listed));
     const again = await agent.call('list_notes', {});
     assert.equal(again.ok, true, JSON.stringify(again));
     assert.match(JSON.stringify(again.output), /Shopping/, 'the caller gets the tool\'s own result');
-    assert.equal(cards.pending(), false, 'no card opened for the second call');
+    assert.equal(h.cards.pending(), false, 'no card opened for the second call');
     await page.close();
   });
 
   test('"Allow all tools on this website" lets later native calls run, in that tab only', async () => {
     const { page, agent } = await open();
     const first = agent.call('list_notes', {});
-    await choose(await cards.next(), 'Allow all tools on this website');
+    await choose(await h.cards.next(), 'Allow all tools on this website');
     assert.equal((await first).ok, true);
     const deleted = await agent.call('delete_note', { title: 'Old draft' });
     assert.equal(deleted.ok, true, JSON.stringify(deleted));
     assert.doesNotMatch(await notesOf(page), /Old draft/, 'the note was deleted');
-    assert.equal(cards.pending(), false, 'no card opened');
+    assert.equal(h.cards.pending(), false, 'no card opened');
 
     // Another tab is another chat of the browser's agent: asked again.
     const other = await open();
     const call = other.agent.call('delete_note', { title: 'Old draft' });
-    const site = await cards.next();
+    const site = await h.cards.next();
     assert.equal(await cardKind(site), 'site', 'the other tab asks the site question');
     await choose(site, 'Deny this call');
     assert.equal((await call).ok, false);
@@ -123,13 +111,13 @@ describe("the browser's own WebMCP", () => {
   test('closing the site card without answering refuses the call and the chat\'s later calls', async () => {
     const { page, agent } = await open();
     const call = agent.call('add_note', { title: 'From the agent', body: 'hello' });
-    const site = await cards.next();
+    const site = await h.cards.next();
     await site.close();
     const got = await call;
     assert.equal(got.ok, false);
     const later = await agent.call('list_notes', {});
     assert.equal(later.ok, false, 'Deny for this chat: later calls are refused without asking');
-    assert.equal(cards.pending(), false);
+    assert.equal(h.cards.pending(), false);
     assert.doesNotMatch(await notesOf(page), /From the agent/);
     expectRefusalLogged();
     await page.close();
@@ -138,8 +126,8 @@ describe("the browser's own WebMCP", () => {
   test('a call waiting on its card survives the service worker being stopped', async () => {
     const { page, agent } = await open();
     const call = agent.call('add_note', { title: 'Kept', body: 'across a restart' });
-    const site = await cards.next();
-    await browser.stopWorker();
+    const site = await h.cards.next();
+    await h.browser.stopWorker();
     await choose(site, 'Allow non-consequential read/write tools on this website');
     const got = await call;
     assert.equal(got.ok, true, JSON.stringify(got));
@@ -150,7 +138,7 @@ describe("the browser's own WebMCP", () => {
   test("closing the tab withdraws the browser's agent's waiting call: its card closes", async () => {
     const { page, agent } = await open();
     agent.call('delete_note', { title: 'Old draft' }).catch(() => {});
-    const site = await cards.next();
+    const site = await h.cards.next();
     const closed = site.waitForEvent('close');
     await page.close();
     await closed;
@@ -166,26 +154,26 @@ describe("the browser's own WebMCP", () => {
       return navigator.modelContextTesting.executeTool('list_notes', '{}');
     });
     assert.match(JSON.stringify(output), /Shopping/);
-    assert.equal(cards.pending(), false, 'no card opened');
+    assert.equal(h.cards.pending(), false, 'no card opened');
     await page.close();
   });
 
   // Chromium registers form tools itself; Toolgate holds the agent's
   // submission until the worker decides (main-world/native-forms.js, holdAgentSubmit).
   async function openShop() {
-    const page = await browser.newPage(shop.url('shop.test', `/order.html?${++nextPage}`));
-    await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the order form');
-    return { page, agent: await browserAgent(browser.context, page) };
+    const page = await h.browser.newPage(shop.url('shop.test', `/order.html?${++nextPage}`));
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 1, 'the order form');
+    return { page, agent: await browserAgent(h.browser.context, page) };
   }
   const logOf = (page) => page.locator('#log').innerText();
 
   test('a form tool called natively waits on the cards; refused, the page never sees the submission', async () => {
     const { page, agent } = await openShop();
     const call = agent.call('track_order', { order: 'A1' });
-    const site = await cards.next();
+    const site = await h.cards.next();
     assert.equal(await cardKind(site), 'site');
     await choose(site, 'Allow non-consequential read/write tools on this website');
-    const confirm = await cards.next();
+    const confirm = await h.cards.next();
     assert.equal(await cardKind(confirm), 'call', 'a form tool declares nothing: Consequential, confirmed per call');
     assert.match(await confirm.locator('body').innerText(), /A1/, 'the card shows what the agent filled in');
     await choose(confirm, 'Deny this call');
@@ -199,13 +187,13 @@ describe("the browser's own WebMCP", () => {
   test('a form tool allowed natively is submitted once, and the page\'s own answer is the caller\'s', async () => {
     const { page, agent } = await openShop();
     const call = agent.call('track_order', { order: 'B2' });
-    await choose(await cards.next(), 'Allow all tools on this website');
+    await choose(await h.cards.next(), 'Allow all tools on this website');
     const got = await call;
     assert.equal(got.ok, true, JSON.stringify(got));
     const output = typeof got.output === 'string' ? JSON.parse(got.output) : got.output;
     assert.deepEqual(output, { order: 'B2', status: 'shipped' });
     assert.equal(await logOf(page), 'tracked B2', 'submitted exactly once');
-    assert.equal(cards.pending(), false);
+    assert.equal(h.cards.pending(), false);
     await page.close();
   });
 });

@@ -3,9 +3,9 @@
 // uncaught in it: tests/support/browser.mjs), and an agent's view of it:
 // chats, calls that come to a reply or a card (lib/agent.mjs, which the
 // Playwright fixture shares), and cards met as they open (lib/cards.mjs's
-// `cardWatcher`, on the browser's own `page` event). Files whose browser
-// needs options of its own (native WebMCP, another extension) launch it
-// themselves and use the same pieces.
+// `cardWatcher`, on the browser's own `page` event). A file whose browser
+// needs options of its own (native WebMCP, another extension, a native
+// host) gives them as `launch`.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as agent from '../../lib/agent.mjs';
@@ -24,8 +24,13 @@ export const REAL_HOSTS = ['--host-resolver-rules=MAP *.test 127.0.0.1'];
 //     tests/pages/answers, eleven tools and skills);
 //   tools: how many entries `open` waits for by default;
 //   configure: settings handed to `self.toolgate.configure` at the start;
-//   chatPrefix: the start of each chat's id.
-export function harness({ pages = 'tests/pages/answers', tools = 11, configure = null, chatPrefix = 'chat' } = {}) {
+//   chatPrefix: the start of each chat's id;
+//   launch: more options for tests/support/browser.mjs's `launch` (an
+//     object, or a function of the server that gives one); `args` are
+//     added to the switch that maps `*.test` here.
+export function harness({
+  pages = 'tests/pages/answers', tools = 11, configure = null, chatPrefix = 'chat', launch: options = {},
+} = {}) {
   const h = {};
   let nextId = 0;
   let nextChat = 0;
@@ -33,7 +38,8 @@ export function harness({ pages = 'tests/pages/answers', tools = 11, configure =
 
   before(async () => {
     h.server = await serve(pages);
-    h.browser = await launch({ args: REAL_HOSTS });
+    const { args = [], ...more } = typeof options === 'function' ? options(h.server) : options;
+    h.browser = await launch({ ...more, args: [...REAL_HOSTS, ...args] });
     h.cards = cardWatcher(h.browser.context);
     h.extensionId = new URL((await h.browser.worker()).url()).host;
     if (configure) {
