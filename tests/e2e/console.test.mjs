@@ -13,52 +13,46 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
+import { harness } from '../support/fixture.mjs';
 import { isCard } from '../support/cards.mjs';
 import { latest, openConsoleOn, result, toolButton } from '../support/console.mjs';
 
 const WAITING = 'Waiting for your answer on the Toolgate card…';
 
 describe('the agent console', () => {
-  let server;
+  const h = harness({ pages: 'examples/notes', tools: 10 });
   let pages;
-  let browser;
   let n = 0;
   let site;
 
   before(async () => {
-    server = await serve('examples/notes');
     pages = await serve('tests/pages/console');
-    browser = await launch();
-    site = new URL(server.url('notes.localhost')).host;
+    site = new URL(h.server.url('notes.localhost')).host;
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await pages?.close();
-  });
+  after(() => pages?.close());
 
   // A Notes tab of its own (tabs are found by URL), once its tools are registered.
   async function openNotes() {
-    const page = await browser.newPage(server.url('notes.localhost', `/?${++n}`));
-    await browser.waitForPalette(page, (p) => entries(p).length === 10, 'the Notes tools');
+    const page = await h.browser.newPage(h.server.url('notes.localhost', `/?${++n}`));
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 10, 'the Notes tools');
     return page;
   }
 
   // A page with one slow Mutating tool (tests/pages/console).
   async function openSlow() {
-    const page = await browser.newPage(pages.url('slow.localhost', `/?${++n}`));
-    await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the slow tool');
+    const page = await h.browser.newPage(pages.url('slow.localhost', `/?${++n}`));
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 1, 'the slow tool');
     return page;
   }
 
-  const openConsole = (tab, title = 'Notes') => openConsoleOn(browser, tab, title);
+  const openConsole = (tab, title = 'Notes') => openConsoleOn(h.browser, tab, title);
 
   // Counts card windows opened from now on.
   function watchCards() {
     const cards = [];
     const onPage = (page) => { if (isCard(page)) cards.push(page); };
-    browser.context.on('page', onPage);
-    return { cards, stop: () => browser.context.off('page', onPage) };
+    h.browser.context.on('page', onPage);
+    return { cards, stop: () => h.browser.context.off('page', onPage) };
   }
 
   test('lists tools with badges, runs, asks, refuses, and never calls a skill', async () => {
@@ -95,7 +89,7 @@ describe('the agent console', () => {
     assert.equal(await title.getAttribute('aria-required'), 'true');
     await title.fill('Milk run');
     await body.fill('Eggs, <b>not</b> bold');
-    const opened = browser.context.waitForEvent('page', { predicate: isCard });
+    const opened = h.browser.context.waitForEvent('page', { predicate: isCard });
     await page.getByRole('button', { name: 'Call add_note' }).click();
     const card = await opened;
     await card.getByRole('heading', { name: 'add_note' }).waitFor();
@@ -185,12 +179,12 @@ describe('the agent console', () => {
     await recordSends(page);
     const card = await callAndWaitForCard(page, 'add_note', { title: 'After a stop', body: 'Still here' });
 
-    const old = await browser.worker();
+    const old = await h.browser.worker();
     await old.evaluate(() => { self.beforeStop = true; });
-    await browser.stopWorker();
+    await h.browser.stopWorker();
     // The console sends the same request again, which starts a new worker
     // that waits on the same card.
-    const sw = await browser.worker();
+    const sw = await h.browser.worker();
     assert.equal(await sw.evaluate(() => self.beforeStop), undefined, 'a new worker');
     await page.waitForFunction(() => window.sent.length >= 2);
     // No event proves the re-send found its card: the worker tells the console nothing until the card is answered.
@@ -240,7 +234,7 @@ describe('the agent console', () => {
     for (const [name, value] of Object.entries(fields)) {
       await page.getByRole('textbox', { name: `${name} (required)` }).fill(value);
     }
-    const opened = browser.context.waitForEvent('page', { predicate: isCard });
+    const opened = h.browser.context.waitForEvent('page', { predicate: isCard });
     await page.getByRole('button', { name: `Call ${tool}` }).click();
     const card = await opened;
     await card.getByRole('button', { name: 'Allow this call only', exact: true }).waitFor();
@@ -264,7 +258,7 @@ describe('the agent console', () => {
     const page = await openConsole(notes);
     await recordSends(page, 1_500);
     const card = await callAndWaitForCard(page, 'add_note', { title: 'Kept', body: 'for later' });
-    await browser.stopWorker();
+    await h.browser.stopWorker();
     // The answer starts a new worker, which runs the call with no one waiting.
     await card.getByRole('button', { name: 'Allow this call only', exact: true }).click();
     await notes.getByText('Kept: for later').waitFor();
@@ -281,7 +275,7 @@ describe('the agent console', () => {
     const page = await openConsole(slow, 'Slow notes');
     await recordSends(page, 800);
     const card = await callAndWaitForCard(page, 'slow_note', { title: 'Tortoise' });
-    await browser.stopWorker();
+    await h.browser.stopWorker();
     // The answer starts a new worker and the tool's 1.5 s run; the console's
     // same request comes during the run. The call is running, not interrupted.
     await card.getByRole('button', { name: 'Allow this call only', exact: true }).click();
@@ -297,8 +291,8 @@ describe('the agent console', () => {
   });
 
   test('a name two sites of one tab publish is called on the site picked', async () => {
-    const twins = await browser.newPage(pages.url('twins.localhost', `/twins.html?${++n}`));
-    await browser.waitForPalette(twins, (p) => entries(p).length === 2, 'the tool on both sites');
+    const twins = await h.browser.newPage(pages.url('twins.localhost', `/twins.html?${++n}`));
+    await h.browser.waitForPalette(twins, (p) => entries(p).length === 2, 'the tool on both sites');
     const page = await openConsole(twins, 'Twins');
     const hosts = [new URL(twins.url()).host, new URL(pages.url('other.localhost')).host];
     assert.deepEqual((await page.locator('#tools h3').allInnerTexts()).sort(), [...hosts].sort());
@@ -320,8 +314,8 @@ describe('the agent console', () => {
   });
 
   test('the form follows the inputSchema: text, numbers, a checkbox, a choice and JSON', async () => {
-    const echo = await browser.newPage(pages.url('echo.localhost', `/form.html?${++n}`));
-    await browser.waitForPalette(echo, (p) => entries(p).length === 1, 'the echo tool');
+    const echo = await h.browser.newPage(pages.url('echo.localhost', `/form.html?${++n}`));
+    await h.browser.waitForPalette(echo, (p) => entries(p).length === 1, 'the echo tool');
     const page = await openConsole(echo, 'Echo');
     await toolButton(page, 'echo').click();
     const text = page.getByRole('textbox', { name: 'text (required)' });

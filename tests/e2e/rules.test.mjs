@@ -8,25 +8,16 @@
 // Notes is served on notes.localhost: a chat there starts at read-only width
 // and is never asked the site question (docs/cards.md, "Localhost"). Its
 // kinds: list_notes Read, add_note Write, delete_note Delete.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { entries, launch } from '../support/browser.mjs';
+import { harness } from '../support/fixture.mjs';
 import { serve } from '../support/server.mjs';
 import { cardWatcher } from '../support/cards.mjs';
 import { openConsoleOn, result, toolButton } from '../support/console.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve('examples/notes');
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const h = harness({ pages: 'examples/notes', tools: 10 });
 
 const KINDS = [
   ['Read', 'tools that only look things up'],
@@ -43,11 +34,11 @@ async function callByName(consolePage, name, args) {
 }
 
 test('a site\'s rules bound every call: set on the settings page, Off hides and refuses, Ask first asks on its own card, changes reach waiting calls, unattended refuses what needs a person', async () => {
-  const notes = await browser.newPage(server.url('notes.localhost', '/'));
-  await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
+  const notes = await h.browser.newPage(h.server.url('notes.localhost', '/'));
+  await h.browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
   const host = new URL(notes.url()).host;
-  const settingsUrl = await (await browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html'));
-  const settings = await browser.newPage(settingsUrl);
+  const settingsUrl = await (await h.browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html'));
+  const settings = await h.browser.newPage(settingsUrl);
 
   // The site has been seen, and has no rules yet: its card says so and offers the two choices.
   const card = settings.getByRole('article', { name: host });
@@ -78,8 +69,8 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   assert.equal(await settings.locator('#rules-status').innerText(), `Delete on ${host} is now Off. Changes reach agents from their next call.`);
 
   // The palette says what agents may do with each tool, and which rule says so.
-  const popup = await browser.newPage(
-    await (await browser.worker()).evaluate((id) => chrome.runtime.getURL(`extension/ui/palette.html?tab=${id}`), await browser.tabId(notes)),
+  const popup = await h.browser.newPage(
+    await (await h.browser.worker()).evaluate((id) => chrome.runtime.getURL(`extension/ui/palette.html?tab=${id}`), await h.browser.tabId(notes)),
   );
   await popup.getByRole('button', { name: /delete_note/ }).click();
   assert.equal(await popup.locator('#detail-agents').innerText(), 'What agents may do: Off, by the rule for Delete tools.');
@@ -88,8 +79,8 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   await popup.close();
 
   // The agent console: Delete is Off, so delete_note is not listed and its call is refused.
-  const cards = cardWatcher(browser.context);
-  const consolePage = await openConsoleOn(browser, notes);
+  const cards = cardWatcher(h.browser.context);
+  const consolePage = await openConsoleOn(h.browser, notes);
   assert.equal(await toolButton(consolePage, 'delete_note').count(), 0, 'an Off tool is not listed');
   await toolButton(consolePage, 'list_notes').waitFor();
   let results = 0;
@@ -179,13 +170,13 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
 // it moves the stored deadline into the past (what the core reads), then
 // lets the worker stop and start again as Chromium does.
 test('a rule\'s card that nobody answers closes after its 10 minutes, even across a worker stop, and the agent is told no', async () => {
-  const notes = await browser.newPage(server.url('notes.localhost', '/?deadline'));
-  await browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
+  const notes = await h.browser.newPage(h.server.url('notes.localhost', '/?deadline'));
+  await h.browser.waitForPalette(notes, (p) => entries(p).length === 10, 'the Notes tools');
   const site = new URL(notes.url()).origin;
-  let sw = await browser.worker();
+  let sw = await h.browser.worker();
   await sw.evaluate((s) => chrome.storage.local.set({ rules: { sites: { [s]: { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' } }, unattended: false } }), site);
-  const cards = cardWatcher(browser.context);
-  const consolePage = await openConsoleOn(browser, notes);
+  const cards = cardWatcher(h.browser.context);
+  const consolePage = await openConsoleOn(h.browser, notes);
   const asked = Date.now();
   await callByName(consolePage, 'add_note', { title: 'Unanswered', body: 'For ten minutes' });
   const card = await cards.next();
@@ -213,8 +204,8 @@ test('a rule\'s card that nobody answers closes after its 10 minutes, even acros
   // The card may close as soon as a worker starts again, which the console
   // sending its request again may do before startWorker returns: wait from now.
   const closed = card.waitForEvent('close', { timeout: 20_000 });
-  await browser.stopWorker();
-  sw = await browser.startWorker();
+  await h.browser.stopWorker();
+  sw = await h.browser.startWorker();
   await closed;
   const shown = await result(consolePage, 1);
   assert.equal(shown.decision, 'Refused: Nothing ran: no one answered within 10 minutes, so the card closed. You can ask again.');
@@ -231,10 +222,10 @@ test('a site\'s card names the tabs loaded before Toolgate, which no rule holds,
   const fresh = await launch({ extension: false });
   try {
     // Same site; a page that runs no script (without Toolgate it has no WebMCP to use).
-    const old = await fresh.newPage(server.url('notes.localhost', '/notes.js?old'));
+    const old = await fresh.newPage(h.server.url('notes.localhost', '/notes.js?old'));
     const sw = await fresh.loadExtension();
     // A second tab of the site, loaded with Toolgate: its tools are seen.
-    const seen = await fresh.newPage(server.url('notes.localhost', '/?new'));
+    const seen = await fresh.newPage(h.server.url('notes.localhost', '/?new'));
     await fresh.waitForPalette(seen, (p) => entries(p).length === 10, 'the Notes tools');
     const host = new URL(seen.url()).host;
     const settings = await fresh.newPage(await sw.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
@@ -261,10 +252,10 @@ test('a site\'s card names the tabs loaded before Toolgate, which no rule holds,
 test('areas and tools set apart: listed by area, found and filtered, set and put back, and held to every agent', async () => {
   const pagesServer = await serve('tests/pages/rules');
   try {
-    const page = await browser.newPage(pagesServer.url('rules.localhost', '/'));
-    await browser.waitForPalette(page, (p) => entries(p).length === 5, 'the five tools');
+    const page = await h.browser.newPage(pagesServer.url('rules.localhost', '/'));
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 5, 'the five tools');
     const host = new URL(page.url()).host;
-    const settings = await browser.newPage(await (await browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+    const settings = await h.browser.newPage(await (await h.browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
     await settings.getByRole('article', { name: host }).getByRole('link', { name: 'Set areas and tools apart' }).click();
     await settings.getByRole('heading', { name: `Set areas and tools apart on ${host}` }).waitFor();
     const areaButton = (name) => settings.locator('.area-row button', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) });
@@ -290,11 +281,11 @@ test('areas and tools set apart: listed by area, found and filtered, set and put
     await settings.getByRole('combobox', { name: 'What the tools of notes may do' }).selectOption({ label: 'Off' });
     await settings.getByLabel('Only what\'s set apart').check();
     await settings.locator('#shown', { hasText: '3 of 5 tools shown.' }).waitFor();
-    const stored = await (await browser.worker()).evaluate(async (site) => (await chrome.storage.local.get('rules')).rules.sites[site], `http://${host}`);
+    const stored = await (await h.browser.worker()).evaluate(async (site) => (await chrome.storage.local.get('rules')).rules.sites[site], `http://${host}`);
     assert.deepStrictEqual([stored.tools, stored.areas, stored.delete], [{ 'billing.refund': 'allowed' }, { notes: 'off' }, 'off']);
 
     // An agent meets them: the notes area is not listed, billing.refund is.
-    const consolePage = await openConsoleOn(browser, page, 'Billing and notes');
+    const consolePage = await openConsoleOn(h.browser, page, 'Billing and notes');
     assert.deepStrictEqual((await consolePage.locator('#tools button .name').allInnerTexts()).map((t) => t.replace(/\s.*$/, '')).sort(),
       ['billing.charge', 'billing.refund', 'export_all']);
     await callByName(consolePage, 'notes.list', {});
@@ -321,10 +312,10 @@ test('areas and tools set apart: listed by area, found and filtered, set and put
 test('Set areas and tools apart with 500 tools filters as you type without building the list again', async () => {
   const pagesServer = await serve('tests/pages/rules');
   try {
-    const page = await browser.newPage(pagesServer.url('many.localhost', '/many.html'));
-    await browser.waitForPalette(page, (p) => entries(p).length === 500, 'the 500 tools');
+    const page = await h.browser.newPage(pagesServer.url('many.localhost', '/many.html'));
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 500, 'the 500 tools');
     const site = new URL(page.url()).origin;
-    const view = await browser.newPage(await (await browser.worker()).evaluate((s) => chrome.runtime.getURL(`extension/ui/set-apart.html?site=${encodeURIComponent(s)}`), site));
+    const view = await h.browser.newPage(await (await h.browser.worker()).evaluate((s) => chrome.runtime.getURL(`extension/ui/set-apart.html?site=${encodeURIComponent(s)}`), site));
     await view.locator('#shown', { hasText: '500 of 500 tools shown.' }).waitFor();
     assert.equal(await view.locator('.area').count(), 50);
     await view.evaluate(() => { for (const row of document.querySelectorAll('li.tool')) row.marked = true; });
