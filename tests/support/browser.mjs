@@ -52,15 +52,21 @@ export const BROWSER_VERSION = (() => {
 
 // Browsers to check after the running test: every open one, and those
 // closed since the last check (their worker's errors read as they closed).
+// Only in a test file's process: the example and the benchmarks launch
+// browsers too, and a hook of node:test would print a test report on their
+// standard output (NODE_TEST_CONTEXT cannot tell: their processes inherit it
+// when a test starts them).
 const toCheck = new Set();
-afterEach(async () => {
-  const found = [];
-  for (const browser of toCheck) {
-    found.push(...await browser.takeErrors());
-    if (browser.closed) toCheck.delete(browser);
-  }
-  if (found.length) throw new Error(`uncaught errors:\n${found.join('\n')}`);
-});
+if (/\.test\.m?js$/.test(process.argv[1] ?? '')) {
+  afterEach(async () => {
+    const found = [];
+    for (const browser of toCheck) {
+      found.push(...await browser.takeErrors());
+      if (browser.closed) toCheck.delete(browser);
+    }
+    if (found.length) throw new Error(`uncaught errors:\n${found.join('\n')}`);
+  });
+}
 
 // Launches Chromium. Options:
 //   extension: load Toolgate (default true);
