@@ -132,6 +132,27 @@ fn ask_first_asks_on_its_own_card_every_time_whatever_the_chat_allowed() {
     assert!(refused.is_err(), "a rule's card takes no \"always\"");
 }
 
+/// A chat opened Read only is never asked about a call it may not make: on a
+/// site whose rule would ask first, the call is refused with the reason, and
+/// no card opens (docs/rules.md, "A chat opened Read only").
+#[test]
+fn a_read_only_chat_is_refused_without_a_card_where_a_rule_would_ask_first() {
+    let mut h = Harness::new();
+    h.session.open_chat("ro", "Read-only chat", true);
+    h.session.rules = new_rules_on_remote();
+    let step = h.call("ro", 1, "add_note", json!({"title": "x"}));
+    assert_eq!(
+        outcome(&h, &step),
+        "Nothing ran: this chat was opened Read only, and add_note is not a Read tool."
+    );
+    assert!(h.session.pending.is_empty(), "no card waits");
+    // A site without rules: the chat's own refusal, as before.
+    assert_eq!(
+        h.call_said("ro", 2, "add_note", json!({"title": "x"})),
+        "refused: add_note on notes.localhost:8000 is Mutating, and this chat was opened Read only"
+    );
+}
+
 #[test]
 fn the_chats_refusal_still_holds_after_the_rules_yes() {
     let mut h = Harness::new();
@@ -262,6 +283,30 @@ fn a_rule_card_waits_ten_minutes_then_the_agent_is_told_no_and_may_ask_again() {
         "rule card",
         "it can ask again"
     );
+}
+
+/// The late yes's same call has the same arguments in any order
+/// (docs/rules.md, "How long a call waits"): the agent's JSON text with its
+/// keys in another order, or other spaces, is the same call.
+#[test]
+fn a_late_yes_takes_the_same_arguments_in_any_order() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    h.session.rules = new_rules_on_remote();
+    let request = |id: u32, args: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"browser_call_webmcp_tool","arguments":{{"tabId":1,"name":"add_note","arguments":{args}}}}}}}"#
+        )
+    };
+    let step = h.checked(|s, w| s.request("c", &request(900, r#"{"title":"x","body":"y"}"#), w));
+    let id = card_id(&step);
+    h.session.withdraw("c", &json!(900));
+    h.answer(id, Answer::Rule(RuleAnswer::AllowOnce));
+    let step =
+        h.checked(|s, w| s.request("c", &request(901, r#"{ "body": "y", "title": "x" }"#), w));
+    assert_eq!(outcome(&h, &step), "run");
+    let step = h.checked(|s, w| s.request("c", &request(902, r#"{"title":"x","body":"y"}"#), w));
+    assert_eq!(outcome(&h, &step), "rule card", "once");
 }
 
 #[test]

@@ -398,15 +398,15 @@ fn a_chat_opened_read_only_has_every_tool_that_is_not_read_off() {
         write: Level::Allowed,
         ..SiteRules::default()
     };
+    assert!(matches!(
+        gate(
+            Some(&rules),
+            tool("notes.create", "notes", ToolKind::Write),
+            read_only
+        ),
+        Gate::Off { .. }
+    ));
     for rules in [Some(&rules), None] {
-        assert!(matches!(
-            gate(
-                rules,
-                tool("notes.create", "notes", ToolKind::Write),
-                read_only
-            ),
-            Gate::Off { .. }
-        ));
         assert_eq!(
             gate(
                 rules,
@@ -416,6 +416,16 @@ fn a_chat_opened_read_only_has_every_tool_that_is_not_read_off() {
             Gate::ChatDecides
         );
     }
+    // A site from before follows the chat, whose answers refuse the call
+    // (tests/requests.rs, a_read_only_chat_sees_and_calls_only_read_only_tools).
+    assert_eq!(
+        gate(
+            None,
+            tool("notes.create", "notes", ToolKind::Write),
+            read_only
+        ),
+        Gate::ChatDecides
+    );
 }
 
 #[test]

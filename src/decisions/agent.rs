@@ -174,7 +174,8 @@ pub struct PageCall {
     pub class: Class,
     /// The tool's definition (`Tool::definition`) when the request found it.
     pub definition: String,
-    /// The arguments as canonical JSON text.
+    /// The arguments as the agent sent them (JSON text): what the card
+    /// shows and the tool receives.
     pub arguments: String,
     /// A card allowed this call only ("Allow this call only").
     #[serde(default)]

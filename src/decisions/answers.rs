@@ -294,6 +294,11 @@ impl Answers {
         entry.read_only = read_only;
     }
 
+    /// Whether `chat` was opened Read only.
+    pub fn read_only(&self, chat: &str) -> bool {
+        self.chats.get(chat).is_some_and(|c| c.read_only)
+    }
+
     fn chat(&mut self, chat: &str) -> &mut Chat {
         self.chats.get_or_insert_with(chat.to_owned(), || Chat {
             label: chat.to_owned(),
@@ -342,8 +347,7 @@ impl Answers {
     /// Whether a listing shows this tool to the chat.
     pub fn visible(&self, chat: &str, tool: &ToolFacts) -> bool {
         let never = self.never_allowed(tool.site, tool.name);
-        let off_for_chat =
-            self.chats.get(chat).is_some_and(|c| c.read_only) && tool.class != Class::ReadOnly;
+        let off_for_chat = self.read_only(chat) && tool.class != Class::ReadOnly;
         !(never || off_for_chat)
     }
 
@@ -356,8 +360,7 @@ impl Answers {
         let host = site_host(site);
         let why = if self.never_allowed(site, name) {
             format!("refused: {name} on {host} is never allowed, until the browser restarts")
-        } else if self.chats.get(chat).is_some_and(|c| c.read_only) && tool.class != Class::ReadOnly
-        {
+        } else if self.read_only(chat) && tool.class != Class::ReadOnly {
             format!(
                 "refused: {name} on {host} is {}, and this chat was opened Read only",
                 tool.class.label()

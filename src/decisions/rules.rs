@@ -434,7 +434,14 @@ pub struct Mode {
 
 /// The gate for a call of `tool` on a site with `rules` (`None`: a site
 /// from before, which follows the chat's answers alone).
+///
+/// A chat opened Read only has every tool that is not Read Off, before any
+/// level is looked at: it is never asked about a call it may not make. On a
+/// site from before, the chat's own answers refuse such a call, in their words.
 pub fn gate(rules: Option<&SiteRules>, tool: RuleFacts, mode: Mode) -> Gate {
+    let Some(rules) = rules else {
+        return Gate::ChatDecides;
+    };
     if mode.read_only_chat && tool.kind != ToolKind::Read {
         return Gate::Off {
             why: format!(
@@ -443,9 +450,6 @@ pub fn gate(rules: Option<&SiteRules>, tool: RuleFacts, mode: Mode) -> Gate {
             ),
         };
     }
-    let Some(rules) = rules else {
-        return Gate::ChatDecides;
-    };
     match rules.level(tool) {
         (Level::Allowed, _) => Gate::ChatDecides,
         (Level::Off, because) => Gate::Off {

@@ -334,3 +334,37 @@ test('Set areas and tools apart with 500 tools filters as you type without build
     await pagesServer.close();
   }
 });
+
+// A chat opened Read only may call Read tools alone, whatever a rule says:
+// where a rule would ask first, its call of a Write tool is refused with the
+// reason, and no card asks a person about a call that could not run.
+test('a chat opened Read only is refused a tool a rule would ask first about, and no card opens', async () => {
+  const { page, tabId } = await h.open('read-only-chat.localhost');
+  const site = new URL(page.url()).origin;
+  const sw = await h.browser.worker();
+  const setRules = (sites) => sw.evaluate(async ([s, rules]) => {
+    const { rules: book = { sites: {} } } = await chrome.storage.local.get('rules');
+    if (rules) book.sites[s] = rules;
+    else delete book.sites[s];
+    await chrome.storage.local.set({ rules: book });
+  }, [site, sites]);
+  await setRules({ read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' });
+  try {
+    // The rules hold once delete_note (Off) is no longer listed to a chat.
+    const chat = await h.chat();
+    const listed = async () => (await h.send(chat, h.listRequest(tabId))).result.structuredContent.tools.map((t) => t.name);
+    for (let tries = 0; (await listed()).includes('delete_note'); tries += 1) {
+      assert.ok(tries < 500, 'the rules reached the worker');
+    }
+    const readOnly = 'read-only-chat';
+    await sw.evaluate((c) => self.toolgate.openChat(c, { label: 'A Read only chat', readOnly: true }), readOnly);
+    const got = await h.start(readOnly, h.request(tabId, 'add_note', { title: 'x', body: 'y' }));
+    assert.equal(got.card, undefined, 'no card opens');
+    assert.equal(got.reply.result.isError, true);
+    assert.equal(h.text(got.reply), 'Nothing ran: this chat was opened Read only, and add_note is not a Read tool.');
+    assert.equal(await page.evaluate(() => document.querySelector('#notes').innerText.includes('x: y')), false, 'the page saw nothing');
+  } finally {
+    await setRules(null);
+    await page.close();
+  }
+});

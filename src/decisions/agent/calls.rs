@@ -119,7 +119,9 @@ impl Session {
         }
         // A tool its site's rule turns Off is refused before anything else:
         // not even its arguments are looked at (docs/rules.md).
-        let rule = RuleFacts::of(found.tool).map(|rule| self.rules.gate(&found.site, rule, false));
+        let read_only = self.answers.read_only(chat);
+        let rule =
+            RuleFacts::of(found.tool).map(|rule| self.rules.gate(&found.site, rule, read_only));
         if let Some(Gate::Off { why }) = rule {
             return refusal(id, Decision::Refuse { why });
         }
@@ -166,7 +168,8 @@ impl Session {
         // The site's rule is the most the chat may do (docs/rules.md), as it
         // is now: a call that waited on a card meets the rule of its answer's time.
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
-        match rule.map(|rule| self.rules.gate(&call.site, rule, false)) {
+        let read_only = self.answers.read_only(chat);
+        match rule.map(|rule| self.rules.gate(&call.site, rule, read_only)) {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
             Some(Gate::AskFirst { .. })
                 if !call.rule_yes && self.late_yes(chat, &call, world.now_ms) =>

@@ -27,9 +27,27 @@ impl SameCall {
             chat: chat.to_owned(),
             site: call.site.clone(),
             tool: call.target.name.clone(),
-            arguments: call.arguments.clone(),
+            arguments: canonical(&call.arguments),
         }
     }
+}
+
+/// JSON text with every object's keys in order and no spaces, so that the
+/// same arguments in any order read the same (docs/rules.md, "How long a
+/// call waits"). Text that is not JSON stays as it is.
+fn canonical(text: &str) -> String {
+    fn sorted(value: Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+            }
+            Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+            other => other,
+        }
+    }
+    serde_json::from_str::<Value>(text).map_or_else(|_| text.to_owned(), |v| sorted(v).to_string())
 }
 
 impl Session {

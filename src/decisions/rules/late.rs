@@ -20,7 +20,8 @@ pub struct SameCall {
     pub chat: String,
     pub site: String,
     pub tool: String,
-    /// The arguments as canonical JSON text (keys sorted, as a call's are kept).
+    /// The arguments as canonical JSON text (every object's keys in order,
+    /// no spaces): the same arguments in any order are the same call.
     pub arguments: String,
 }
 
