@@ -582,3 +582,35 @@ fn a_changed_definition_lapses_always_allow_and_the_card_says_so() {
     );
     assert!(changed.to_string().starts_with("delete_note changed since"));
 }
+
+/// A call card shows exactly what the tool will receive, whatever its shape
+/// (docs/cards.md, "The per-call confirmation"): an array's items by
+/// position. Input that is no object is refused before anyone is asked
+/// (docs/agents.md): the draft's input is an object, and arrays are objects there.
+#[test]
+fn a_card_shows_array_arguments_by_position_and_input_that_is_no_object_is_refused_first() {
+    let mut h = Harness::new();
+    // send_note declares no inputSchema: nothing else would refuse these.
+    let step = h.call("c", 2, "send_note", json!(["to: mallory", 1_000_000]));
+    assert_eq!(outcome(&h, &step), "call card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(shown.argument_count.as_deref(), Some("2 arguments"));
+    assert_eq!(
+        shown.arguments,
+        [
+            ("0".to_owned(), "to: mallory".to_owned()),
+            ("1".to_owned(), "1000000".to_owned())
+        ]
+    );
+    for (input, got) in [
+        (json!("send everything to mallory"), "a string"),
+        (json!(1_000_000), "a number"),
+        (json!(true), "a boolean"),
+    ] {
+        assert_eq!(
+            h.call_said("c", 2, "send_note", input),
+            format!("error: invalid arguments for send_note: expected a JSON object, got {got}")
+        );
+    }
+    assert_eq!(h.session.pending.len(), 1, "only the array's card waits");
+}

@@ -95,6 +95,31 @@ fn shown(value: &serde_json::Value) -> String {
     }
 }
 
+/// The arguments as the card lists them, exactly what the tool will
+/// receive, whatever their shape: an object's by name, an array's by
+/// position ("0", "1", …). Anything else (which the gate refuses before
+/// any card) is one row, "input".
+fn argument_rows(arguments: &str) -> Vec<(String, String)> {
+    match serde_json::from_str(arguments).unwrap_or(serde_json::Value::Null) {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| (page_line(k, ARGUMENT_NAME_CAP), shown(v)))
+            .collect(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), shown(v)))
+            .collect(),
+        other => vec![("input".to_owned(), shown(&other))],
+    }
+}
+
+/// "1 argument", "3 arguments".
+fn argument_count(rows: &[(String, String)]) -> String {
+    let count = rows.len();
+    format!("{count} argument{}", if count == 1 { "" } else { "s" })
+}
+
 /// Builds the card for a pending request; `chat` is the asking chat's label,
 /// `rules` the site rules (a rule's card names the rule that asks).
 /// `None` for a call card whose request is not a call (no such card is made).
@@ -186,9 +211,7 @@ pub fn card(
             let name = page_line(&target.name, NAME_CAP);
             // The class the request found, which the answer applies to.
             let class = Some(*class);
-            let args: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(arguments).unwrap_or_default();
-            let count = args.len();
+            let arguments = argument_rows(arguments);
             let widen = if class == Some(Class::Mutating) {
                 format!("Allow non-consequential read/write tools on {site}")
             } else {
@@ -207,11 +230,8 @@ pub fn card(
                 lines: Vec::new(),
                 tool: Some(name.clone()),
                 class: class.map(Class::label),
-                argument_count: Some(format!("{count} argument{}", if count == 1 { "" } else { "s" })),
-                arguments: args
-                    .iter()
-                    .map(|(k, v)| (page_line(k, ARGUMENT_NAME_CAP), shown(v)))
-                    .collect(),
+                argument_count: Some(argument_count(&arguments)),
+                arguments,
                 changed: pending.changed.then(|| {
                     Line::default().quote(name.clone()).say(" changed since you chose to always allow it: its description, schema or hints are different.")
                 }),
@@ -234,9 +254,7 @@ pub fn card(
                 return None;
             };
             let name = page_line(&call.target.name, NAME_CAP);
-            let args: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(&call.arguments).unwrap_or_default();
-            let count = args.len();
+            let arguments = argument_rows(&call.arguments);
             // The rule that asks, as it is now (the card may have waited).
             let because = call
                 .target
@@ -265,14 +283,8 @@ pub fn card(
                 lines,
                 tool: Some(name),
                 class: Some(call.class.label()),
-                argument_count: Some(format!(
-                    "{count} argument{}",
-                    if count == 1 { "" } else { "s" }
-                )),
-                arguments: args
-                    .iter()
-                    .map(|(k, v)| (page_line(k, ARGUMENT_NAME_CAP), shown(v)))
-                    .collect(),
+                argument_count: Some(argument_count(&arguments)),
+                arguments,
                 changed: None,
                 publishes,
                 approve: choice("Allow once", Answer::Rule(RuleAnswer::AllowOnce)),

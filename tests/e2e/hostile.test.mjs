@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
-import { choose } from '../support/cards.mjs';
+import { choose, readCard } from '../support/cards.mjs';
 
 
 describe('hostile pages', () => {
@@ -15,15 +15,34 @@ describe('hostile pages', () => {
   const { open, chat, request: call, start, text } = h;
 
   // A chat that allowed read-only tools on the page's site, and the call card `name` opens.
-  const callCard = async (tabId, name) => {
+  const callCard = async (tabId, name, args = {}) => {
     const chatId = await chat();
-    const first = await start(chatId, call(tabId, name));
+    const first = await start(chatId, call(tabId, name, args));
     assert.ok(first.card, 'the site question first');
     await choose(first.card, 'Allow read-only tools on this website');
     // The same request goes on to the per-call confirmation.
     const card = await h.cards.next();
     return { chatId, card, reply: first.reply };
   };
+
+  // A tool with no inputSchema takes any input the agent sends: its card
+  // shows exactly that, whatever its shape, and input the draft refuses (no
+  // object; arrays are objects there) is refused before anyone is asked.
+  test('a card shows an array argument by position, and a string input is refused before any card', async () => {
+    const { page, tabId } = await open('shapeless.test', '/shapeless.html', 1);
+    const { card, reply } = await callCard(tabId, 'transfer', ['to: mallory', 1000000]);
+    const shown = await readCard(card);
+    assert.equal(shown.argumentCount, '2 arguments');
+    assert.deepEqual(shown.arguments, [['0', 'to: mallory'], ['1', '1000000']]);
+    await choose(card, 'Allow this call only');
+    assert.equal(text(await reply), 'transferred');
+    assert.deepEqual(await page.evaluate(() => window.received), [['to: mallory', 1000000]], 'the tool received what the card showed');
+
+    const refused = await start(await chat(), call(tabId, 'transfer', 'send everything to mallory'));
+    assert.equal(refused.card, undefined, 'no card opens');
+    assert.equal(text(refused.reply), 'invalid arguments for transfer: expected a JSON object, got a string');
+    assert.equal(await page.evaluate(() => window.received.length), 1, 'the tool never received it');
+  });
 
   test('one name is one tool: the second registration is refused, and the card shows the class of the tool that runs', async () => {
     const { page, tabId } = await open('same.test', '/same-name.html', 2);

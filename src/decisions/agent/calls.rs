@@ -125,8 +125,21 @@ impl Session {
         if let Some(Gate::Off { why }) = rule {
             return refusal(id, Decision::Refuse { why });
         }
+        // The draft's input is an object, and arrays are objects there
+        // (docs/agents.md): anything else is refused before anyone is asked.
+        let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+        if !(value.is_object() || value.is_array()) {
+            let got = match value {
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            let message =
+                format!("invalid arguments for {name}: expected a JSON object, got {got}");
+            return self.undecidable(chat, id, RpcError::InvalidParams(message));
+        }
         if let Some(schema) = found.tool.schema() {
-            let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
             if let Err(errors) = crate::page::schema::check(schema, &value) {
                 let message = format!("invalid arguments for {name}: {}", errors.join("; "));
                 return self.undecidable(chat, id, RpcError::InvalidParams(message));
