@@ -604,7 +604,8 @@ fn a_card_shows_array_arguments_by_position_and_input_that_is_no_object_is_refus
     );
     for (input, got) in [
         (json!("send everything to mallory"), "a string"),
-        (json!(1_000_000), "a number"),
+        (json!(1_000_000), "an integer"),
+        (json!(0.5), "a number"),
         (json!(true), "a boolean"),
     ] {
         assert_eq!(

@@ -49,6 +49,20 @@ pub fn check(schema: &Value, arguments: &Value) -> Result<(), Vec<String>> {
     }
 }
 
+/// A JSON value's type as an agent is told it ("got a string"), as the
+/// worker's validator words it too.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// The problems natively: the `jsonschema` crate (draft 2020-12, `format`
 /// checked), worded as the worker words them.
 #[cfg(not(target_arch = "wasm32"))]
@@ -86,18 +100,6 @@ mod native {
         at
     }
 
-    fn type_name(value: &Value) -> &'static str {
-        match value {
-            Value::Null => "null",
-            Value::Bool(_) => "a boolean",
-            Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-            Value::Number(_) => "a number",
-            Value::String(_) => "a string",
-            Value::Array(_) => "an array",
-            Value::Object(_) => "an object",
-        }
-    }
-
     fn article(name: &str) -> String {
         match name {
             "object" | "array" | "integer" => format!("an {name}"),
@@ -123,7 +125,7 @@ mod native {
                         set.iter().map(|one| article(one.as_str())).collect()
                     }
                 };
-                let got = type_name(error.instance());
+                let got = super::type_name(error.instance());
                 format!("{at}: expected {}, got {got}", names.join(" or "))
             }
             ValidationErrorKind::AdditionalProperties { unexpected } => unexpected

@@ -119,9 +119,7 @@ impl Session {
         }
         // A tool its site's rule turns Off is refused before anything else:
         // not even its arguments are looked at (docs/rules.md).
-        let read_only = self.answers.read_only(chat);
-        let rule =
-            RuleFacts::of(found.tool).map(|rule| self.rules.gate(&found.site, rule, read_only));
+        let rule = RuleFacts::of(found.tool).map(|rule| self.rule_gate(chat, &found.site, rule));
         if let Some(Gate::Off { why }) = rule {
             return refusal(id, Decision::Refuse { why });
         }
@@ -129,12 +127,7 @@ impl Session {
         // (docs/agents.md): anything else is refused before anyone is asked.
         let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
         if !(value.is_object() || value.is_array()) {
-            let got = match value {
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                Value::Bool(_) => "a boolean",
-                _ => "null",
-            };
+            let got = crate::page::schema::type_name(&value);
             let message =
                 format!("invalid arguments for {name}: expected a JSON object, got {got}");
             return self.undecidable(chat, id, RpcError::InvalidParams(message));
@@ -162,6 +155,12 @@ impl Session {
         self.decide_call(chat, id, call, world)
     }
 
+    /// The site's rule for `chat`'s call or listing of a tool: the one place
+    /// that tells the rules whether the chat was opened Read only.
+    pub(super) fn rule_gate(&self, chat: &str, site: &str, rule: RuleFacts) -> Gate {
+        self.rules.gate(site, rule, self.answers.read_only(chat))
+    }
+
     /// A call that cannot be decided (no such tool, arguments its schema
     /// refuses) is still the chat's next call: it ends the immediate-retry
     /// window (docs/cards.md, "Widths of an answer").
@@ -181,8 +180,7 @@ impl Session {
         // The site's rule is the most the chat may do (docs/rules.md), as it
         // is now: a call that waited on a card meets the rule of its answer's time.
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
-        let read_only = self.answers.read_only(chat);
-        match rule.map(|rule| self.rules.gate(&call.site, rule, read_only)) {
+        match rule.map(|rule| self.rule_gate(chat, &call.site, rule)) {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
             Some(Gate::AskFirst { .. })
                 if !call.rule_yes && self.late_yes(chat, &call, world.now_ms) =>

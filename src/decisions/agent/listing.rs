@@ -113,7 +113,7 @@ impl Session {
                                                "instructions": d.instructions, "site": site})),
                     // A tool its site's rule turns Off is not listed (docs/rules.md).
                     Some(_) if RuleFacts::of(tool).is_some_and(|rule| {
-                        matches!(self.rules.gate(&site, rule, self.answers.read_only(chat)), Gate::Off { .. })
+                        matches!(self.rule_gate(chat, &site, rule), Gate::Off { .. })
                     }) => {}
                     Some(facts) if self.answers.visible(chat, &facts) => tools.push(json!({
                         "name": d.name, "title": d.title, "description": d.description,
