@@ -177,7 +177,6 @@ ensure_chromium_156() {
 # tests/support/browser.mjs reads TOOLGATE_BROWSER. Each file runs only in the
 # configurations tests/README.md's table gives it ("Where each file runs"),
 # which this reads.
-E2E_CONFIGS=(148 156 "148 native" "156 native")
 e2e_files() { # config: the files whose row marks that configuration's column
   node tests/support/configurations.mjs "$1"
 }
@@ -357,7 +356,9 @@ case "${1:-build}" in
     ensure_npm_packages
     ensure_chromium
     ensure_chromium_156
-    node tests/support/configurations.mjs --check
+    # The table is whole; its configurations, in the order they run.
+    mapfile -t e2e_configs < <(node tests/support/configurations.mjs --check)
+    [ ${#e2e_configs[@]} -gt 0 ] || { echo "build.sh: tests/README.md's table of configurations could not be read" >&2; exit 1; }
     stage "fmt and clippy"
     lint
     stage "build: the core, the bundles, toolgate-mcp"
@@ -372,7 +373,7 @@ case "${1:-build}" in
     fuzz_smoke
     failed=()
     rm -f target/e2e-*.tap
-    for config in "${E2E_CONFIGS[@]}"; do
+    for config in "${e2e_configs[@]}"; do
       mapfile -t files < <(e2e_files "$config")
       [ ${#files[@]} -gt 0 ] || continue
       stage "end-to-end on Chromium $config (${#files[@]} files)"

@@ -31,9 +31,10 @@ export const start = (worker, cards, chat, request) => cards.race(send(worker, c
 
 // Sends `request` as `chat` and answers each card it opens with the next of
 // `answers` (labels as the card shows them), clicked as a person clicks. A
-// card with no answer left is closed, which refuses (docs/cards.md); the
-// first such is `unanswered` ({ heading, labels }, else null). Resolves with { reply, cards: [{ heading, answer }],
-// unanswered } once the reply has come.
+// card with no answer left is closed, which refuses (docs/cards.md), and
+// the first such is told in `unanswered` ({ heading, labels }). Resolves
+// with { reply, cards: [{ heading, answer }], unanswered } once the reply
+// has come.
 export async function callAnswering(worker, cards, chat, request, answers = []) {
   const left = [answers].flat();
   const answered = [];

@@ -178,7 +178,7 @@ describe('answering on a real host name', () => {
     const chat = await h.chat();
     const site = await h.asks(chat, tabId, 'delete_note', { title: 'Old draft' }, 'site');
     await choose(site.card, 'Allow read-only tools on this website');
-    const call = await h.nextCard();
+    const call = await h.cards.next();
     assert.equal(await cardKind(call), 'call');
     assert.equal((await readCard(call)).heading, 'delete_note');
     await choose(call, 'Allow this call only');
@@ -400,7 +400,7 @@ describe('answering on a real host name', () => {
     const waiting = h.send(other, h.request(tabId, 'list_notes'));
     await choose(asked.card, 'Allow this call only');
     assertRan(await asked.reply, 'list_notes');
-    const again = await h.nextCard();
+    const again = await h.cards.next();
     assert.equal(await cardKind(again), 'site');
     await choose(again, 'Deny this call');
     assertRefused(await waiting, 'list_notes');

@@ -56,8 +56,9 @@ export const BROWSER_VERSION = (() => {
 // browsers too, and a hook of node:test would print a test report on their
 // standard output (NODE_TEST_CONTEXT cannot tell: their processes inherit it
 // when a test starts them).
+const UNDER_TEST = /\.test\.m?js$/.test(process.argv[1] ?? '');
 const toCheck = new Set();
-if (/\.test\.m?js$/.test(process.argv[1] ?? '')) {
+if (UNDER_TEST) {
   afterEach(async () => {
     const found = [];
     for (const browser of toCheck) {
@@ -266,7 +267,7 @@ export async function launch({
       await rm(profile, { recursive: true, force: true });
     },
   };
-  toCheck.add(browser);
+  if (UNDER_TEST) toCheck.add(browser);
   return browser;
 }
 

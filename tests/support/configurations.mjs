@@ -2,8 +2,9 @@
 // "Where each file runs" in tests/README.md, the one place that says it.
 // build.sh asks this for each configuration's files:
 //
+//   node tests/support/configurations.mjs --check        -> the table is whole, and
+//                                                           its configurations, one a line
 //   node tests/support/configurations.mjs "156 native"   -> tests/e2e/… one a line
-//   node tests/support/configurations.mjs --check        -> the table is whole
 //
 // Every file in tests/e2e/ must have a row, and every row must mark at least
 // one configuration: a file missing from the table would silently run nowhere.
@@ -61,7 +62,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const table = readTable();
     checkTable(table);
     const wanted = process.argv[2];
-    if (wanted !== '--check') {
+    if (wanted === '--check') {
+      for (const config of CONFIGURATIONS) console.log(config);
+    } else {
       if (!CONFIGURATIONS.includes(wanted)) throw new Error(`usage: configurations.mjs (--check | ${CONFIGURATIONS.map((c) => `"${c}"`).join(' | ')})`);
       for (const [file, marked] of table) if (marked.has(wanted)) console.log(`tests/e2e/${file}`);
     }

@@ -10,7 +10,7 @@ import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as agent from '../../lib/agent.mjs';
 import { cardWatcher } from '../../lib/cards.mjs';
-import { entries, launch } from './browser.mjs';
+import { TOOLGATE_ID, entries, launch } from './browser.mjs';
 import { serve } from './server.mjs';
 import { cardKind, choose } from './cards.mjs';
 import { sendWaiting } from './events.mjs';
@@ -41,7 +41,6 @@ export function harness({
     const { args = [], ...more } = typeof options === 'function' ? options(h.server) : options;
     h.browser = await launch({ ...more, args: [...REAL_HOSTS, ...args] });
     h.cards = cardWatcher(h.browser.context);
-    h.extensionId = new URL((await h.browser.worker()).url()).host;
     if (configure) {
       const sw = await h.browser.worker();
       await sw.evaluate((changes) => self.toolgate.configure(changes), configure);
@@ -58,7 +57,7 @@ export function harness({
     await h.browser.stopWorker();
     const page = await h.browser.context.newPage();
     h.cards.claim(page);
-    await page.goto(`chrome-extension://${h.extensionId}/extension/ui/card.html?card=0`);
+    await page.goto(`chrome-extension://${TOOLGATE_ID}/extension/ui/card.html?card=0`);
     await page.getByText('This request was already answered.').waitFor();
     await h.browser.worker();
     await page.close();
@@ -93,9 +92,6 @@ export function harness({
   // Sends a request as `chat`; `waitsOn` resolves with the id of the card
   // it is told to wait on (tests/support/events.mjs).
   h.sendWaiting = async (chat, request) => sendWaiting(await h.browser.worker(), chat, request);
-
-  // A card window not handed out before, once its answers are on screen.
-  h.nextCard = (timeout) => h.cards.next(timeout);
 
   // Sends a request and resolves with whichever comes first: the reply
   // ({ reply }), or a card ({ card, reply }).
