@@ -32,6 +32,28 @@ fn check_arguments(schema: &serde_json::Value, arguments: &serde_json::Value) ->
     }
 }
 
+/// A pattern on the core's linear-time engine (src/page/schema/pattern.rs),
+/// which the worker's validator runs instead of JavaScript's `RegExp`
+/// (extension/background/arguments.js).
+#[wasm_bindgen]
+pub struct LinearPattern(crate::page::schema::Pattern);
+
+#[wasm_bindgen]
+impl LinearPattern {
+    /// Compiles `source`; fails with why Toolgate cannot run it.
+    #[wasm_bindgen(constructor)]
+    pub fn new(source: &str) -> Result<LinearPattern, JsError> {
+        crate::page::schema::Pattern::new(source)
+            .map(LinearPattern)
+            .map_err(|why| JsError::new(&why))
+    }
+
+    /// Whether the pattern matches anywhere in `text`, as `RegExp.prototype.test`.
+    pub fn test(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+}
+
 // Values cross the boundary as JSON text in plain strings: the shell turns
 // them into JS values with the JS engine's own `JSON`, the core with
 // serde_json. It is faster than walking JS objects field by field

@@ -196,6 +196,22 @@ fn a_native_calls_arguments_are_checked_before_anyone_is_asked() {
 }
 
 #[test]
+fn a_call_whose_schema_toolgate_cannot_check_is_refused_never_run_unchecked() {
+    let mut h = Harness::new();
+    h.registry.apply(page(
+        frame(1, 0, "doc-0", REMOTE),
+        json!([{"op": "register", "decl": {"path": "document_object", "name": "set_password", "description": "Set",
+            "input_schema": "{\"type\":\"object\",\"properties\":{\"p\":{\"type\":\"string\",\"pattern\":\"^(?=.*[0-9]).+$\"}}}"}}]),
+    ));
+    let why = error_of(&h.native(1, 0, "set_password", json!({"p": "abc1"})));
+    assert_eq!(
+        why,
+        "cannot check the arguments of set_password: its pattern \"^(?=.*[0-9]).+$\" uses look-around or back-references, which Toolgate does not run"
+    );
+    assert!(h.session.pending.is_empty());
+}
+
+#[test]
 fn a_native_call_sent_again_waits_on_the_same_card() {
     let mut h = Harness::new();
     let card = card_of(&h.native(1, 0, "delete_note", json!({"title": "Old"})));

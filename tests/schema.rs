@@ -3,7 +3,7 @@
 //! the whole of JSON Schema, each problem worded for the agent.
 
 use serde_json::json;
-use toolgate::page::schema::check;
+use toolgate::page::schema::{check, uncheckable, Pattern};
 
 fn problems(schema: serde_json::Value, arguments: serde_json::Value) -> Vec<String> {
     check(&schema, &arguments).err().unwrap_or_default()
@@ -59,10 +59,63 @@ fn patterns_formats_and_references_are_checked() {
 
 #[test]
 fn a_schema_the_validator_cannot_read_checks_nothing() {
-    assert!(check(
-        &json!({"type": "object", "properties": {"q": {"type": "string", "pattern": "("}}}),
-        &json!({"q": 5})
-    )
-    .is_ok());
     assert!(check(&json!({"type": "strin"}), &json!(5)).is_ok());
+}
+
+#[test]
+fn a_backtracking_pattern_is_matched_in_linear_time() {
+    // On a backtracking engine each further "a" doubles the time: 5,000 of
+    // them would not finish. Linear engines answer at once, and rightly.
+    let schema = json!({"type": "object", "properties": {"q": {"type": "string", "pattern": "^(a+)+$"}},
+        "patternProperties": {"^(b+)+$": {"type": "integer"}}});
+    let long = "a".repeat(5000);
+    assert!(problems(schema.clone(), json!({"q": long})).is_empty());
+    let found = problems(schema.clone(), json!({"q": format!("{long}!")}));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("arguments.q: "), "{found:?}");
+    let key = format!("{}!", "b".repeat(5000));
+    assert!(problems(schema.clone(), json!({ key: "not checked" })).is_empty());
+    let found = problems(schema, json!({ "b".repeat(5000): "x" }));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(uncheckable(&json!({"pattern": "^(a+)+$"})).is_none());
+}
+
+#[test]
+fn a_pattern_toolgate_cannot_run_makes_the_schema_uncheckable_wherever_it_is() {
+    let why = |schema: serde_json::Value| uncheckable(&schema).unwrap_or_default();
+    assert_eq!(
+        why(json!({"properties": {"p": {"pattern": "^(?=.*[0-9]).{8,}$"}}})),
+        "its pattern \"^(?=.*[0-9]).{8,}$\" uses look-around or back-references, which Toolgate does not run"
+    );
+    assert!(
+        why(json!({"items": [{"pattern": "(a)\\1"}]})).contains("look-around or back-references")
+    );
+    assert!(why(json!({"patternProperties": {"(?<!x)y": {}}})).contains("look-around"));
+    assert_eq!(
+        why(json!({"anyOf": [{"pattern": "("}]})),
+        "its pattern \"(\" is no regular expression Toolgate can read"
+    );
+    // A property may be named like a keyword: its schema is still read.
+    assert!(why(json!({"properties": {"enum": {"pattern": "(?=a)"}}})).contains("look-around"));
+    assert!(why(json!({"$defs": {"examples": {"pattern": "(?=a)"}}})).contains("look-around"));
+    // Data is not a schema: a "pattern" inside it is no pattern.
+    assert!(
+        uncheckable(&json!({"enum": [{"pattern": "(?=a)"}], "default": {"pattern": "("}}))
+            .is_none()
+    );
+    // ECMA-262's own classes and escapes are read.
+    assert!(uncheckable(&json!({"pattern": "^\\d{3}\\s\\w+\\p{L}\\u00e9$"})).is_none());
+    let long = format!("(?={})", "x".repeat(200));
+    let said = why(json!({ "pattern": long }));
+    assert!(said.contains("xxx\"… uses look-around"), "{said}");
+}
+
+#[test]
+fn ecma_classes_keep_their_meaning() {
+    // `\d` is ASCII digits in ECMA-262, not every Unicode digit.
+    let digits = json!({"type": "string", "pattern": "^\\d+$"});
+    assert!(problems(digits.clone(), json!("123")).is_empty());
+    assert_eq!(problems(digits, json!("١٢٣")).len(), 1);
+    let pattern = Pattern::new("^[a-z]+$").unwrap();
+    assert!(pattern.is_match("abc") && !pattern.is_match("abc1"));
 }

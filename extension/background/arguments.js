@@ -6,9 +6,11 @@
 // - the page's own document.modelContext.executeTool, before its tool runs
 //   (inputFault, asked through the relay by content/main-world/input-schema.js).
 // `@cfworker/json-schema` is well kept and runs without `eval`, which an MV3
-// worker forbids: draft 2020-12, with `format` checked and `pattern` read by
-// JavaScript's own RegExp, as the page's code reads it.
+// worker forbids: draft 2020-12, with `format` checked. Its `pattern` and
+// `patternProperties` run on the core's linear-time engine, not on
+// JavaScript's backtracking RegExp (withLinearPatterns below).
 import { Validator } from '@cfworker/json-schema';
+import { LinearPattern } from '../../pkg/toolgate.js';
 
 // Compiled validators by schema text: most calls are of tools called before.
 const compiled = new Map();
@@ -24,6 +26,35 @@ function validatorFor(schemaText) {
     compiled.set(schemaText, validator);
   }
   return validator;
+}
+
+// Runs `validate` while `RegExp` is the core's LinearPattern, which matches
+// in time linear in the text (src/page/schema/pattern.rs): the validator
+// builds each pattern with `new RegExp(source, 'u')` and calls only its
+// `test`, so on JavaScript's own engine one page's `^(a+)+$` would hold the
+// worker, and every agent's call, for as long as it liked. Validation is
+// synchronous, so nothing else runs while the name is changed. A pattern the
+// engine cannot run throws out of `validate`, with why (`patternFault`).
+let patternFault = null;
+function withLinearPatterns(validate) {
+  const builtin = globalThis.RegExp;
+  const made = [];
+  globalThis.RegExp = function linearPattern(source) {
+    try {
+      made.push(new LinearPattern(String(source)));
+    } catch (error) {
+      patternFault = String(error?.message ?? error);
+      throw error;
+    }
+    return made.at(-1);
+  };
+  patternFault = null;
+  try {
+    return validate();
+  } finally {
+    globalThis.RegExp = builtin;
+    for (const pattern of made) pattern.free();
+  }
 }
 
 // Keywords whose error only says that one of their subschemas failed: the
@@ -63,15 +94,17 @@ function place(instance, pointer) {
 }
 
 // The problems of `argumentsText` against `schemaText`, as JSON text (an
-// array of strings). A schema the validator cannot read checks nothing.
+// array of strings). A pattern Toolgate cannot run is a problem (the core
+// refuses such schemas before it asks: src/page/schema/pattern.rs); any
+// other part of a schema the validator cannot read checks nothing.
 export function checkArguments(schemaText, argumentsText) {
   const schema = JSON.parse(schemaText);
   const instance = JSON.parse(argumentsText);
   let errors;
   try {
-    ({ errors } = validatorFor(schemaText).validate(instance));
+    ({ errors } = withLinearPatterns(() => validatorFor(schemaText).validate(instance)));
   } catch {
-    return '[]';
+    return JSON.stringify(patternFault ? [`arguments: cannot be checked: ${patternFault}`] : []);
   }
   // An anyOf / oneOf says "none of the allowed forms" once, for all of its branches.
   const forms = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.keywordLocation}/`);
@@ -119,11 +152,12 @@ export function checkArguments(schemaText, argumentsText) {
 // is the JSON pointer of the value at fault ('/title'), `reason` the keyword
 // that failed ('required', 'enum', 'pattern', 'type', 'maximum' …) and
 // `schemaPath` that keyword's place in the schema. A schema the validator
-// cannot read checks nothing.
+// cannot read, or with a pattern Toolgate cannot run, checks nothing: the
+// call is the page's own.
 export function inputFault(schemaText, inputText) {
   let errors;
   try {
-    ({ errors } = validatorFor(schemaText).validate(JSON.parse(inputText)));
+    ({ errors } = withLinearPatterns(() => validatorFor(schemaText).validate(JSON.parse(inputText))));
   } catch {
     return null;
   }

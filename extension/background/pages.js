@@ -3,7 +3,7 @@
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
 import { inputFault } from './arguments.js';
-import { applyEvent, fromJson, inTab, toJson } from './core.js';
+import { applyEvent, fromJson, inTab, ready, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { siteSeen } from './rules.js';
 import { waitFor } from './replies.js';
@@ -15,7 +15,8 @@ import { changeSession } from './session.js';
 // `sender`, never from the message.
 export function fromPage(message, sender) {
   if (isNativeCall(message)) return nativeCall(message, sender);
-  if (isInputCheck(message)) return Promise.resolve({ fault: inputFault(message.schema, message.input) });
+  // Its patterns run on the Wasm core's engine, so the check waits for the core.
+  if (isInputCheck(message)) return ready.then(() => ({ fault: inputFault(message.schema, message.input) }));
   // The settings page lists every site seen publishing tools (docs/rules.md).
   siteSeen(sender.origin);
   const from = {

@@ -7,17 +7,23 @@
 //! Which validator depends on the build:
 //! - in the extension, the service worker's (`@cfworker/json-schema`,
 //!   extension/background/arguments.js), given to the core as it starts
-//!   (`use_validator`, src/wasm.rs): it reads `pattern` as JavaScript does,
-//!   as the page's own code would, and a Rust validator would make the Wasm
-//!   core five times its size and its cold first call twice as slow
-//!   (benches/README.md, "The arguments' validator");
-//! - natively (tests, fuzzing, benches), the `jsonschema` crate, worded the
-//!   same way.
+//!   (`use_validator`, src/wasm.rs), which runs each `pattern` on the core's
+//!   `Pattern` instead of JavaScript's backtracking `RegExp`: a Rust
+//!   validator would make the Wasm core five times its size and its cold
+//!   first call twice as slow (benches/README.md, "The arguments' validator");
+//! - natively (tests, fuzzing, benches), the `jsonschema` crate on the same
+//!   engine (`PatternOptions::regex`), worded the same way.
 //!
-//! A schema the validator cannot read (a `pattern` that is no regular
-//! expression) checks nothing: the page's own `execute` is then the only
-//! judge of its arguments, as it is without Toolgate.
+//! Patterns are matched in linear time, whichever validator runs
+//! (`pattern`): a schema with a pattern Toolgate cannot run is one it cannot
+//! check (`uncheckable`), and the call is refused with that reason. Any other
+//! part of a schema the validator cannot read (a `type` that names no type)
+//! checks nothing: the page's own `execute` is then the only judge of its
+//! arguments, as it is without Toolgate.
 
+mod pattern;
+
+pub use pattern::{uncheckable, Pattern};
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -75,6 +81,7 @@ mod native {
     pub fn problems(schema: &Value, arguments: &Value) -> Vec<String> {
         let Ok(validator) = jsonschema::options()
             .should_validate_formats(true)
+            .with_pattern_options(jsonschema::PatternOptions::regex())
             .build(schema)
         else {
             return Vec::new();
