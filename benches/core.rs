@@ -326,7 +326,7 @@ fn bench_decide(c: &mut Criterion) {
     // The chat allowed read-only tools on the site, then "Always allow" on
     // each of the 500 tools.
     let mut session = Session::default();
-    session.open_chat(CHAT, "Chat 1", false);
+    assert!(session.open_chat(CHAT, "Chat 1", false).is_ok());
     session
         .answers
         .answer_site(CHAT, SITE, SiteAnswer::AllowReadOnly);
@@ -392,7 +392,7 @@ fn bench_decide(c: &mut Criterion) {
         now_ms: 1_000_000,
     };
     let mut session = Session::default();
-    session.open_chat(CHAT, "Chat 1", false);
+    assert!(session.open_chat(CHAT, "Chat 1", false).is_ok());
     let mut id = 0_u64;
     let ok = serde_json::value::to_raw_value("ok").expect("JSON");
     group.bench_function("read-only call, request + finish", |b| {

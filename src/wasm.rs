@@ -323,8 +323,16 @@ impl Core {
     }
 
     #[wasm_bindgen(js_name = "openChat")]
-    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
-        self.0.session.open_chat(chat, label, read_only);
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) -> Result<(), JsError> {
+        self.0
+            .session
+            .open_chat(chat, label, read_only)
+            .map_err(|e| JsError::new(&e))
+    }
+
+    #[wasm_bindgen(js_name = "closeChat")]
+    pub fn close_chat(&mut self, chat: &str) {
+        self.0.session.close_chat(chat);
     }
 
     /// A content script's message; `from` is what the browser said of its sender.

@@ -289,7 +289,10 @@ fn page_text_on_a_card_is_quoted_apart_escaped_and_cut() {
     let mut h = Harness::new();
     h.tabs[0].title = SPOOF.to_owned();
     let chat = "c";
-    h.session.open_chat(chat, "Agent \u{202e}lanimret", false);
+    assert!(h
+        .session
+        .open_chat(chat, "Agent \u{202e}lanimret", false)
+        .is_ok());
     let step = h.send(
         chat,
         json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}),
@@ -501,7 +504,7 @@ fn a_refusal_made_while_a_call_card_is_open_holds_against_its_allowing_answers()
         ),
         (
             "made Read only",
-            |h| h.session.open_chat("c", "c", true),
+            |h| assert!(h.session.open_chat("c", "c", true).is_ok()),
             "refused: add_note on notes.example is Mutating, and this chat was opened Read only",
         ),
         (
@@ -526,20 +529,69 @@ fn a_refusal_made_while_a_call_card_is_open_holds_against_its_allowing_answers()
             );
         }
     }
-    // Nothing was recorded: opened as before, the chat is asked again.
+    // Nothing was recorded: the chat's answers are what they were before.
     for answer in allowing {
         let mut h = Harness::new();
         with_site_answer(&mut h, "c", SiteAnswer::AllowReadOnly);
         let card = card_id(&h.call("c", 1, "add_note", json!({"title": "x"})));
-        h.session.open_chat("c", "c", true);
+        let before = h.session.answers.chats.get("c").cloned();
+        assert!(h.session.open_chat("c", "c", true).is_ok());
         h.answer(card, Answer::Call(answer));
-        h.session.open_chat("c", "c", false);
+        let after = h.session.answers.chats.get("c").cloned();
         assert_eq!(
-            h.call_said("c", 1, "add_note", json!({"title": "x"})),
-            "call card",
+            after.as_ref().map(|c| &c.sites),
+            before.as_ref().map(|c| &c.sites),
+            "{answer:?}"
+        );
+        assert_eq!(
+            after.and_then(|c| c.last_approval),
+            None,
             "{answer:?} recorded nothing"
         );
     }
+}
+
+/// docs/agents.md, "Chats": Read only is a chat's for its whole life, and a
+/// closed chat's id cannot be opened again, so nobody inherits its answers.
+#[test]
+fn read_only_holds_for_a_chats_life_and_a_closed_chat_cannot_be_opened_again() {
+    let mut h = Harness::new();
+    assert!(h.session.open_chat("c", "Claude", true).is_ok());
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    // Opened again without Read only (a reconnecting MCP session, or anyone
+    // else using its id): still Read only.
+    assert!(h.session.open_chat("c", "Claude", false).is_ok());
+    assert_eq!(
+        h.call_said("c", 1, "add_note", json!({"title": "x"})),
+        "refused: add_note on notes.example is Mutating, and this chat was opened Read only"
+    );
+    h.session.close_chat("c");
+    assert_eq!(
+        h.session.open_chat("c", "Mallory", false),
+        Err(
+            "chat c was closed, and a closed chat cannot be opened again: start a new one"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        h.call_said("c", 1, "list_notes", json!({})),
+        "error: chat c was closed"
+    );
+    let chat = h
+        .session
+        .answers
+        .chats
+        .get("c")
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        chat.closed && chat.sites.is_empty(),
+        "what it was allowed is forgotten"
+    );
+    // A chat opened Read only later narrows; any other chat is untouched.
+    assert!(h.session.open_chat("d", "d", false).is_ok());
+    assert!(h.session.open_chat("d", "d", true).is_ok());
+    assert!(h.session.answers.read_only("d"));
 }
 
 /// The site question is about the site, not about a tool (its card names

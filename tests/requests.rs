@@ -274,7 +274,7 @@ fn after_an_answer_for_one_call_the_waiting_requests_ask_again_one_card_at_a_tim
 #[test]
 fn a_read_only_chat_sees_and_calls_only_read_only_tools() {
     let mut h = Harness::new();
-    h.session.open_chat("ro", "Read-only chat", true);
+    assert!(h.session.open_chat("ro", "Read-only chat", true).is_ok());
     let step = h.send(
         "ro",
         json!({"name": "browser_list_webmcp_tools", "arguments": {"tabId": 2}}),

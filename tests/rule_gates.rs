@@ -138,7 +138,7 @@ fn ask_first_asks_on_its_own_card_every_time_whatever_the_chat_allowed() {
 #[test]
 fn a_read_only_chat_is_refused_without_a_card_where_a_rule_would_ask_first() {
     let mut h = Harness::new();
-    h.session.open_chat("ro", "Read-only chat", true);
+    assert!(h.session.open_chat("ro", "Read-only chat", true).is_ok());
     h.session.rules = new_rules_on_remote();
     let step = h.call("ro", 1, "add_note", json!({"title": "x"}));
     assert_eq!(

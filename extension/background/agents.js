@@ -42,6 +42,17 @@ export async function withdraw(chat, id) {
   return withdrawn.requests.length;
 }
 
+// Ends a chat for good (its MCP session ended, or its port closed): its
+// waiting requests are withdrawn, what it was allowed is forgotten, and its
+// id cannot be opened again (docs/agents.md, "Chats").
+export async function closeChat(chat) {
+  // Queued before anything that follows it (an `open` of the same id).
+  const closed = changeSession((core) => core.closeChat(chat));
+  await withdraw(chat);
+  await closed;
+}
+
+// Opens a chat; refused (a rejection, with why) for a chat that was closed.
 export async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
   await changeSession((core) => core.openChat(chatId, label, readOnly));
   return { chat_id: chatId, read_only: readOnly };

@@ -16,7 +16,7 @@ import { saysHostNotInstalled } from './chromium-errors.js';
 export const HOST = 'dev.toolgate.mcp';
 const RETRIES = 5;
 
-export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors }) {
+export function desktopAgents({ ready, parse, agent, openChat, closeChat, withdraw, errors }) {
   let port = null;
   let state = { state: 'idle', error: null, since: null };
   let retries = 0;
@@ -86,9 +86,17 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
     const chat = chatOf(session);
     switch (message.type) {
       case 'open':
-        sessions.set(session, { client: message.client, since: Date.now() });
         // Read only when the person connecting chose it (`toolgate-mcp --read-only`).
-        await openChat(chat, { label: message.client, readOnly: message.read_only === true });
+        // A session that ended cannot be opened again, by anyone: its
+        // requests are then refused as those of a session never opened.
+        try {
+          await openChat(chat, { label: message.client, readOnly: message.read_only === true });
+        } catch (error) {
+          errors.push(`a desktop agent's session was not opened: ${error?.message ?? error}`);
+          send({ type: 'reply', session, reply: { jsonrpc: '2.0', id: null, error: { code: -32002, message: `this session was not opened: ${error?.message ?? error}` } } });
+          return;
+        }
+        sessions.set(session, { client: message.client, since: Date.now() });
         return;
       case 'request': {
         if (!sessions.has(session)) {
@@ -106,8 +114,10 @@ export function desktopAgents({ ready, parse, agent, openChat, withdraw, errors 
         await withdraw(chat, message.request_id);
         return;
       case 'close':
+        // The session ended (its client went away): for good. When the host
+        // itself goes, no session is closed: each opens again on the next.
         sessions.delete(session);
-        await withdraw(chat);
+        await closeChat(chat);
         return;
       default:
         errors.push(`no handler for a desktop agent's ${message.type}`);

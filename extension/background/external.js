@@ -12,7 +12,7 @@ const REFUSED_KEY = 'refusedExtensions'; // [{id, at, times}], newest first
 const REFUSED_KEPT = 50;
 const EXTENSION_ID = /^[a-p]{32}$/;
 
-export function otherExtensions({ agent, openChat, withdraw, errors }) {
+export function otherExtensions({ agent, openChat, closeChat, errors }) {
   let lastPort = 0;
   const open = new Map(); // chat -> {id, label, since}
 
@@ -72,7 +72,8 @@ export function otherExtensions({ agent, openChat, withdraw, errors }) {
       decided.then((chat) => {
         if (!chat) return;
         open.delete(chat);
-        return withdraw(chat);
+        // A port is one chat for its life (docs/agents.md, "Chats").
+        return closeChat(chat);
       }).catch(() => {});
     });
   }
@@ -107,7 +108,7 @@ export function otherExtensions({ agent, openChat, withdraw, errors }) {
         if (of !== id) continue;
         open.delete(chat);
         port.disconnect();
-        await withdraw(chat);
+        await closeChat(chat);
       }
     },
   };

@@ -1,14 +1,14 @@
 // Agents from outside the browser, and from other extensions. Both feed
 // `agent` like the console does; see desktop.js and external.js.
 import { parseAgentMessage } from '../../pkg/toolgate.js';
-import { agent, openChat, withdraw } from './agents.js';
+import { agent, closeChat, openChat, withdraw } from './agents.js';
 import { ready } from './core.js';
 import { desktopAgents } from './desktop.js';
 import { errors } from './errors.js';
 import { otherExtensions } from './external.js';
 
-export const desktop = desktopAgents({ ready, parse: parseAgentMessage, agent, openChat, withdraw, errors });
-export const external = otherExtensions({ agent, openChat, withdraw, errors });
+export const desktop = desktopAgents({ ready, parse: parseAgentMessage, agent, openChat, closeChat, withdraw, errors });
+export const external = otherExtensions({ agent, openChat, closeChat, errors });
 
 // What the settings page shows of both.
 export async function agentsStatus() {

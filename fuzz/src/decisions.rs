@@ -179,7 +179,8 @@ impl Driver {
             }
             Act::OpenChat { chat, read_only } => {
                 let chat = CHATS[*chat as usize % CHATS.len()];
-                self.core.session.open_chat(chat, chat, *read_only);
+                // Never closed here, so it always opens.
+                assert!(self.core.session.open_chat(chat, chat, *read_only).is_ok());
                 self.model.open_chat(chat, *read_only);
             }
             Act::ListTabs { chat } => {

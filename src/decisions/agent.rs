@@ -409,9 +409,19 @@ impl Session {
     }
 
     /// Opens a chat (the agent console's "New chat", an MCP session...).
-    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
+    ///
+    /// # Errors
+    /// A closed chat cannot be opened again (`Answers::open_chat`).
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) -> Result<(), String> {
         self.unsaved = true;
-        self.answers.open_chat(chat, label, read_only);
+        self.answers.open_chat(chat, label, read_only)
+    }
+
+    /// Ends a chat for good (its MCP session or port closed): its waiting
+    /// requests are withdrawn by the shell first (`withdraw`).
+    pub fn close_chat(&mut self, chat: &str) {
+        self.unsaved = true;
+        self.answers.close_chat(chat);
     }
 
     /// The name a chat's cards give it: its label, or else its id.
@@ -451,6 +461,10 @@ impl Session {
             Err(error) => return Step::error(&Value::Null, &error),
         };
         let id = &request.id;
+        if self.answers.closed(chat) {
+            let error = RpcError::InvalidRequest(format!("chat {chat} was closed"));
+            return Step::error(id, &error);
+        }
         if let Some(step) = self.resume(chat, id) {
             return step;
         }

@@ -252,6 +252,10 @@ pub struct Chat {
     pub sites: VecMap<String, SiteGrant>,
     #[serde(default)]
     pub last_approval: Option<Approval>,
+    /// Ended (its MCP session or port closed): its id cannot be opened
+    /// again, so no later agent inherits what it was allowed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
 }
 
 /// Every chat's answers, and the refusals that hold for all chats.
@@ -285,13 +289,38 @@ pub fn site_host(origin: &str) -> &str {
 }
 
 impl Answers {
-    /// Opens a chat, or changes how it was opened.
-    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) {
+    /// Opens a chat, or opens it again (an MCP session whose host restarted
+    /// opens its chat anew): its label is renewed. Read only is the chat's
+    /// for its whole life: opening it again without cannot lift it.
+    ///
+    /// # Errors
+    /// A closed chat cannot be opened again (docs/agents.md, "Chats").
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) -> Result<(), String> {
         let entry = self
             .chats
             .get_or_insert_with(chat.to_owned(), Default::default);
+        if entry.closed {
+            return Err(format!(
+                "chat {chat} was closed, and a closed chat cannot be opened again: start a new one"
+            ));
+        }
         entry.label = label.to_owned();
-        entry.read_only = read_only;
+        entry.read_only |= read_only;
+        Ok(())
+    }
+
+    /// Ends a chat for good: what it was allowed is forgotten, and its id
+    /// cannot be opened again.
+    pub fn close_chat(&mut self, chat: &str) {
+        let entry = self.chat(chat);
+        entry.closed = true;
+        entry.sites = VecMap::default();
+        entry.last_approval = None;
+    }
+
+    /// Whether `chat` was closed.
+    pub fn closed(&self, chat: &str) -> bool {
+        self.chats.get(chat).is_some_and(|c| c.closed)
     }
 
     /// Whether `chat` was opened Read only.

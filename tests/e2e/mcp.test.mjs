@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect as connectSocket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -173,6 +174,66 @@ describe('desktop agents through toolgate-mcp', () => {
     assert.match(await settings.locator('#desktop-sessions').innerText(), /Claude Code/);
     assert.equal(await settings.locator('#desktop-state').innerText(), 'toolgate-mcp is connected.');
     await settings.close();
+    await page.close();
+  });
+
+  // A client on the socket, speaking the bridge's frames by hand (a 4-byte
+  // length in the machine's byte order, then JSON): what any process of the
+  // person's could do. Resolves with `send(message)` and `next()`, the next
+  // frame it is sent.
+  async function rawClient() {
+    const conn = connectSocket(socket);
+    await new Promise((done, fail) => conn.once('connect', done).once('error', fail));
+    let buffered = Buffer.alloc(0);
+    const frames = [];
+    const waiting = [];
+    conn.on('data', (chunk) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 4 && buffered.length >= 4 + buffered.readUInt32LE(0)) {
+        const frame = JSON.parse(buffered.subarray(4, 4 + buffered.readUInt32LE(0)).toString());
+        buffered = buffered.subarray(4 + buffered.readUInt32LE(0));
+        (waiting.shift() ?? ((f) => frames.push(f)))(frame);
+      }
+    });
+    return {
+      send: (message) => {
+        const body = Buffer.from(JSON.stringify(message));
+        const length = Buffer.alloc(4);
+        length.writeUInt32LE(body.length);
+        conn.write(Buffer.concat([length, body]));
+      },
+      next: () => (frames.length ? Promise.resolve(frames.shift()) : new Promise((done) => waiting.push(done))),
+      close: () => conn.destroy(),
+    };
+  }
+  const desktopSessions = async () => (await (await h.browser.worker()).evaluate(() => self.toolgate.agents())).desktop.sessions;
+
+  test('a closed session\'s id cannot be opened again: nobody inherits its answers or lifts its Read only', { timeout: 60_000 }, async () => {
+    const before = new Set((await desktopSessions()).map((s) => s.session));
+    const client = await connect('Read-only Claude', ['--read-only']);
+    const { page, tabId } = await notesTab('notes.test');
+    const listing = call(client, 'browser_call_webmcp_tool', { tabId, name: 'list_notes', arguments: {} });
+    await choose(await h.cards.next(), 'Allow all tools on this website');
+    assert.equal((await listing).isError, false);
+    const [{ session }] = (await desktopSessions()).filter((s) => !before.has(s.session));
+    await client.close();
+    // The worker hears of it from the host: until then the id is still open there.
+    while ((await desktopSessions()).some((s) => s.session === session)) await sleep(25);
+
+    // Another process opens the same id, without Read only, and calls a Mutating tool.
+    const mallory = await rawClient();
+    mallory.send({ type: 'open', session, client: 'Mallory' });
+    mallory.send({ type: 'request', session, request: { jsonrpc: '2.0', id: 1, method: 'tools/call',
+      params: { name: 'browser_call_webmcp_tool', arguments: { tabId, name: 'add_note', arguments: { title: 'Mallory', body: 'was here' } } } } });
+    const refusal = await mallory.next();
+    assert.equal(refusal.reply.id, null);
+    assert.match(refusal.reply.error.message, /^this session was not opened: chat mcp:.* was closed, and a closed chat cannot be opened again: start a new one$/);
+    const reply = await mallory.next();
+    assert.deepEqual(reply.reply, { jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'this session was not opened' } });
+    mallory.close();
+    assert.equal(h.cards.pending(), false, 'no card opened');
+    assert.equal(await page.getByText('was here').count(), 0, 'add_note never ran');
+    h.browser.expectErrors(/a desktop agent's session was not opened/);
     await page.close();
   });
 

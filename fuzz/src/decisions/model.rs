@@ -130,11 +130,11 @@ pub struct Model {
 }
 
 impl Model {
+    /// Read only is a chat's for its whole life: opening it again without
+    /// does not lift it.
     pub fn open_chat(&mut self, chat: &str, read_only: bool) {
         if read_only {
             self.read_only.insert(chat.to_owned());
-        } else {
-            self.read_only.remove(chat);
         }
     }
 
