@@ -309,6 +309,27 @@ fn a_late_yes_takes_the_same_arguments_in_any_order() {
     assert_eq!(outcome(&h, &step), "rule card", "once");
 }
 
+/// A late yes applies to the definition its card showed (docs/rules.md,
+/// "How long a call waits"): a tool the page registered again, changed,
+/// while the agent was away is asked about again, and nothing runs.
+#[test]
+fn a_late_yes_does_not_run_a_tool_the_page_changed_since_its_card() {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    h.session.rules = new_rules_on_remote();
+    let id = card_id(&h.call("c", 1, "add_note", json!({"title": "x"})));
+    let request = json!(h.next_id);
+    h.session.withdraw("c", &request);
+    h.answer(id, Answer::Rule(RuleAnswer::AllowOnce));
+    let ops = json!([{"op": "register", "decl": {"path": "document_object", "name": "add_note", "description": "Add a note",
+        "input_schema": "{\"type\":\"object\",\"properties\":{\"title\":{\"type\":\"string\"}},\"required\":[\"title\"]}",
+        "annotations": {"consequentialHint": true}}}]);
+    h.registry
+        .apply(common::page(common::frame(1, 0, "doc-1", REMOTE), ops));
+    let said = h.call_said("c", 1, "add_note", json!({"title": "x"}));
+    assert!(said.ends_with("card"), "asked again, not run: {said}");
+}
+
 #[test]
 fn a_yes_after_the_agent_stopped_waiting_lets_its_same_call_run_once_within_ten_minutes() {
     use toolgate::decisions::rules::ASK_WINDOW_MS;

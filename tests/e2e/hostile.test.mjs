@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
-import { choose, readCard } from '../support/cards.mjs';
+import { cardKind, choose, readCard } from '../support/cards.mjs';
 
 
 describe('hostile pages', () => {
@@ -75,6 +75,42 @@ describe('hostile pages', () => {
       + 'uses look-around or back-references, which Toolgate does not run');
     assert.deepEqual(await page.evaluate(() => window.ran), ['lookup']);
     assert.deepEqual(await page.evaluate(() => window.own('strong', 'abc')), { resolved: 'strong: 3' });
+  });
+
+  // docs/rules.md, "How long a call waits": a yes given after the agent
+  // stopped waiting applies to the definition its card showed.
+  test('a late yes does not run a tool the page registered again, changed, while the agent was away', async () => {
+    const { page, tabId } = await open('late.test', '/changing.html', 2);
+    const sw = await h.browser.worker();
+    const origin = new URL(page.url()).origin;
+    await sw.evaluate(async (site) => {
+      const { rules: book = { sites: {} } } = await chrome.storage.local.get('rules');
+      book.sites[site] = { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' };
+      await chrome.storage.local.set({ rules: book });
+    }, origin);
+    const chatId = await chat();
+    const request = call(tabId, 'edit', { text: 'hello' });
+    let first = await start(chatId, request);
+    if (first.card && await cardKind(first.card) === 'site') {
+      await choose(first.card, 'Allow all tools on this website');
+      first = { card: await h.cards.next(), reply: first.reply };
+    }
+    const isRuleCard = async (card) => (await card.getByRole('button', { name: 'Allow once', exact: true }).count()) === 1;
+    assert.ok(await isRuleCard(first.card), 'Write tools ask first, on the rule\'s card');
+    assert.equal(await first.card.locator('#class').textContent(), 'Mutating');
+    // The agent stops waiting; the card stays open.
+    await sw.evaluate(([c, id]) => self.toolgate.withdraw(c, id), [chatId, request.id]);
+    assert.equal((await first.reply).error?.code, -32800);
+    await page.evaluate(() => window.swap());
+    await h.browser.waitForPalette(page, (p) => entries(p).some((e) => e.name === 'edit' && e.class === 'Consequential'),
+      'edit registered again as Consequential');
+    await choose(first.card, 'Allow once');
+    // The agent's same call finds another tool: it is asked about, and nothing ran.
+    const again = await start(chatId, call(tabId, 'edit', { text: 'hello' }));
+    assert.ok(again.card, 'the changed tool is asked about again');
+    await choose(again.card, await isRuleCard(again.card) ? 'Refuse' : 'Deny this call');
+    await again.reply;
+    assert.deepEqual(await page.evaluate(() => window.ran), []);
   });
 
   test('one name is one tool: the second registration is refused, and the card shows the class of the tool that runs', async () => {

@@ -27,6 +27,7 @@ impl SameCall {
             chat: chat.to_owned(),
             site: call.site.clone(),
             tool: call.target.name.clone(),
+            definition: call.definition.clone(),
             arguments: canonical(&call.arguments),
         }
     }

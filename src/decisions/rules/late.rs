@@ -6,7 +6,7 @@ use super::ASK_WINDOW_MS;
 use serde::{Deserialize, Serialize};
 
 /// A yes given after the agent stopped waiting: the same call (the same
-/// chat, site, tool and arguments) runs once, within ASK_WINDOW_MS of the yes.
+/// chat, site, tool, definition and arguments) runs once, within ASK_WINDOW_MS of the yes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LateYes {
     #[serde(flatten)]
@@ -20,6 +20,10 @@ pub struct SameCall {
     pub chat: String,
     pub site: String,
     pub tool: String,
+    /// The tool's definition the card showed (`Tool::definition`): a tool
+    /// the page changed since is another tool, and is asked about again.
+    #[serde(default)]
+    pub definition: String,
     /// The arguments as canonical JSON text (every object's keys in order,
     /// no spaces): the same arguments in any order are the same call.
     pub arguments: String,
