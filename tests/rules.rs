@@ -434,6 +434,7 @@ fn a_late_yes_lets_the_same_call_run_once_within_ten_minutes() {
         chat: chat.into(),
         site: site.into(),
         tool: "notes.create".into(),
+        definition: "sha256:1".into(),
         arguments: arguments.to_string(),
     };
     let mut yeses = LateYeses::default();
