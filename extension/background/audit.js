@@ -1,29 +1,72 @@
 // The audit (docs/rules.md, "Audit"): every change of the site rules, every
 // answer to a card and every decision an agent was told, kept in
-// chrome.storage.local, the last KEEP of them, for the settings page to
-// export as JSON. Entries are gathered for a moment and written together,
-// so that an agent's call never waits on a write of its own.
-const AUDIT_KEY = 'audit';
+// chrome.storage.local for the settings page to show and export as JSON.
+// Entries are gathered for a moment and written together, so that an
+// agent's call never waits on a write of its own.
+//
+// Two logs, kept apart, each with its own room (ARCHITECTURE.md, "Budgets"):
+// - the person's: rule changes, answers, the administrator's policy. Only a
+//   person makes these, so page traffic can never evict one;
+// - the agents': what each agent was told. Pages and agents drive these, as
+//   many as they like, with texts as long as they like (a forged call's tool
+//   name of 8 MB): each text is cut, and the log is held to a count and a
+//   size, so that it can never fill the storage the rules, the settings and
+//   the allowed extensions share.
+export const AUDIT_KEYS = { person: 'audit', agents: 'audit:agents' };
 const KEEP = 1000;
+// The agents' log's most bytes (as UTF-8 JSON), and the most characters of
+// any one text in it.
+const AGENTS_BYTES = 512 * 1024;
+const TEXT_KEPT = 1000;
 const GATHER_MS = 250;
 
-let gathered = [];
+let gathered = { person: [], agents: [] };
 let timer = null;
 let writing = Promise.resolve();
 
 export function record(entry) {
-  gathered.push({ at: Date.now(), ...entry });
+  if (entry.what === 'decision') gathered.agents.push(bounded({ at: Date.now(), ...entry }));
+  else gathered.person.push({ at: Date.now(), ...entry });
   if (timer === null) timer = setTimeout(write, GATHER_MS);
+}
+
+// `value` with every text cut to TEXT_KEPT characters ("…" marks a cut).
+function bounded(value) {
+  if (typeof value === 'string') return value.length > TEXT_KEPT ? `${value.slice(0, TEXT_KEPT)}…` : value;
+  if (Array.isArray(value)) return value.map(bounded);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [bounded(key), bounded(item)]));
+  }
+  return value;
+}
+
+const bytes = new TextEncoder();
+// The newest of `entries` that fit `limit` bytes of JSON.
+function fitting(entries, limit) {
+  let total = 2;
+  let from = entries.length;
+  while (from > 0) {
+    const size = bytes.encode(JSON.stringify(entries[from - 1])).length + 1;
+    if (total + size > limit) break;
+    total += size;
+    from -= 1;
+  }
+  return entries.slice(from);
 }
 
 function write() {
   timer = null;
   const batch = gathered;
-  gathered = [];
+  gathered = { person: [], agents: [] };
   writing = writing.then(async () => {
-    const { [AUDIT_KEY]: kept } = await chrome.storage.local.get(AUDIT_KEY);
-    const entries = [...(Array.isArray(kept) ? kept : []), ...batch].slice(-KEEP);
-    await chrome.storage.local.set({ [AUDIT_KEY]: entries });
+    const stored = await chrome.storage.local.get(Object.values(AUDIT_KEYS));
+    const kept = (log) => (Array.isArray(stored[AUDIT_KEYS[log]]) ? stored[AUDIT_KEYS[log]] : []);
+    const changes = {};
+    if (batch.person.length) changes[AUDIT_KEYS.person] = [...kept('person'), ...batch.person].slice(-KEEP);
+    if (batch.agents.length) {
+      changes[AUDIT_KEYS.agents] = fitting([...kept('agents'), ...batch.agents].slice(-KEEP), AGENTS_BYTES);
+    }
+    await chrome.storage.local.set(changes);
   }).catch(() => {}); // A lost batch of the audit must not stop what it records.
 }
 

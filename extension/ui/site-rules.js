@@ -9,7 +9,7 @@ import { changeRules as change } from './rule-changes.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
-const AUDIT_KEY = 'audit';
+const AUDIT_KEYS = ['audit', 'audit:agents']; // background/audit.js
 const KINDS = [
   ['read', 'Read', 'tools that only look things up'],
   ['write', 'Write', 'tools that change things on the site'],
@@ -173,10 +173,11 @@ export async function renderRules() {
   $('overview-section').hidden = sites.length === 0;
 }
 
-// The audit (background/audit.js), counted here and exported whole.
+// The audit (background/audit.js): the person's log and the agents', one
+// list oldest first, counted here and exported whole.
 async function audit() {
-  const { [AUDIT_KEY]: entries } = await chrome.storage.local.get(AUDIT_KEY);
-  return Array.isArray(entries) ? entries : [];
+  const stored = await chrome.storage.local.get(AUDIT_KEYS);
+  return AUDIT_KEYS.flatMap((key) => (Array.isArray(stored[key]) ? stored[key] : [])).sort((a, b) => a.at - b.at);
 }
 async function renderAudit() {
   const count = (await audit()).length;
@@ -195,5 +196,5 @@ $('unattended').addEventListener('change', () => update((book) => {
 }));
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (RULES_KEY in changes || SEEN_KEY in changes)) renderRules();
-  if (area === 'local' && AUDIT_KEY in changes) renderAudit();
+  if (area === 'local' && AUDIT_KEYS.some((key) => key in changes)) renderAudit();
 });

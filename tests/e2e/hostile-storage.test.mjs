@@ -134,4 +134,47 @@ describe('hostile pages and storage', () => {
     await churn.page.close();
     await quiet.page.close();
   });
+
+  // The audit's two logs (docs/rules.md, "Audit"): agents' traffic, however
+  // much and however long, neither evicts the person's entries nor fills
+  // the storage the rules share.
+  test('forged calls neither evict the person\'s changes from the audit nor fill local storage', async () => {
+    const sw = await h.browser.worker();
+    const audit = () => sw.evaluate(async () => {
+      const stored = await chrome.storage.local.get(['audit', 'audit:agents']);
+      return [...(stored.audit ?? []), ...(stored['audit:agents'] ?? [])];
+    });
+    // A rule change, as the settings page makes it.
+    const setRule = (site, write) => sw.evaluate(async ([s, w]) => {
+      const { rules: book = { sites: {} } } = await chrome.storage.local.get('rules');
+      book.sites[s] = { read: 'allowed', write: w, delete: 'off', outside: 'ask_first' };
+      await chrome.storage.local.set({ rules: book });
+    }, [site, write]);
+    const recorded = async (site) => {
+      // The audit gathers its entries for a moment before writing them.
+      while (!(await audit()).some((e) => e.what === 'rules' && e.site === site)) await new Promise((r) => setTimeout(r, 50));
+    };
+    await setRule('https://person.test', 'ask_first');
+    await recorded('https://person.test');
+
+    const forger = await open('forger.test', '/forger.html', 0);
+    const replies = await forger.page.evaluate(() => window.forge(1100, 8));
+    assert.equal(replies.length, 1100);
+    assert.match(replies[0], /^missing_1_ is not a tool Toolgate saw this frame register/);
+    const long = await forger.page.evaluate(() => window.forge(4, 2 * 1024 * 1024));
+    assert.equal(long.length, 4);
+    // The agents' log is written after its moment too: wait for the last forged call's entry.
+    while (!(await audit()).some((e) => e.what === 'decision' && /^missing_1104_x/.test(e.error ?? ''))) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const entries = await audit();
+    assert.ok(entries.some((e) => e.what === 'rules' && e.site === 'https://person.test'), "the person's change is still there");
+    assert.ok(entries.every((e) => JSON.stringify(e).length < 4096), 'every entry is cut to size');
+    const used = await sw.evaluate(() => chrome.storage.local.getBytesInUse(null));
+    assert.ok(used < 1024 * 1024, `local storage holds ${used} bytes`);
+    // The person's next change is stored, and recorded.
+    await setRule('https://next.test', 'off');
+    await recorded('https://next.test');
+    await forger.page.close();
+  });
 });
