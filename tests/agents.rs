@@ -143,6 +143,27 @@ fn a_native_call_to_a_consequential_tool_asks_the_site_question_then_runs_where_
     );
 }
 
+/// ARCHITECTURE.md, "Budgets": calls waiting on a person hold at most 1 MB
+/// of arguments for one tab; past it a call is refused, and nothing waits.
+#[test]
+fn calls_waiting_on_a_person_hold_at_most_a_megabyte_of_arguments_for_one_tab() {
+    let mut h = Harness::new();
+    let big = |n: usize| json!({"title": "x".repeat(n)});
+    let first = h.native(1, 0, "delete_note", big(600_000));
+    card_of(&first);
+    let why = error_of(&h.native(2, 0, "delete_note", big(600_000)));
+    assert!(
+        why.starts_with("Nothing ran: Toolgate holds at most 1 MB (1048576 bytes) of arguments of calls waiting on a person for one tab, and this call of delete_note (600012 bytes) would pass it."),
+        "{why}"
+    );
+    let too_big = error_of(&h.native(3, 0, "delete_note", big(2_000_000)));
+    assert!(too_big.contains("for one tab"), "{too_big}");
+    assert_eq!(h.session.pending.len(), 1, "only the first waits");
+    // A small call still waits, on the same site question.
+    let small = h.native(4, 3, "edit", json!({"text": "small"}));
+    assert!(matches!(small, Step::Wait { .. }), "{small:?}");
+}
+
 #[test]
 fn a_native_call_above_the_chats_width_gets_the_call_card() {
     let mut h = Harness::new();

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod answering;
+mod budget;
 mod calls;
 mod frames;
 mod kept;
@@ -536,6 +537,9 @@ impl Session {
         site: String,
         changed: bool,
     ) -> Step {
+        if let Some(why) = self.over_waiting_budget(&action) {
+            return refusal(id, Decision::Refuse { why });
+        }
         if card == CardKind::Site {
             let asked = self
                 .pending

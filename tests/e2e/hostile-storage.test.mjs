@@ -157,7 +157,7 @@ describe('hostile pages and storage', () => {
     await setRule('https://person.test', 'ask_first');
     await recorded('https://person.test');
 
-    const forger = await open('forger.test', '/forger.html', 0);
+    const forger = await open('forger.test', '/forger.html', 1);
     const replies = await forger.page.evaluate(() => window.forge(1100, 8));
     assert.equal(replies.length, 1100);
     assert.match(replies[0], /^missing_1_ is not a tool Toolgate saw this frame register/);
@@ -176,5 +176,31 @@ describe('hostile pages and storage', () => {
     await setRule('https://next.test', 'off');
     await recorded('https://next.test');
     await forger.page.close();
+  });
+
+  // ARCHITECTURE.md, "Budgets": a call waiting on a person holds its
+  // arguments in session storage, charged to its tab.
+  test('forged calls with megabytes of arguments are refused before any card, and cannot crowd out another site\'s answer', { timeout: 60_000 }, async () => {
+    const forger = await open('forged-args.test', '/forger.html', 1);
+    const refusals = await forger.page.evaluate(() => window.forge(5, 0, { name: 'send', bytes: 2.5 * 1024 * 1024 }));
+    for (const refusal of refusals) {
+      assert.match(refusal, /^Nothing ran: Toolgate holds at most 1 MB \(1048576 bytes\) of arguments of calls waiting on a person for one tab/);
+    }
+    assert.equal(h.cards.pending(), false, 'no card opened');
+    assert.ok(await bytesInUse() < 1024 * 1024, 'session storage holds none of it');
+
+    // Another site's "Deny for this chat" is stored, and holds after a restart.
+    const later = await open('denied.test', '/tools.html', 2);
+    const chatId = await chat();
+    const first = await start(chatId, call(later.tabId, 'add_note'));
+    assert.ok(first.card, 'the site question');
+    await choose(first.card, 'Deny for this chat');
+    await first.reply;
+    await restart();
+    const again = await start(chatId, call(later.tabId, 'add_note'));
+    assert.ok(!again.card, 'the denied site is not asked again after a restart');
+    assert.deepEqual(await forger.page.evaluate(() => window.ran), []);
+    await forger.page.close();
+    await later.page.close();
   });
 });

@@ -1,0 +1,64 @@
+//! What calls waiting on a person may hold (ARCHITECTURE.md, "Budgets";
+//! docs/agents.md, "Arguments and limits"). A waiting call is kept with the
+//! session, so its arguments take room in the storage the person's answers
+//! use: they are charged to the tab the call is for, and held to a share of
+//! that storage, so that no page (forging its own "browser agent" calls) and
+//! no agent can crowd out the person's decisions.
+
+use super::{Action, Session};
+use crate::page::registry::TabId;
+
+/// The most bytes of arguments the calls waiting on a person may hold for one tab.
+pub const WAITING_PER_TAB: usize = 1024 * 1024;
+/// The most bytes of arguments the calls waiting on a person may hold in all.
+pub const WAITING_IN_ALL: usize = 2 * 1024 * 1024;
+
+/// The bytes of arguments `action` holds while it waits.
+fn held(action: &Action) -> usize {
+    match action {
+        Action::Call(call) => call.arguments.len(),
+        Action::List(_) => 0,
+    }
+}
+
+impl Session {
+    /// Every action waiting on a person, with the tab it is for.
+    fn waiting_actions(&self) -> impl Iterator<Item = &Action> {
+        self.pending
+            .values()
+            .flat_map(|p| std::iter::once(&p.action).chain(p.waiting.iter().map(|w| &w.action)))
+    }
+
+    /// Why `action` cannot wait on a person, if its arguments would pass
+    /// the waiting calls' share of storage: for its tab, or in all.
+    pub(super) fn over_waiting_budget(&self, action: &Action) -> Option<String> {
+        let more = held(action);
+        if more == 0 {
+            return None;
+        }
+        let tab: TabId = action.tab_id();
+        let (mut for_tab, mut in_all) = (0, 0);
+        for waiting in self.waiting_actions() {
+            let bytes = held(waiting);
+            in_all += bytes;
+            if waiting.tab_id() == tab {
+                for_tab += bytes;
+            }
+        }
+        let name = match action {
+            Action::Call(call) => call.target.name.as_str(),
+            Action::List(_) => "",
+        };
+        let (cap, whose) = if for_tab + more > WAITING_PER_TAB {
+            (WAITING_PER_TAB, "for one tab")
+        } else if in_all + more > WAITING_IN_ALL {
+            (WAITING_IN_ALL, "for every tab together")
+        } else {
+            return None;
+        };
+        Some(format!(
+            "Nothing ran: Toolgate holds at most {} MB ({cap} bytes) of arguments of calls waiting on a person {whose}, and this call of {name} ({more} bytes) would pass it. Try again once the cards open now are answered.",
+            cap / (1024 * 1024)
+        ))
+    }
+}
