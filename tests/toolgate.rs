@@ -137,6 +137,23 @@ fn a_card_stored_before_its_window_was_recorded_is_known_to_have_none() {
     let Step::Ask { card_id: second } = again.request("d", &call(2), Some(&tabs), 0) else {
         panic!("another chat's site question")
     };
+    // One card at a time in a tab (docs/cards.md, "One card at a time"):
+    // the second's window opens once the first is answered.
+    assert!(again.session.cards_without_window().is_empty());
+    again.window_closed(8, &tabs, 0).expect("answered");
+    assert_eq!(again.session.cards_without_window(), vec![second]);
+    // At most five cards wait for one tab; the sixth call is refused.
+    for (n, chat) in ["e", "f", "g", "h"].into_iter().enumerate() {
+        let step = again.request(chat, &call(3 + n as i64), Some(&tabs), 0);
+        assert!(matches!(step, Step::Ask { .. }), "{chat}: {step:?}");
+    }
+    let Step::Reply { reply } = again.request("i", &call(9), Some(&tabs), 0) else {
+        panic!("refused")
+    };
+    assert_eq!(
+        reply.value()["result"]["content"][0]["text"],
+        "Nothing ran: 5 cards already wait on a person for this tab, the most Toolgate lets one tab have. Try again once they are answered."
+    );
     assert_eq!(again.session.cards_without_window(), vec![second]);
 }
 

@@ -1,7 +1,7 @@
 // The one agent entry. Every agent transport (the console, desktop agents,
 // other extensions, the browser's own agent) feeds `agent(chatId, request)`;
 // the core decides each request and returns a step, carried out here.
-import { closeCardWindow, openCard } from './card-windows.js';
+import { closeCardWindow, openCard, openWaitingCards } from './card-windows.js';
 import { run } from './calls.js';
 import { fromJson, toJson } from './core.js';
 import { keepError } from './errors.js';
@@ -36,6 +36,7 @@ export async function agent(chatId, request, { onWaiting } = {}) {
 export async function withdraw(chat, id) {
   const withdrawn = await changeSession((core) => fromJson(core.withdraw(chat, id === undefined ? undefined : toJson(id, 'request id'))));
   for (const window of withdrawn.close_windows) closeCardWindow(window);
+  openWaitingCards().catch((error) => keepError('opening the cards that waited', error));
   for (const request of withdrawn.requests) {
     deliver(chat, request, { jsonrpc: '2.0', id: request, error: { code: -32800, message: 'the request was withdrawn: the agent cancelled it or went away' } }, false);
   }

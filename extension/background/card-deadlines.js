@@ -2,7 +2,7 @@
 // "How long a call waits"): the alarm card-windows.js set wakes the worker,
 // the core closes what is due, and the agents still waiting are told no.
 import { proceed } from './agents.js';
-import { closeCardWindow, DEADLINE_ALARM, scheduleDeadline } from './card-windows.js';
+import { closeCardWindow, DEADLINE_ALARM, openWaitingCards, scheduleDeadline } from './card-windows.js';
 import { fromJson } from './core.js';
 import { keepError } from './errors.js';
 import { changeSession } from './session.js';
@@ -15,5 +15,6 @@ export async function onAlarm(alarm) {
     if (window !== null) closeCardWindow(window);
     if (step) proceed(chat, id, step, true).catch((error) => keepError('telling an agent its card closed unanswered', error));
   }
+  await openWaitingCards();
   await scheduleDeadline();
 }

@@ -16,16 +16,34 @@ export async function scheduleDeadline() {
   else await chrome.alarms.create(DEADLINE_ALARM, { when: at });
 }
 
+// Opens a card's window, when it is the card's turn: a tab shows one card
+// at a time (docs/cards.md, "One card at a time"), and a card behind another
+// of its tab's opens once that one is answered (`openWaitingCards`).
+const opening = new Set(); // card ids whose window is being opened
 export async function openCard(cardId) {
-  // The card is stored before anyone sees it: a window opened for a card the
-  // next worker never heard of would stay open, answering nothing.
-  await saveNow(loaded ?? await ready);
-  const url = chrome.runtime.getURL(`${CARD_PAGE}?card=${cardId}`);
-  const window = await chrome.windows.create({ url, type: 'popup', width: 460, height: 620, focused: true });
-  // Withdrawn while its window opened: nobody waits on it any more.
-  const waits = await changeSession((core) => core.cardOpened(cardId, window.id));
-  if (!waits) await chrome.windows.remove(window.id).catch(() => {});
+  const core = loaded ?? await ready;
+  if (opening.has(cardId) || !core.cardsWithoutWindow().includes(cardId)) return;
+  opening.add(cardId);
+  try {
+    // The card is stored before anyone sees it: a window opened for a card the
+    // next worker never heard of would stay open, answering nothing.
+    await saveNow(core);
+    const url = chrome.runtime.getURL(`${CARD_PAGE}?card=${cardId}`);
+    const window = await chrome.windows.create({ url, type: 'popup', width: 460, height: 620, focused: true });
+    // Withdrawn while its window opened: nobody waits on it any more.
+    const waits = await changeSession((c) => c.cardOpened(cardId, window.id));
+    if (!waits) await chrome.windows.remove(window.id).catch(() => {});
+  } finally {
+    opening.delete(cardId);
+  }
   await scheduleDeadline();
+}
+
+// Opens the cards whose turn came: after a card was answered, closed,
+// withdrawn or expired, the next card of its tab.
+export async function openWaitingCards() {
+  const core = loaded ?? await ready;
+  await Promise.all([...core.cardsWithoutWindow()].map((cardId) => openCard(cardId)));
 }
 
 // A card's window closed by Toolgate; it may be gone already.

@@ -3,6 +3,7 @@
 import { proceedAnswered, tabsInfo } from './agents.js';
 import { fromJson, loaded, ready, toJson } from './core.js';
 import { record } from './audit.js';
+import { openWaitingCards } from './card-windows.js';
 import { changeSession, saveNow } from './session.js';
 
 export async function card(cardId) {
@@ -22,6 +23,7 @@ export async function answer(cardId, given) {
   // on without the card, which closes once told.
   proceedAnswered(answered, `after answering card ${cardId}`);
   await stored;
+  await openWaitingCards();
   return { answered: true };
 }
 
@@ -30,7 +32,9 @@ export async function answer(cardId, given) {
 export async function onWindowRemoved(windowId) {
   const tabs = await tabsInfo();
   const answered = await changeSession((core) => fromJson(core.windowClosed(windowId, toJson(tabs, 'tabs'), Date.now())));
-  if (!answered) return;
-  record({ what: 'answer', chat: answered.chat, answer: 'closed the card' });
-  proceedAnswered(answered, `after window ${windowId} closed`);
+  if (answered) {
+    record({ what: 'answer', chat: answered.chat, answer: 'closed the card' });
+    proceedAnswered(answered, `after window ${windowId} closed`);
+  }
+  await openWaitingCards();
 }

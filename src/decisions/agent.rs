@@ -553,6 +553,12 @@ impl Session {
                 return Step::Wait { card_id };
             }
         }
+        let tab = action.tab_id();
+        if let Some(why) = self.over_card_budget(tab) {
+            return refusal(id, Decision::Refuse { why });
+        }
+        // One card at a time in a tab: the shell opens the window of a later
+        // one once those before it are answered (`cards_without_window`).
         let card_id = self.next();
         let asked_by = action.asked_by().to_owned();
         self.pending.insert(

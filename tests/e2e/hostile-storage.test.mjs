@@ -203,4 +203,31 @@ describe('hostile pages and storage', () => {
     await forger.page.close();
     await later.page.close();
   });
+
+  // docs/cards.md, "One card at a time": a tab shows one card, four more
+  // wait behind it, and further calls are refused.
+  test('fifteen forged calls open one card: four wait behind it, ten are refused, and the next opens once it is answered', { timeout: 60_000 }, async () => {
+    const forger = await open('spam.test', '/forger.html', 1);
+    const sw = await h.browser.worker();
+    await sw.evaluate(async (site) => {
+      const { rules: book = { sites: {} } } = await chrome.storage.local.get('rules');
+      book.sites[site] = { read: 'allowed', write: 'ask_first', delete: 'ask_first', outside: 'ask_first' };
+      await chrome.storage.local.set({ rules: book });
+    }, new URL(forger.page.url()).origin);
+    const cardWindows = async () => (await h.browser.context.pages()).filter((p) => p.url().includes('/card.html?card=')).length;
+    const refusals = await forger.page.evaluate(() => window.forge(15, 0, { name: 'send', settle: 10 }));
+    for (const refusal of refusals) {
+      assert.equal(refusal, 'Nothing ran: 5 cards already wait on a person for this tab, the most Toolgate lets one tab have. Try again once they are answered.');
+    }
+    const first = await h.cards.next();
+    assert.equal(await cardWindows(), 1, 'one card window for the tab');
+    await choose(first, 'Refuse');
+    const second = await h.cards.next();
+    assert.notEqual(second.url(), first.url(), 'the next card opens once the first is answered');
+    assert.equal(await cardWindows(), 1);
+    await second.close();
+    for (let n = 0; n < 3; n += 1) await (await h.cards.next()).close();
+    assert.deepEqual(await forger.page.evaluate(() => window.ran), []);
+    await forger.page.close();
+  });
 });

@@ -21,12 +21,19 @@ impl Session {
     /// The cards waiting for an answer with no window recorded, by id. A
     /// worker that stopped after storing a card and before recording its
     /// window (or before opening it) left them so; the next worker finds
-    /// their windows, or opens them, when it starts.
+    /// their windows, or opens them, when it starts. A card waiting behind
+    /// another of its tab's is left out until that one is answered: then
+    /// the shell opens it.
     pub fn cards_without_window(&self) -> Vec<u64> {
         self.pending
             .iter()
             .filter(|(_, p)| p.window_id.is_none())
             .map(|(&id, _)| id)
+            // A card behind another of its tab's opens once that one is answered.
+            .filter(|&id| {
+                let tab = self.pending.get(&id).map(|p| p.action.tab_id());
+                tab.and_then(|tab| self.card_shown(tab)) == Some(id)
+            })
             .collect()
     }
 

@@ -1,9 +1,11 @@
-//! What calls waiting on a person may hold (ARCHITECTURE.md, "Budgets";
-//! docs/agents.md, "Arguments and limits"). A waiting call is kept with the
+//! What calls waiting on a person may hold, and how many cards a tab may
+//! show (ARCHITECTURE.md, "Budgets"; docs/agents.md, "Arguments and limits";
+//! docs/cards.md, "One card at a time"). A waiting call is kept with the
 //! session, so its arguments take room in the storage the person's answers
 //! use: they are charged to the tab the call is for, and held to a share of
 //! that storage, so that no page (forging its own "browser agent" calls) and
-//! no agent can crowd out the person's decisions.
+//! no agent can crowd out the person's decisions. A tab shows one card at a
+//! time: the others wait behind it, a few at most.
 
 use super::{Action, Session};
 use crate::page::registry::TabId;
@@ -12,6 +14,10 @@ use crate::page::registry::TabId;
 pub const WAITING_PER_TAB: usize = 1024 * 1024;
 /// The most bytes of arguments the calls waiting on a person may hold in all.
 pub const WAITING_IN_ALL: usize = 2 * 1024 * 1024;
+
+/// The most cards one tab may have waiting on a person: one shown, the
+/// others behind it.
+pub const CARDS_PER_TAB: usize = 5;
 
 /// The bytes of arguments `action` holds while it waits.
 fn held(action: &Action) -> usize {
@@ -60,5 +66,25 @@ impl Session {
             "Nothing ran: Toolgate holds at most {} MB ({cap} bytes) of arguments of calls waiting on a person {whose}, and this call of {name} ({more} bytes) would pass it. Try again once the cards open now are answered.",
             cap / (1024 * 1024)
         ))
+    }
+
+    /// The card a tab shows now: the first of its cards still waiting.
+    pub(super) fn card_shown(&self, tab: TabId) -> Option<u64> {
+        self.pending
+            .iter()
+            .filter(|(_, p)| p.action.tab_id() == tab)
+            .map(|(&id, _)| id)
+            .min()
+    }
+
+    /// Why a new card cannot wait for tab `tab`, if it already has as many
+    /// as it may.
+    pub(super) fn over_card_budget(&self, tab: TabId) -> Option<String> {
+        let waiting = self.pending.values().filter(|p| p.action.tab_id() == tab).count();
+        (waiting >= CARDS_PER_TAB).then(|| {
+            format!(
+                "Nothing ran: {waiting} cards already wait on a person for this tab, the most Toolgate lets one tab have. Try again once they are answered."
+            )
+        })
     }
 }
