@@ -80,7 +80,11 @@ impl Session {
     /// Why a new card cannot wait for tab `tab`, if it already has as many
     /// as it may.
     pub(super) fn over_card_budget(&self, tab: TabId) -> Option<String> {
-        let waiting = self.pending.values().filter(|p| p.action.tab_id() == tab).count();
+        let waiting = self
+            .pending
+            .values()
+            .filter(|p| p.action.tab_id() == tab)
+            .count();
         (waiting >= CARDS_PER_TAB).then(|| {
             format!(
                 "Nothing ran: {waiting} cards already wait on a person for this tab, the most Toolgate lets one tab have. Try again once they are answered."
