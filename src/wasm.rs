@@ -32,6 +32,16 @@ fn check_arguments(schema: &serde_json::Value, arguments: &serde_json::Value) ->
     }
 }
 
+/// The JSON-RPC error reply, as JSON text, that the shell gives an agent
+/// (`RpcError::from_shell`): every such error is written in the core.
+#[wasm_bindgen(js_name = "errorReply")]
+pub fn error_reply(kind: &str, id: &str, detail: &str) -> Result<String, JsError> {
+    let id: serde_json::Value = read(id, "request id")?;
+    let error =
+        crate::protocol::RpcError::from_shell(kind, detail).map_err(|e| JsError::new(&e))?;
+    Ok(crate::protocol::error_reply(&id, &error).text().to_owned())
+}
+
 /// A pattern on the core's linear-time engine (src/page/schema/pattern.rs),
 /// which the worker's validator runs instead of JavaScript's `RegExp`
 /// (extension/background/arguments.js).

@@ -305,3 +305,37 @@ fn agents_see_the_three_browser_tools_by_their_names() {
         .iter()
         .all(|t| t["inputSchema"]["type"] == "object"));
 }
+
+/// docs/agents.md, "What an agent is told": every JSON-RPC error an agent
+/// can get is written by the core, including those only the shell knows of.
+#[test]
+fn the_errors_the_shell_gives_are_written_by_the_core() {
+    use toolgate::protocol::{error_reply, RpcError};
+    let reply = |kind: &str, detail: &str| {
+        let error = RpcError::from_shell(kind, detail).expect("a kind the shell gives");
+        error_reply(&json!(7), &error).value()
+    };
+    assert_eq!(
+        reply("withdrawn", ""),
+        json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32800,
+            "message": "the request was withdrawn: the agent cancelled it or went away"}})
+    );
+    assert_eq!(
+        reply("refused_extension", "abcd")["error"],
+        json!({"code": -32001, "message": "Toolgate refused extension abcd: allow it in Toolgate's settings (\"Agents that may connect\")"})
+    );
+    assert_eq!(
+        reply("session_not_opened", "")["error"],
+        json!({"code": -32002, "message": "this session was not opened"})
+    );
+    assert_eq!(
+        reply("session_not_opened", "it was closed")["error"]["message"],
+        "this session was not opened: it was closed"
+    );
+    assert_eq!(reply("internal", "boom")["error"]["code"], -32603);
+    assert_eq!(reply("not_carried_out", "x")["error"]["code"], -32000);
+    assert_eq!(
+        RpcError::from_shell("made_up", ""),
+        Err("no error of kind \"made_up\"".to_owned())
+    );
+}

@@ -3,7 +3,7 @@
 // the core decides each request and returns a step, carried out here.
 import { closeCardWindow, openCard, openWaitingCards } from './card-windows.js';
 import { run } from './calls.js';
-import { fromJson, toJson } from './core.js';
+import { errorReply, fromJson, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { deliver, tellWaiting, waitFor } from './replies.js';
 import { changeSession } from './session.js';
@@ -38,7 +38,7 @@ export async function withdraw(chat, id) {
   for (const window of withdrawn.close_windows) closeCardWindow(window);
   openWaitingCards().catch((error) => keepError('opening the cards that waited', error));
   for (const request of withdrawn.requests) {
-    deliver(chat, request, { jsonrpc: '2.0', id: request, error: { code: -32800, message: 'the request was withdrawn: the agent cancelled it or went away' } }, false);
+    deliver(chat, request, await errorReply('withdrawn', request), false);
   }
   return withdrawn.requests.length;
 }

@@ -4,7 +4,7 @@
 // MV3 stops this worker after 30 s idle and forgets every global, so the core
 // is a cache of what is in chrome.storage.session, rebuilt by `ready` on every
 // start, and every handler waits on `ready`.
-import init, { Core } from '../../pkg/toolgate.js';
+import init, { Core, errorReply as writeErrorReply } from '../../pkg/toolgate.js';
 import { keepError } from './errors.js';
 import { checkArguments } from './arguments.js';
 import { adminBook, policy } from './policy.js';
@@ -30,6 +30,15 @@ export function toJson(value, what) {
   return text;
 }
 export const fromJson = (text) => (text === undefined ? null : JSON.parse(text));
+
+// The JSON-RPC error reply to request `id` that the shell gives an agent, as
+// the core writes it (`RpcError::from_shell`, src/protocol/error.rs): `kind`
+// is 'withdrawn', 'refused_extension', 'session_not_opened', 'internal' or
+// 'not_carried_out'; `detail`, what only the shell knows. Once the core is loaded.
+export async function errorReply(kind, id, detail = '') {
+  await ready;
+  return JSON.parse(writeErrorReply(kind, toJson(id, 'request id'), String(detail)));
+}
 
 // Loads the Wasm core and the stored registry. Top-level await and import()
 // both break MV3 workers, so this is a promise every handler awaits.

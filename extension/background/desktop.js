@@ -16,7 +16,7 @@ import { saysHostNotInstalled } from './chromium-errors.js';
 export const HOST = 'dev.toolgate.mcp';
 const RETRIES = 5;
 
-export function desktopAgents({ ready, parse, agent, openChat, closeChat, withdraw, errors }) {
+export function desktopAgents({ ready, parse, agent, openChat, closeChat, withdraw, errorReply, errors }) {
   let port = null;
   let state = { state: 'idle', error: null, since: null };
   let retries = 0;
@@ -93,20 +93,20 @@ export function desktopAgents({ ready, parse, agent, openChat, closeChat, withdr
           await openChat(chat, { label: message.client, readOnly: message.read_only === true });
         } catch (error) {
           errors.push(`a desktop agent's session was not opened: ${error?.message ?? error}`);
-          send({ type: 'reply', session, reply: { jsonrpc: '2.0', id: null, error: { code: -32002, message: `this session was not opened: ${error?.message ?? error}` } } });
+          send({ type: 'reply', session, reply: await errorReply('session_not_opened', null, error?.message ?? error) });
           return;
         }
         sessions.set(session, { client: message.client, since: Date.now() });
         return;
       case 'request': {
         if (!sessions.has(session)) {
-          send({ type: 'reply', session, reply: { jsonrpc: '2.0', id: message.request?.id ?? null, error: { code: -32002, message: 'this session was not opened' } } });
+          send({ type: 'reply', session, reply: await errorReply('session_not_opened', message.request?.id ?? null) });
           return;
         }
         const id = message.request?.id ?? null;
         const onWaiting = () => send({ type: 'waiting', session, request_id: id, message: 'waiting for the person to answer Toolgate\'s card' });
         const reply = await agent(chat, message.request, { onWaiting })
-          .catch((error) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: String(error?.message ?? error) } }));
+          .catch((error) => errorReply('internal', id, error?.message ?? error));
         send({ type: 'reply', session, reply });
         return;
       }

@@ -12,7 +12,7 @@ const REFUSED_KEY = 'refusedExtensions'; // [{id, at, times}], newest first
 const REFUSED_KEPT = 50;
 const EXTENSION_ID = /^[a-p]{32}$/;
 
-export function otherExtensions({ agent, openChat, closeChat, errors }) {
+export function otherExtensions({ agent, openChat, closeChat, errorReply, errors }) {
   let lastPort = 0;
   const open = new Map(); // chat -> {id, label, since}
 
@@ -42,10 +42,7 @@ export function otherExtensions({ agent, openChat, closeChat, errors }) {
     const decided = mayConnect().then(async (list) => {
       if (typeof id !== 'string' || !Object.hasOwn(list, id)) {
         await refused(String(id));
-        port.postMessage({
-          jsonrpc: '2.0', id: null,
-          error: { code: -32001, message: `Toolgate refused extension ${id}: allow it in Toolgate's settings ("Agents that may connect")` },
-        });
+        port.postMessage(await errorReply('refused_extension', null, id));
         port.disconnect();
         return null;
       }
@@ -58,9 +55,7 @@ export function otherExtensions({ agent, openChat, closeChat, errors }) {
     port.onMessage.addListener((request) => {
       decided.then(async (chat) => {
         if (!chat) return;
-        const reply = await agent(chat, request).catch((error) => ({
-          jsonrpc: '2.0', id: request?.id ?? null, error: { code: -32603, message: String(error?.message ?? error) },
-        }));
+        const reply = await agent(chat, request).catch((error) => errorReply('internal', request?.id ?? null, error?.message ?? error));
         try {
           port.postMessage(reply);
         } catch {

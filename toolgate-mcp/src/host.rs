@@ -15,16 +15,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio_util::codec::{FramedRead, FramedWrite};
 use toolgate::protocol::bridge::{FromAgent, ToAgent, MAX_TO_BROWSER};
+use toolgate::protocol::RpcError;
 
 use crate::framing;
 use crate::transport::{self, Accepted, Listener, Stream};
-
-/// The JSON-RPC code of a request refused before it reached the browser.
-const REFUSED: i64 = -32600;
 
 /// Each open session's connection, as the sender of frames to write to it.
 #[derive(Clone, Default)]
@@ -303,9 +301,10 @@ fn kind(message: &FromAgent) -> &'static str {
 
 /// A JSON-RPC error reply to `session`, as a frame.
 fn error_reply(session: &str, id: Value, message: &str) -> Bytes {
+    let error = RpcError::InvalidRequest(message.to_owned());
     let reply = ToAgent::Reply {
         session: session.to_owned(),
-        reply: json!({"jsonrpc": "2.0", "id": id, "error": {"code": REFUSED, "message": message}}),
+        reply: toolgate::protocol::error_reply(&id, &error).value(),
     };
     framing::encode(&reply, usize::MAX).unwrap_or_default()
 }
