@@ -4,6 +4,7 @@ import { proceedAnswered, tabsInfo } from './agents.js';
 import { fromJson, loaded, ready, toJson } from './core.js';
 import { record } from './audit.js';
 import { openWaitingCards } from './card-windows.js';
+import { keepError } from './errors.js';
 import { changeSession, saveNow } from './session.js';
 
 export async function card(cardId) {
@@ -22,8 +23,9 @@ export async function answer(cardId, given) {
   // The calls it let run (up to the call timeout) or the cards it leads to go
   // on without the card, which closes once told.
   proceedAnswered(answered, `after answering card ${cardId}`);
+  // The next card of its tab opens; the answer does not wait for it.
+  openWaitingCards().catch((error) => keepError('opening the cards that waited', error));
   await stored;
-  await openWaitingCards();
   return { answered: true };
 }
 
@@ -36,5 +38,5 @@ export async function onWindowRemoved(windowId) {
     record({ what: 'answer', chat: answered.chat, answer: 'closed the card' });
     proceedAnswered(answered, `after window ${windowId} closed`);
   }
-  await openWaitingCards();
+  openWaitingCards().catch((error) => keepError('opening the cards that waited', error));
 }
