@@ -12,7 +12,12 @@ use toolgate::page::classify::Class;
 use toolgate::page::declaration::HintState::{Absent, False, True};
 
 fn tool<'a>(name: &'a str, area: &'a str, kind: ToolKind) -> RuleFacts<'a> {
-    RuleFacts { name, area, kind }
+    RuleFacts {
+        name,
+        area,
+        kind,
+        definition: "sha256:seen",
+    }
 }
 
 fn change(target: Target, level: Option<Level>) -> Change {
@@ -481,4 +486,90 @@ fn a_late_yes_lets_the_same_call_run_once_within_ten_minutes() {
         t0 + ASK_WINDOW_MS
     ));
     assert!(yeses.is_empty());
+}
+
+/// docs/rules.md, "A rule holds for what you saw": a tool set apart holds
+/// for the definition it was set for, an area for the kinds it held; what
+/// changed or joined later follows its area's and kind's level.
+#[test]
+fn a_rule_set_apart_holds_for_the_definition_and_the_kinds_the_person_saw() {
+    use toolgate::decisions::rules::{RuleBook, SeenTool};
+    const SITE: &str = "https://notes.example";
+    let seen_tool = |name: &str, area: &str, kind, definition: &str| SeenTool {
+        name: name.into(),
+        area: area.into(),
+        kind,
+        definition: definition.into(),
+    };
+    let seen = [
+        seen_tool("add_note", "notes", ToolKind::Write, "sha256:add"),
+        seen_tool("find", "search", ToolKind::Read, "sha256:find"),
+    ];
+    let mut book = RuleBook::default();
+    let changes = [
+        one_tool("add_note", Some(Level::Allowed)),
+        area("search", Some(Level::Allowed)),
+    ];
+    book.change(SITE, &changes, &seen, None).expect("saved");
+    let rules = book.sites.get(SITE).expect("rules").clone();
+    let facts = |name, area, kind, definition| RuleFacts {
+        name,
+        area,
+        kind,
+        definition,
+    };
+    // As the person saw them.
+    assert_eq!(
+        rules
+            .level(facts("add_note", "notes", ToolKind::Write, "sha256:add"))
+            .0,
+        Level::Allowed
+    );
+    // add_note registered again with destructiveHint: a Delete tool, another
+    // definition: Delete is Off.
+    assert_eq!(
+        rules.level(facts("add_note", "notes", ToolKind::Delete, "sha256:other")),
+        (
+            Level::Off,
+            Because::Kind {
+                kind: ToolKind::Delete
+            }
+        )
+    );
+    // A Delete tool tagged "search" later: the area covers Read tools only.
+    assert_eq!(
+        rules.level(facts("wipe", "search", ToolKind::Delete, "sha256:wipe")),
+        (
+            Level::Off,
+            Because::Kind {
+                kind: ToolKind::Delete
+            }
+        )
+    );
+    assert_eq!(
+        rules
+            .level(facts("lookup", "search", ToolKind::Read, "sha256:lookup"))
+            .0,
+        Level::Allowed
+    );
+    // Put back, the tool and the area forget what they were set for.
+    let back = [one_tool("add_note", None), area("search", None)];
+    book.change(SITE, &back, &seen, None).expect("saved");
+    let rules = book.sites.get(SITE).expect("rules");
+    assert!(rules.tool_definitions.is_empty() && rules.area_kinds.is_empty());
+    // An administrator's rule holds by name, whatever the definition.
+    let mut admin = SiteRules::default();
+    admin.tools.insert("add_note".into(), Level::Off);
+    let mut person = SiteRules::default();
+    person.tools.insert("add_note".into(), Level::Off);
+    person
+        .tool_definitions
+        .insert("add_note".into(), "sha256:add".into());
+    let bounded = person.bounded_by(&admin);
+    assert_eq!(
+        bounded
+            .level(facts("add_note", "notes", ToolKind::Read, "sha256:other"))
+            .0,
+        Level::Off
+    );
 }

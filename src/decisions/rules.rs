@@ -143,6 +143,9 @@ pub struct RuleFacts<'a> {
     pub name: &'a str,
     pub area: &'a str,
     pub kind: ToolKind,
+    /// The tool's definition now (`Tool::definition`): a level set for the
+    /// tool holds for the definition it was set for.
+    pub definition: &'a str,
 }
 
 impl<'a> RuleFacts<'a> {
@@ -158,6 +161,7 @@ impl<'a> RuleFacts<'a> {
                 decl.hint(Hint::Destructive),
                 decl.hint(Hint::OpenWorld),
             ),
+            definition: tool.definition(),
         })
     }
 }
@@ -173,6 +177,16 @@ pub struct SiteRules {
     pub areas: VecMap<String, Level>,
     #[serde(default)]
     pub tools: VecMap<String, Level>,
+    /// The definition each tool set apart had when the person set it: its
+    /// level holds for that definition only (docs/rules.md, "A rule holds
+    /// for what you saw"). A tool with none here (set by an administrator's
+    /// policy, which names tools) holds for any.
+    #[serde(default, skip_serializing_if = "VecMap::is_empty")]
+    pub tool_definitions: VecMap<String, String>,
+    /// The kinds of tools each area set apart held when the person set it:
+    /// its level covers those kinds only. An area with none here holds for all.
+    #[serde(default, skip_serializing_if = "VecMap::is_empty")]
+    pub area_kinds: VecMap<String, Vec<ToolKind>>,
 }
 
 impl Default for SiteRules {
@@ -192,6 +206,8 @@ impl SiteRules {
             outside,
             areas: VecMap::new(),
             tools: VecMap::new(),
+            tool_definitions: VecMap::new(),
+            area_kinds: VecMap::new(),
         }
     }
 
@@ -226,7 +242,17 @@ impl SiteRules {
     /// A tool's level and what decided it: its own first, then its area's,
     /// then its kind's.
     pub fn level(&self, tool: RuleFacts) -> (Level, Because) {
-        if let Some(&level) = self.tools.get(tool.name) {
+        let own = self.tools.get(tool.name).filter(|_| {
+            self.tool_definitions
+                .get(tool.name)
+                .is_none_or(|set_for| set_for == tool.definition)
+        });
+        let area = self.areas.get(tool.area).filter(|_| {
+            self.area_kinds
+                .get(tool.area)
+                .is_none_or(|kinds| kinds.contains(&tool.kind))
+        });
+        if let Some(&level) = own {
             return (
                 level,
                 Because::Tool {
@@ -234,7 +260,7 @@ impl SiteRules {
                 },
             );
         }
-        if let Some(&level) = self.areas.get(tool.area) {
+        if let Some(&level) = area {
             return (
                 level,
                 Because::Area {

@@ -5,7 +5,7 @@
 // extension, the cards clicked by their labels.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entries } from '../support/browser.mjs';
+import { TOOLGATE_ID, entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 import { cardKind, choose, readCard } from '../support/cards.mjs';
 
@@ -111,6 +111,37 @@ describe('hostile pages', () => {
     await choose(again.card, await isRuleCard(again.card) ? 'Refuse' : 'Deny this call');
     await again.reply;
     assert.deepEqual(await page.evaluate(() => window.ran), []);
+  });
+
+  // docs/rules.md, "A rule holds for what you saw": the page controls a
+  // tool's definition and tags, the person the rules.
+  test('a tool set apart holds for its definition, an area for its kinds: a tool turned Delete, or a Delete tool tagged into the area, follows Delete: Off', async () => {
+    const { page, tabId } = await open('apart.test', '/set-apart.html', 2);
+    const site = new URL(page.url()).origin;
+    const settings = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+    const answer = await settings.evaluate(([s]) => chrome.runtime.sendMessage({ type: 'change_rules', site: s, changes: [
+      { target: 'tool', name: 'add_note', level: 'allowed' }, { target: 'area', area: 'search', level: 'allowed' }] }), [site]);
+    assert.deepEqual(answer, { saved: true });
+    await settings.close();
+    const chatId = await chat();
+    // As the person saw it, add_note is allowed: it runs with no rule card.
+    let first = await start(chatId, call(tabId, 'add_note'));
+    if (first.card) {
+      await choose(first.card, 'Allow all tools on this website');
+      first = { reply: first.reply };
+    }
+    assert.equal(text(await first.reply), 'added');
+
+    await page.evaluate(() => window.makeDelete());
+    await page.evaluate(() => window.addWipe());
+    await h.browser.waitForPalette(page, (p) => entries(p).length === 3 && entries(p).find((e) => e.name === 'add_note')?.class === 'Consequential',
+      'add_note registered again as a Delete tool, and wipe');
+    for (const name of ['add_note', 'wipe']) {
+      const got = await start(chatId, call(tabId, name));
+      assert.equal(got.card, undefined, `${name}: no card`);
+      assert.match(text(got.reply), new RegExp(`^Nothing ran: ${name} is Off`), name);
+    }
+    assert.deepEqual(await page.evaluate(() => window.ran), ['add_note']);
   });
 
   test('one name is one tool: the second registration is refused, and the card shows the class of the tool that runs', async () => {

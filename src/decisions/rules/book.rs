@@ -25,6 +25,9 @@ pub struct SeenTool {
     pub name: String,
     pub area: String,
     pub kind: ToolKind,
+    /// Its definition (`Tool::definition`) when last seen.
+    #[serde(default)]
+    pub definition: String,
 }
 
 /// The tools `site` publishes in the open tabs, each once, by name.
@@ -39,6 +42,7 @@ pub fn site_tools(registry: &Registry, site: &str) -> Vec<SeenTool> {
                         name: facts.name.to_owned(),
                         area: facts.area.to_owned(),
                         kind: facts.kind,
+                        definition: facts.definition.to_owned(),
                     },
                 );
             }
@@ -64,6 +68,15 @@ impl SiteRules {
                 let narrower = map.get(key.as_str()).map_or(level, |&own| own.max(level));
                 map.insert(key.clone(), narrower);
             }
+        }
+        // What an administrator sets holds by name, whatever the tool's
+        // definition or the area's kinds: the narrower of the two levels is
+        // never wider than the administrator's.
+        for name in admin.tools.keys() {
+            out.tool_definitions.remove(name.as_str());
+        }
+        for area in admin.areas.keys() {
+            out.area_kinds.remove(area.as_str());
         }
         out
     }
@@ -118,6 +131,37 @@ impl RuleBook {
             None => Who::Owner,
         };
         rules.apply(changes, &who, &kind_of)?;
+        // A rule set apart holds for what the person saw (docs/rules.md, "A
+        // rule holds for what you saw"): a tool's level for its definition
+        // now, an area's for the kinds of tools it holds now.
+        for change in changes {
+            match (&change.target, change.level) {
+                (Target::Tool { name }, Some(_)) => {
+                    let definition = seen.iter().find(|t| &t.name == name).map(|t| &t.definition);
+                    match definition.filter(|d| !d.is_empty()) {
+                        Some(d) => rules.tool_definitions.insert(name.clone(), d.clone()),
+                        None => rules.tool_definitions.remove(name.as_str()),
+                    };
+                }
+                (Target::Tool { name }, None) => {
+                    rules.tool_definitions.remove(name.as_str());
+                }
+                (Target::Area { area }, Some(_)) => {
+                    let mut kinds: Vec<ToolKind> = seen
+                        .iter()
+                        .filter(|t| &t.area == area)
+                        .map(|t| t.kind)
+                        .collect();
+                    kinds.sort();
+                    kinds.dedup();
+                    rules.area_kinds.insert(area.clone(), kinds);
+                }
+                (Target::Area { area }, None) => {
+                    rules.area_kinds.remove(area.as_str());
+                }
+                (Target::Kind { .. }, _) => {}
+            }
+        }
         self.sites.insert(site.to_owned(), rules);
         Ok(())
     }
