@@ -12,6 +12,22 @@ const KIND_LABELS = { read: 'Read', write: 'Write', delete: 'Delete', outside: '
 const LEVELS = [['allowed', 'Allowed'], ['ask_first', 'Ask first'], ['off', 'Off']];
 const NEW_RULES = { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' };
 const ADMINS_ONLY = 'Your administrator manages Toolgate: only they can set this to Allowed.';
+const LEVEL_LABELS = Object.fromEntries(LEVELS);
+
+// Why a tool's own or its area's level no longer holds for it (docs/rules.md,
+// "A rule holds for what you saw"): the page changed the tool since you set
+// it, or it joined its area with a kind the area did not hold. Else null.
+function lapsed(tool, rules) {
+  const setFor = rules.tool_definitions?.[tool.name];
+  if (rules.tools[tool.name] !== undefined && setFor && tool.definition && setFor !== tool.definition) {
+    return `Changed since you set it: your “${LEVEL_LABELS[rules.tools[tool.name]]}” no longer holds; it follows its area and kind until you set it again.`;
+  }
+  const kinds = rules.area_kinds?.[tool.area];
+  if (rules.tools[tool.name] === undefined && rules.areas[tool.area] !== undefined && kinds && !kinds.includes(tool.kind)) {
+    return `New in this area: the area's “${LEVEL_LABELS[rules.areas[tool.area]]}” does not cover it; it follows its kind until you set the area again.`;
+  }
+  return null;
+}
 
 // A level menu: "As its kinds" (or "As its area and kind") then the three
 // levels; under an administrator's policy, Allowed only where a person may
@@ -74,6 +90,7 @@ async function main() {
         el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
         levelMenu(`What agents may do with ${tool.name}`, 'As its area and kind', rules.tools[tool.name],
           (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside')),
+        ...[lapsed(tool, rules)].filter(Boolean).map((why) => el('p', { class: 'lapsed', text: why })),
       ]);
       rows.push({ row, tool, area });
       return row;

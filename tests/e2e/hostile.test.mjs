@@ -142,6 +142,26 @@ describe('hostile pages', () => {
       assert.match(text(got.reply), new RegExp(`^Nothing ran: ${name} is Off`), name);
     }
     assert.deepEqual(await page.evaluate(() => window.ran), ['add_note']);
+
+    // The set-apart page says which levels no longer hold, and why, once the
+    // tools seen on the site are remembered (a moment after the page's reports).
+    const sw = await h.browser.worker();
+    await sw.evaluate(async (s) => {
+      for (;;) {
+        const { rules, tools_seen: seen } = await chrome.storage.local.get(['rules', 'tools_seen']);
+        const tools = seen?.[s] ?? [];
+        const note = tools.find((t) => t.name === 'add_note');
+        if (tools.some((t) => t.name === 'wipe') && note?.definition !== rules.sites[s].tool_definitions.add_note) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }, site);
+    const apart = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/set-apart.html?site=${encodeURIComponent(site)}`);
+    await apart.locator('.tool').first().waitFor({ state: 'attached' });
+    assert.deepEqual(await apart.locator('.lapsed').allTextContents(), [
+      'Changed since you set it: your “Allowed” no longer holds; it follows its area and kind until you set it again.',
+      'New in this area: the area\'s “Allowed” does not cover it; it follows its kind until you set the area again.',
+    ]);
+    await apart.close();
   });
 
   test('one name is one tool: the second registration is refused, and the card shows the class of the tool that runs', async () => {
