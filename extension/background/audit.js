@@ -12,7 +12,7 @@
 //   name of 8 MB): each text is cut, and the log is held to a count and a
 //   size, so that it can never fill the storage the rules, the settings and
 //   the allowed extensions share.
-export const AUDIT_KEYS = { person: 'audit', agents: 'audit:agents' };
+const AUDIT_KEYS = { person: 'audit', agents: 'audit:agents' };
 const KEEP = 1000;
 // The agents' log's most bytes (as UTF-8 JSON), and the most characters of
 // any one text in it.
@@ -59,12 +59,14 @@ function write() {
   const batch = gathered;
   gathered = { person: [], agents: [] };
   writing = writing.then(async () => {
-    const stored = await chrome.storage.local.get(Object.values(AUDIT_KEYS));
-    const kept = (log) => (Array.isArray(stored[AUDIT_KEYS[log]]) ? stored[AUDIT_KEYS[log]] : []);
+    // Only the logs this batch adds to are read and written.
+    const logs = Object.keys(batch).filter((log) => batch[log].length);
+    const stored = await chrome.storage.local.get(logs.map((log) => AUDIT_KEYS[log]));
     const changes = {};
-    if (batch.person.length) changes[AUDIT_KEYS.person] = [...kept('person'), ...batch.person].slice(-KEEP);
-    if (batch.agents.length) {
-      changes[AUDIT_KEYS.agents] = fitting([...kept('agents'), ...batch.agents].slice(-KEEP), AGENTS_BYTES);
+    for (const log of logs) {
+      const kept = stored[AUDIT_KEYS[log]];
+      const entries = [...(Array.isArray(kept) ? kept : []), ...batch[log]].slice(-KEEP);
+      changes[AUDIT_KEYS[log]] = log === 'agents' ? fitting(entries, AGENTS_BYTES) : entries;
     }
     await chrome.storage.local.set(changes);
   }).catch(() => {}); // A lost batch of the audit must not stop what it records.

@@ -176,6 +176,9 @@ pub struct Tool {
     /// arguments are checked against it. Not at registration: most tools are
     /// never called, and a read schema takes many times its text's memory.
     schema: Derived<Option<serde_json::Value>>,
+    /// Why its schema cannot be checked (`schema::uncheckable`), read with
+    /// the schema: compiling every pattern once, not at every call.
+    uncheckable: Derived<Option<String>>,
 }
 
 /// Something derived from a tool's declaration on first use, and kept. A
@@ -206,6 +209,7 @@ impl Tool {
             source: Source::of(decl.path),
             definition: Derived::default(),
             schema: Derived::default(),
+            uncheckable: Derived::default(),
             decl,
             raw,
             provided,
@@ -237,6 +241,15 @@ impl Tool {
                 serde_json::from_str(text).ok()
             })
             .as_ref()
+    }
+
+    /// Why the tool's schema cannot be checked, if it has a pattern
+    /// Toolgate cannot run (docs/agents.md, "Arguments and limits").
+    pub fn uncheckable(&self) -> Option<&str> {
+        self.uncheckable
+            .0
+            .get_or_init(|| self.schema().and_then(crate::page::schema::uncheckable))
+            .as_deref()
     }
 
     fn key(&self) -> (Source, Kind, &str) {

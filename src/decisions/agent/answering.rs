@@ -27,13 +27,11 @@ impl Session {
     pub fn cards_without_window(&self) -> Vec<u64> {
         self.pending
             .iter()
-            .filter(|(_, p)| p.window_id.is_none())
-            .map(|(&id, _)| id)
             // A card behind another of its tab's opens once that one is answered.
-            .filter(|&id| {
-                let tab = self.pending.get(&id).map(|p| p.action.tab_id());
-                tab.and_then(|tab| self.card_shown(tab)) == Some(id)
+            .filter(|(&id, p)| {
+                p.window_id.is_none() && self.card_shown(p.action.tab_id()) == Some(id)
             })
+            .map(|(&id, _)| id)
             .collect()
     }
 

@@ -19,7 +19,7 @@ pub const WAITING_IN_ALL: usize = 2 * 1024 * 1024;
 /// others behind it.
 pub const CARDS_PER_TAB: usize = 5;
 
-/// The bytes of arguments `action` holds while it waits.
+/// The bytes of arguments `action` holds while it waits: a call's arguments.
 fn held(action: &Action) -> usize {
     match action {
         Action::Call(call) => call.arguments.len(),
@@ -28,33 +28,27 @@ fn held(action: &Action) -> usize {
 }
 
 impl Session {
-    /// Every action waiting on a person, with the tab it is for.
+    /// Every action waiting on a person: each card's, and those waiting on it.
     fn waiting_actions(&self) -> impl Iterator<Item = &Action> {
         self.pending
             .values()
             .flat_map(|p| std::iter::once(&p.action).chain(p.waiting.iter().map(|w| &w.action)))
     }
 
-    /// Why `action` cannot wait on a person, if its arguments would pass
-    /// the waiting calls' share of storage: for its tab, or in all.
+    /// Why `action` cannot wait on a person, if it is a call whose arguments
+    /// would pass the waiting calls' share of storage: for its tab, or in all.
     pub(super) fn over_waiting_budget(&self, action: &Action) -> Option<String> {
-        let more = held(action);
-        if more == 0 {
+        let Action::Call(call) = action else {
             return None;
-        }
-        let tab: TabId = action.tab_id();
+        };
+        let (tab, more) = (call.target.tab_id, call.arguments.len());
         let (mut for_tab, mut in_all) = (0, 0);
         for waiting in self.waiting_actions() {
-            let bytes = held(waiting);
-            in_all += bytes;
+            in_all += held(waiting);
             if waiting.tab_id() == tab {
-                for_tab += bytes;
+                for_tab += held(waiting);
             }
         }
-        let name = match action {
-            Action::Call(call) => call.target.name.as_str(),
-            Action::List(_) => "",
-        };
         let (cap, whose) = if for_tab + more > WAITING_PER_TAB {
             (WAITING_PER_TAB, "for one tab")
         } else if in_all + more > WAITING_IN_ALL {
@@ -63,8 +57,9 @@ impl Session {
             return None;
         };
         Some(format!(
-            "Nothing ran: Toolgate holds at most {} MB ({cap} bytes) of arguments of calls waiting on a person {whose}, and this call of {name} ({more} bytes) would pass it. Try again once the cards open now are answered.",
-            cap / (1024 * 1024)
+            "Nothing ran: Toolgate holds at most {} MB ({cap} bytes) of arguments of calls waiting on a person {whose}, and this call of {} ({more} bytes) would pass it. Try again once the cards open now are answered.",
+            cap / (1024 * 1024),
+            call.target.name
         ))
     }
 

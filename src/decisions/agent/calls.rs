@@ -132,12 +132,12 @@ impl Session {
                 format!("invalid arguments for {name}: expected a JSON object, got {got}");
             return self.undecidable(chat, id, RpcError::InvalidParams(message));
         }
+        // Never run unchecked: a schema Toolgate cannot check refuses the call (docs/agents.md).
+        if let Some(why) = found.tool.uncheckable() {
+            let message = format!("cannot check the arguments of {name}: {why}");
+            return self.undecidable(chat, id, RpcError::InvalidParams(message));
+        }
         if let Some(schema) = found.tool.schema() {
-            // Never run unchecked: a schema Toolgate cannot check refuses the call (docs/agents.md).
-            if let Some(why) = crate::page::schema::uncheckable(schema) {
-                let message = format!("cannot check the arguments of {name}: {why}");
-                return self.undecidable(chat, id, RpcError::InvalidParams(message));
-            }
             if let Err(errors) = crate::page::schema::check(schema, &value) {
                 let message = format!("invalid arguments for {name}: {}", errors.join("; "));
                 return self.undecidable(chat, id, RpcError::InvalidParams(message));
