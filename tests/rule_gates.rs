@@ -331,6 +331,29 @@ fn a_late_yes_does_not_run_a_tool_the_page_changed_since_its_card() {
 }
 
 #[test]
+fn a_tool_changed_while_its_call_waited_on_the_chats_card_gets_no_rule_card() {
+    // Found by the decisions fuzz target: a site card's "Allow once" for a
+    // tool the page changed since, where the rule now asks first, opened a
+    // rule card showing the tool as it no longer was (a yes on it could
+    // never run anything).
+    let mut h = Harness::new();
+    let step = h.call("c", 1, "add_note", json!({"title": "x"}));
+    assert_eq!(outcome(&h, &step), "site card");
+    let ops = json!([{"op": "register", "decl": {"path": "document_object", "name": "add_note", "description": "Add a note",
+        "input_schema": "{\"type\":\"object\",\"properties\":{\"title\":{\"type\":\"string\"}},\"required\":[\"title\"]}",
+        "annotations": {"consequentialHint": true}}}]);
+    h.registry
+        .apply(common::page(common::frame(1, 0, "doc-1", REMOTE), ops));
+    h.session.rules = new_rules_on_remote();
+    let said = h.answer_said(card_id(&step), Answer::Site(SiteAnswer::AllowOnce));
+    assert!(said.contains("changed while this call waited"), "{said}");
+    assert!(
+        h.session.pending.is_empty(),
+        "no card asks about it as it was"
+    );
+}
+
+#[test]
 fn a_yes_after_the_agent_stopped_waiting_lets_its_same_call_run_once_within_ten_minutes() {
     use toolgate::decisions::rules::ASK_WINDOW_MS;
     let mut h = Harness::new();

@@ -187,16 +187,21 @@ impl Session {
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
         match rule.map(|rule| self.rule_gate(chat, &call.site, rule)) {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
-            Some(Gate::AskFirst { .. })
-                if !call.rule_yes && self.late_yes(chat, &call, world.now_ms) =>
-            {
-                let call = PageCall {
-                    rule_yes: true,
-                    ..call
-                };
-                return self.decide_call(chat, id, call, world);
-            }
             Some(Gate::AskFirst { .. }) if !call.rule_yes => {
+                // The rule's card shows the tool as the request found it, and
+                // a late yes is for that definition: a tool that changed while
+                // the call waited on another card is neither asked about nor
+                // run as it was (docs/cards.md, "When a tool changes").
+                if let Err(error) = call.current(world.registry) {
+                    return Step::error(id, &error);
+                }
+                if self.late_yes(chat, &call, world.now_ms) {
+                    let call = PageCall {
+                        rule_yes: true,
+                        ..call
+                    };
+                    return self.decide_call(chat, id, call, world);
+                }
                 return self.ask_rule(chat, id, call, world.now_ms);
             }
             _ => {}
