@@ -7,6 +7,11 @@
 //! - a call runs the tool, class and definition its request found and its
 //!   card showed, and an answer records only for the tool its card showed
 //!   (docs/cards.md, "When a tool changes");
+//! - no call runs at a level above what the person set on the settings page
+//!   for the definition they saw (`site_rules::Rules`, docs/rules.md): a
+//!   tool's own level holds for the definition it was set for, an area's
+//!   for the kinds it held; Off never runs; Ask first runs only after a yes
+//!   on a card that showed this definition, or a late yes for the same call;
 //! - a card offers exactly docs/cards.md's answers, and takes no other;
 //! - a core rebuilt from what it stored holds the same registry, answers and
 //!   cards, and decides the next new request as the core that did not stop.
@@ -15,14 +20,17 @@ mod cards;
 mod model;
 mod restart;
 mod script;
+mod setting;
+mod site_rules;
 
 use model::{closing, every_answer, is_opaque, offered, Facts, Model};
-pub use script::{Act, CallSpec, Encode, OpSpec, Script, ToolSpec};
+pub use script::{Act, CallSpec, ChangeSpec, Encode, OpSpec, Script, TargetSpec, ToolSpec};
 use script::{Slot, CHATS, TABS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use toolgate::decisions::agent::{Action, PageCall, Run, Step, TabInfo};
 use toolgate::decisions::answers::{Answer, CardKind};
+use toolgate::decisions::rules::{RuleBook, SeenTool};
 use toolgate::page::declaration::{Hint, HintState, Kind};
 use toolgate::page::registry::{Effect, Event, Tool};
 use toolgate::toolgate::Toolgate;
@@ -37,13 +45,18 @@ struct Shown {
     site: String,
     /// The requests waiting on it, in order, with what each found.
     waiters: Vec<(Value, Action)>,
+    /// When it opened (a rule card waits 10 minutes).
+    at_ms: u64,
+    /// A rule card whose agent stopped waiting.
+    detached: bool,
 }
 
-/// What a card's "Allow this call only" lets run: this request's call of
-/// the tool the card showed.
+/// What a card's "Allow this call only" (or a rule card's "Allow once",
+/// `rule`) lets run: this request's call of the tool the card showed.
 struct Once<'a> {
     request_id: &'a Value,
     call: &'a PageCall,
+    rule: bool,
 }
 
 struct Driver {
@@ -64,6 +77,10 @@ struct Driver {
     /// What the worker would hold in storage of the pages: key → text.
     records: BTreeMap<String, String>,
     session: Option<String>,
+    /// The rule book the worker stores, and the tools the settings page
+    /// lists for each site (remembered by name once seen).
+    book: RuleBook,
+    tools_seen: BTreeMap<String, BTreeMap<String, SeenTool>>,
     seen: Seen,
 }
 
@@ -74,6 +91,9 @@ pub struct Seen {
     pub answered: usize,
     pub ran: usize,
     pub restarts: usize,
+    /// Rule cards opened, and calls a late yes ran.
+    pub rule_asked: usize,
+    pub late_ran: usize,
 }
 
 /// Runs one script.
@@ -96,6 +116,8 @@ pub fn run_counted(script: &Script) -> Seen {
         sent: Vec::new(),
         records: BTreeMap::new(),
         session: None,
+        book: RuleBook::default(),
+        tools_seen: BTreeMap::new(),
         seen: Seen::default(),
     };
     // Long scripts add little the fuzzer cannot reach with short ones, and
@@ -230,8 +252,17 @@ impl Driver {
             }
             Act::Withdraw { chat, back, all } => self.withdraw(*chat, *back, *all),
             Act::Finish { call, ok, taken } => self.finish(*call, *ok, *taken),
-            Act::Tick { seconds } => self.now_ms += u64::from(*seconds) * 1000,
+            Act::Tick { seconds } => {
+                self.now_ms += u64::from(*seconds) * 1000;
+                self.expire();
+            }
+            Act::Later { minutes } => {
+                self.now_ms += u64::from(*minutes % 16) * 60 * 1000;
+                self.expire();
+            }
             Act::Restart { probe } => self.restart(probe),
+            Act::Rules { site, changes } => self.change_rules(*site, changes),
+            Act::Unattended { on } => self.unattended(*on),
         }
     }
 
@@ -354,6 +385,10 @@ impl Driver {
                     .cards
                     .get_mut(&card_id)
                     .expect("a card the model saw open");
+                if shown.request_id == *id {
+                    // Its agent waits again on a rule card it had stopped waiting on.
+                    shown.detached = false;
+                }
                 let known = shown.request_id == *id || shown.waiters.iter().any(|(w, _)| w == id);
                 if !known {
                     let waiting = pending
@@ -401,8 +436,9 @@ impl Driver {
             run.repeatable,
             class == toolgate::page::classify::Class::ReadOnly
         );
-        if let Some(once) = once.filter(|o| o.request_id == id) {
-            // "Allow this call only": the card's call, of the tool it showed.
+        let once = once.filter(|o| o.request_id == id);
+        if let Some(once) = &once {
+            // The card's call, of the tool it showed.
             assert_eq!(*t, once.call.target, "the run is the call its card showed");
             assert_eq!(
                 Some(once.call.class),
@@ -414,19 +450,28 @@ impl Driver {
                 tool.definition(),
                 "the definition its card showed"
             );
-        } else {
-            let call = PageCall {
-                target: t.clone(),
-                site: site.clone(),
-                class,
-                definition: tool.definition().to_owned(),
-                arguments: run.arguments.clone(),
-                allowed_once: false,
-                rule_yes: false,
-            };
-            let facts = facts(&call, tool);
+        }
+        let call = PageCall {
+            target: t.clone(),
+            site: site.clone(),
+            class,
+            definition: tool.definition().to_owned(),
+            arguments: run.arguments.clone(),
+            allowed_once: false,
+            rule_yes: false,
+        };
+        let facts = facts(&call, tool);
+        let tool = tool.clone();
+        let rule_yes = once.as_ref().is_some_and(|o| o.rule);
+        let chat_decides = self.rule_ran(chat, &tool, &facts, &run.arguments, rule_yes);
+        if chat_decides && once.is_none() {
+            // Unattended, what a site's rule allows runs without the
+            // chat's questions, but not against its refusals.
+            let unattended = self.model.rules.unattended
+                && self.model.rules.has_rules(&site)
+                && !self.model.refuses(chat, &facts);
             assert!(
-                self.model.allows(chat, &facts, &run.arguments, self.now_ms),
+                unattended || self.model.allows(chat, &facts, &run.arguments, self.now_ms),
                 "ran with no answer allowing it: chat {chat}, request {id}, {facts:?}, \
                  arguments {}\nmodel: {:?}",
                 run.arguments,

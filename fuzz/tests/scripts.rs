@@ -6,12 +6,15 @@
 //! --ignored write_seeds` writes them as the bytes the fuzzer reads.
 
 use arbitrary::{Arbitrary, Unstructured};
-use toolgate_fuzz::decisions::{run_counted, Act, CallSpec, Encode, OpSpec, Script, ToolSpec};
+use toolgate_fuzz::decisions::{
+    run_counted, Act, CallSpec, ChangeSpec, Encode, OpSpec, Script, TargetSpec, ToolSpec,
+};
 
 const EDIT: u8 = 0;
 const READ: u8 = 1;
 const WIPE: u8 = 2;
 const NOTE: u8 = 3;
+const NOTES_ADD: u8 = 4;
 // Answers, by their index in `every_answer`.
 const SITE_ONCE: u8 = 0;
 const SITE_READ_ONLY: u8 = 1;
@@ -21,6 +24,7 @@ const CALL_ALWAYS: u8 = 7;
 const CALL_CLASS: u8 = 8;
 const CALL_NEVER: u8 = 10;
 const CALL_DENY_SITE: u8 = 11;
+const RULE_ONCE: u8 = 12;
 
 fn tool(tool: u8, path: u8, hints: [Option<bool>; 3], variant: u8) -> ToolSpec {
     let [read_only, consequential, idempotent] = hints;
@@ -31,9 +35,79 @@ fn tool(tool: u8, path: u8, hints: [Option<bool>; 3], variant: u8) -> ToolSpec {
         consequential,
         destructive: None,
         idempotent,
+        open_world: None,
+        tag: 0,
         variant,
         schema: false,
         skill: false,
+    }
+}
+
+/// A tool's kind (docs/rules.md), as its hints make it.
+#[derive(Clone, Copy)]
+enum Kind {
+    Read,
+    Write,
+    Delete,
+    Outside,
+}
+
+/// Tags, by their index in `script::tags`.
+const UNTAGGED: u8 = 0;
+const SEARCH: u8 = 1;
+const NOTES: u8 = 2;
+
+/// A tool of a kind, with tags.
+fn kinded(name: u8, kind: Kind, tag: u8, variant: u8) -> ToolSpec {
+    let mut spec = tool(name, 0, [None, Some(false), None], variant);
+    match kind {
+        Kind::Read => spec.read_only = Some(true),
+        Kind::Write => spec.open_world = Some(false),
+        Kind::Delete => spec.destructive = Some(true),
+        Kind::Outside => {}
+    }
+    spec.tag = tag;
+    spec
+}
+
+// Levels, and what a change sets.
+const ALLOWED: u8 = 0;
+const ASK_FIRST: u8 = 1;
+const OFF: u8 = 2;
+
+fn kind_level(kind: Kind, level: u8) -> ChangeSpec {
+    ChangeSpec {
+        target: TargetSpec::Kind(kind as u8),
+        level: Some(level),
+    }
+}
+
+fn area_level(tag: u8, level: u8) -> ChangeSpec {
+    // The areas a change names, by index: "search", "notes", ...
+    ChangeSpec {
+        target: TargetSpec::Area(tag - 1),
+        level: Some(level),
+    }
+}
+
+fn tool_level(tool: u8, level: u8) -> ChangeSpec {
+    ChangeSpec {
+        target: TargetSpec::Tool(tool),
+        level: Some(level),
+    }
+}
+
+/// One change of the rules of https://a.example (slot 0, tab 1).
+fn rules(changes: Vec<ChangeSpec>) -> Act {
+    Act::Rules { site: 0, changes }
+}
+
+/// Chat 0 stops waiting on its last request.
+fn stop_waiting() -> Act {
+    Act::Withdraw {
+        chat: 0,
+        back: 0,
+        all: false,
     }
 }
 
@@ -282,6 +356,166 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             },
             [2, 2, 3, 0],
         ),
+        (
+            // Issue 26, attack 8: `note`, set apart as Allowed, registered
+            // again as a Delete tool, follows "Delete: Off".
+            "a-tool-changes-its-kind-under-its-own-rule",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(NOTE, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![tool_level(NOTE, ALLOWED)]),
+                    call(0, 0, NOTE, 0),
+                    answer(SITE_ALL),
+                    page(0, vec![kinded(NOTE, Kind::Delete, UNTAGGED, 0)]),
+                    call(0, 0, NOTE, 0),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
+        (
+            // Attack 9: the area "search" held Read tools when set to
+            // Allowed; a Delete tool tagged "search" later follows "Delete: Off".
+            "a-tag-carries-a-tool-into-an-area",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(READ, Kind::Read, SEARCH, 0)]),
+                    rules(vec![area_level(SEARCH, ALLOWED)]),
+                    page(0, vec![kinded(WIPE, Kind::Delete, SEARCH, 0)]),
+                    call(0, 0, READ, 0),
+                    answer(SITE_ALL),
+                    call(0, 0, WIPE, 0),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
+        (
+            // Attack 10: a yes given after the agent stopped waiting runs
+            // its same call once, of the definition its card showed only.
+            "a-late-yes-holds-for-the-definition-its-card-showed",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![kind_level(Kind::Write, ASK_FIRST)]),
+                    call(0, 0, EDIT, 1),
+                    stop_waiting(),
+                    answer(RULE_ONCE),
+                    // Registered again, changed: the yes is another tool's.
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 1)]),
+                    call(0, 0, EDIT, 1),
+                    stop_waiting(),
+                    answer(RULE_ONCE),
+                    // The yes for what it is now runs it, once.
+                    call(0, 0, EDIT, 1),
+                    call(0, 0, EDIT, 1),
+                    // Nobody answers within 10 minutes: the card closes.
+                    Act::Later { minutes: 11 },
+                ],
+            },
+            [3, 2, 1, 0],
+        ),
+        (
+            // A tool set apart that changed follows its area's level; a
+            // tool of a kind new in the area follows its kind's.
+            "a-changed-tool-follows-its-area-then-its-kind",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![
+                            kinded(NOTES_ADD, Kind::Write, UNTAGGED, 0),
+                            kinded(NOTE, Kind::Write, NOTES, 0),
+                        ],
+                    ),
+                    rules(vec![
+                        kind_level(Kind::Write, ALLOWED),
+                        area_level(NOTES, OFF),
+                        tool_level(NOTES_ADD, ALLOWED),
+                    ]),
+                    call(0, 0, NOTES_ADD, 0),
+                    answer(SITE_ALL),
+                    call(0, 0, NOTE, 0),
+                    // Changed: its own "Allowed" lapses, and the area's Off holds.
+                    page(0, vec![kinded(NOTES_ADD, Kind::Write, UNTAGGED, 1)]),
+                    call(0, 0, NOTES_ADD, 0),
+                    // Now an Outside tool, new in the area: its kind's level.
+                    rules(vec![kind_level(Kind::Outside, ALLOWED)]),
+                    page(0, vec![kinded(NOTES_ADD, Kind::Outside, UNTAGGED, 1)]),
+                    call(0, 0, NOTES_ADD, 0),
+                ],
+            },
+            [1, 1, 2, 0],
+        ),
+        (
+            // A rule card's yes meets the rule as it is when answered, and
+            // rule cards and late yeses outlive a restart.
+            "a-rule-card-meets-the-rule-of-its-answers-time",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(WIPE, Kind::Delete, UNTAGGED, 0)]),
+                    rules(vec![kind_level(Kind::Delete, ASK_FIRST)]),
+                    call(0, 0, WIPE, 0),
+                    Act::Restart {
+                        probe: spec(1, 0, WIPE, 0),
+                    },
+                    rules(vec![kind_level(Kind::Delete, OFF)]),
+                    answer(RULE_ONCE),
+                    rules(vec![kind_level(Kind::Delete, ASK_FIRST)]),
+                    answer(RULE_ONCE),
+                ],
+            },
+            [2, 2, 1, 1],
+        ),
+        (
+            // Found by the fuzzer: a site card's "Allow once" for a tool the
+            // page changed since, where the rule now asks first, opened a
+            // rule card for the tool as it no longer was.
+            "a-tool-changed-on-the-chats-card-meets-a-rule",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![tool_level(EDIT, ALLOWED)]),
+                    call(0, 0, EDIT, 0),
+                    page(0, vec![kinded(EDIT, Kind::Outside, UNTAGGED, 0)]),
+                    answer(SITE_ONCE),
+                ],
+            },
+            [1, 1, 0, 0],
+        ),
+        (
+            // An agent that stopped waiting on a rule card and sends its
+            // request again waits on it again: a yes then runs it now.
+            "a-resent-request-waits-again-on-its-rule-card",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![kind_level(Kind::Write, ASK_FIRST)]),
+                    call(0, 0, EDIT, 1),
+                    stop_waiting(),
+                    Act::Resend { back: 0 },
+                    answer(RULE_ONCE),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
+        (
+            "unattended-ask-first-is-off",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![
+                            kinded(EDIT, Kind::Write, UNTAGGED, 0),
+                            kinded(READ, Kind::Read, UNTAGGED, 0),
+                        ],
+                    ),
+                    rules(vec![kind_level(Kind::Write, ASK_FIRST)]),
+                    Act::Unattended { on: true },
+                    call(0, 0, READ, 0),
+                    call(0, 0, EDIT, 0),
+                ],
+            },
+            [0, 0, 1, 0],
+        ),
     ]
 }
 
@@ -294,12 +528,22 @@ fn encoded(script: &Script) -> Vec<u8> {
 #[test]
 fn each_script_reaches_what_it_is_about() {
     for (name, script, [asked, answered, ran, restarts]) in scripts() {
+        // Printed with a failure: which script broke.
+        eprintln!("script {name}");
         let seen = run_counted(&script);
         assert_eq!(
             [seen.asked, seen.answered, seen.ran, seen.restarts],
             [asked, answered, ran, restarts],
             "{name}: {seen:?}"
         );
+        // Rule cards opened, and calls a late yes ran.
+        let rules = match name {
+            "a-late-yes-holds-for-the-definition-its-card-showed" => [3, 1],
+            "a-rule-card-meets-the-rule-of-its-answers-time" => [2, 0],
+            "a-resent-request-waits-again-on-its-rule-card" => [1, 0],
+            _ => [0, 0],
+        };
+        assert_eq!([seen.rule_asked, seen.late_ran], rules, "{name}: {seen:?}");
     }
 }
 

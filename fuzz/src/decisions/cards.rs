@@ -3,7 +3,9 @@
 //! and the check after every step that the core's open cards are the ones
 //! the model saw open, unchanged.
 
+use super::site_rules::{Gate, ASK_MS};
 use super::*;
+use toolgate::decisions::answers::RuleAnswer;
 
 impl Driver {
     /// A new card: what it shows is the tool the request found, as the
@@ -39,7 +41,17 @@ impl Driver {
                 );
             }
             assert_eq!(pending.site, call.site);
+            // A rule card opens only where the rule asks first; the chat's
+            // cards only where the chat's answers decide (docs/rules.md).
+            let tool = tool_at(&self.core, call).expect("the tool shown");
+            let gate = self.gate(chat, &call.site, tool);
+            let expected = match pending.card {
+                CardKind::Rule => Gate::AskFirst,
+                CardKind::Site | CardKind::Call => Gate::ChatDecides,
+            };
+            assert_eq!(gate, expected, "a {:?} card for {call:?}", pending.card);
         }
+        assert!(!self.model.rules.unattended, "unattended, no card opens");
         let mut shown: Vec<String> = [&view.approve, &view.deny]
             .into_iter()
             .chain(&view.approve_menu)
@@ -58,6 +70,7 @@ impl Driver {
             .session
             .card_opened(card_id, card_id as i64 + 10_000));
         self.seen.asked += 1;
+        self.seen.rule_asked += usize::from(pending.card == CardKind::Rule);
         self.cards.insert(
             card_id,
             Shown {
@@ -67,6 +80,8 @@ impl Driver {
                 kind: pending.card,
                 site: pending.site,
                 waiters: Vec::new(),
+                at_ms: self.now_ms,
+                detached: false,
             },
         );
     }
@@ -129,7 +144,7 @@ impl Driver {
                 if let (toolgate::decisions::answers::SiteAnswer::AllowOnce, Action::Call(call)) =
                     (a, action)
                 {
-                    once = Some(call);
+                    once = Some((call, false));
                 }
             }
             (Answer::Call(a), Action::Call(call)) => {
@@ -146,18 +161,30 @@ impl Driver {
                         self.model
                             .call_answer(&chat, &facts, &call.arguments, a, self.now_ms);
                         if allows {
-                            once = Some(call);
+                            once = Some((call, false));
                         }
                     }
                 }
             }
-            (Answer::Call(_), Action::List(_)) => panic!("a listing got a call card's answer"),
-            // The scripts set no site rules (docs/rules.md), so no rule's card opens.
-            (Answer::Rule(_), _) => panic!("a rule's card opened with no site rules"),
+            (Answer::Rule(RuleAnswer::AllowOnce), Action::Call(call)) if shown.detached => {
+                // A late yes: kept for the agent's same call of the
+                // definition the card showed; nothing runs now.
+                self.model.rules.late_yes(&chat, call, self.now_ms);
+                assert!(
+                    matches!(answered.step, Step::Reply { .. }),
+                    "a late yes runs nothing now"
+                );
+            }
+            (Answer::Rule(RuleAnswer::AllowOnce), Action::Call(call)) => once = Some((call, true)),
+            (Answer::Rule(RuleAnswer::Refuse), Action::Call(_)) => {}
+            (Answer::Call(_) | Answer::Rule(_), Action::List(_)) => {
+                panic!("a listing got a call or rule card's answer")
+            }
         }
-        let once = once.map(|call| Once {
+        let once = once.map(|(call, rule)| Once {
             request_id: &shown.request_id,
             call,
+            rule,
         });
         self.step(&chat, &shown.request_id, answered.step, once);
         let ids: Vec<&Value> = answered.waiting.iter().map(|w| &w.request_id).collect();
@@ -187,7 +214,11 @@ impl Driver {
         for (&card_id, shown) in self.cards.iter_mut().filter(|(_, s)| s.chat == chat) {
             shown.waiters.retain(|(w, _)| !gone(w));
             if gone(&shown.request_id) {
-                if shown.waiters.is_empty() {
+                if shown.kind == CardKind::Rule {
+                    // A rule card stays for its 10 minutes: a yes on it is
+                    // kept for the agent's same call (docs/rules.md).
+                    shown.detached = true;
+                } else if shown.waiters.is_empty() {
                     closed.push(card_id);
                 } else {
                     // The next request waiting on the site question takes it over.
@@ -231,6 +262,9 @@ impl Driver {
                 "card {id} still shows what it showed"
             );
             assert_eq!(pending.site, shown.site);
+            assert_eq!(pending.detached, shown.detached, "card {id} detached");
+            let deadline = (shown.kind == CardKind::Rule).then_some(shown.at_ms + ASK_MS);
+            assert_eq!(pending.deadline_ms, deadline, "card {id}'s deadline");
             let waiting: Vec<(&Value, &Action)> = pending
                 .waiting
                 .iter()

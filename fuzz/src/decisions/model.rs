@@ -2,8 +2,10 @@
 //! alone: per chat and site the width and the refusal, per tool definition
 //! "Always allow", per site and tool "Never allow", and the immediate
 //! identical retry. It says whether a call may run without a card; the
-//! driver (`super`) adds the one-off permissions a card's answer gives.
+//! driver (`super`) adds the one-off permissions a card's answer gives, and
+//! the site rules above them (`super::site_rules`).
 
+use super::site_rules::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
 use toolgate::page::classify::Class;
@@ -50,12 +52,15 @@ pub const CALL_ANSWERS: [CallAnswer; 6] = [
     CallAnswer::DenyAllSite,
 ];
 
-/// Every answer either card has, offered or not.
+pub const RULE_ANSWERS: [RuleAnswer; 2] = [RuleAnswer::AllowOnce, RuleAnswer::Refuse];
+
+/// Every answer any card has, offered or not.
 pub fn every_answer() -> Vec<Answer> {
     SITE_ANSWERS
         .map(Answer::Site)
         .into_iter()
         .chain(CALL_ANSWERS.map(Answer::Call))
+        .chain(RULE_ANSWERS.map(Answer::Rule))
         .collect()
 }
 
@@ -67,7 +72,7 @@ pub fn offered(kind: CardKind, site: &str) -> BTreeSet<String> {
         CardKind::Call => CALL_ANSWERS.map(Answer::Call).to_vec(),
         // A site rule's card (docs/rules.md): its two answers, wherever it is.
         CardKind::Rule => {
-            return [RuleAnswer::AllowOnce, RuleAnswer::Refuse]
+            return RULE_ANSWERS
                 .map(|a| format!("{:?}", Answer::Rule(a)))
                 .into_iter()
                 .collect()
@@ -127,6 +132,8 @@ pub struct Model {
     never: BTreeSet<(String, String)>,
     read_only: BTreeSet<String>,
     approval: BTreeMap<String, Approval>,
+    /// What the person set on the settings page (docs/rules.md).
+    pub rules: Rules,
 }
 
 impl Model {
@@ -136,6 +143,10 @@ impl Model {
         if read_only {
             self.read_only.insert(chat.to_owned());
         }
+    }
+
+    pub fn read_only(&self, chat: &str) -> bool {
+        self.read_only.contains(chat)
     }
 
     /// Whether a call runs without asking: nothing refuses it, and its

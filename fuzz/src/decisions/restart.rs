@@ -33,8 +33,10 @@ impl Driver {
     pub(super) fn restart(&mut self, probe: &CallSpec) {
         self.seen.restarts += 1;
         let records: Vec<String> = self.records.values().cloned().collect();
-        let rebuilt =
+        let mut rebuilt =
             Toolgate::from_storage(&records, self.session.as_deref()).expect("storage reads back");
+        // The worker hands the stored rules to the core when it starts.
+        setting::hand_rules(&self.book, &mut rebuilt);
         assert_eq!(
             rebuilt.registry, self.core.registry,
             "the registry, stored then loaded"
@@ -46,6 +48,10 @@ impl Driver {
         assert_eq!(
             rebuilt.session.pending, self.core.session.pending,
             "the cards, stored then loaded"
+        );
+        assert_eq!(
+            rebuilt.session.late_yeses, self.core.session.late_yeses,
+            "the late yeses, stored then loaded"
         );
         let mut twin = Toolgate {
             registry: self.core.registry.clone(),

@@ -1,10 +1,12 @@
 //! The fuzzer's input for the decision engine, as `arbitrary` builds it from
 //! bytes: a few tabs, frames and documents (two of them sandboxed, with the
 //! opaque origin "null"), a few tool names registered and re-registered on
-//! each object with changing hints, three chats, and what they do.
+//! each object with changing hints and tags, three chats, what they do, and
+//! what the person sets on the settings page (site rules, unattended).
 
 use arbitrary::Arbitrary;
 use serde_json::{json, Value};
+use toolgate::decisions::rules::{Change, Level, Target, ToolKind};
 use toolgate::page::declaration::{Kind, Path, RawDeclaration, RawHint};
 use toolgate::page::registry::{FrameRef, Op, Source};
 use toolgate::vecmap::VecMap;
@@ -28,7 +30,32 @@ pub const SITES: [&str; 5] = [
     "null",
 ];
 
-const NAMES: [&str; 4] = ["edit", "read", "wipe", "note"];
+const NAMES: [&str; 5] = ["edit", "read", "wipe", "note", "notes.add"];
+
+/// The sites whose rules the person sets (sandboxed frames have none).
+pub const RULE_SITES: [&str; 4] = [
+    "https://a.example",
+    "https://b.example",
+    "http://localhost:8000",
+    "http://127.0.0.1:9",
+];
+
+/// The areas a change names: the tags below, tools' own names, and one no
+/// tool has.
+const AREAS: [&str; 7] = ["search", "notes", "edit", "read", "wipe", "note", "other"];
+
+/// A registration's tags: none, one of three (one a tool's name), or an
+/// empty first tag (the area is then the name's).
+pub fn tags(i: u8) -> Vec<String> {
+    let tags: &[&str] = match i % 5 {
+        0 => &[],
+        1 => &["search"],
+        2 => &["notes"],
+        3 => &["edit"],
+        _ => &["", "search"],
+    };
+    tags.iter().map(|t| (*t).to_owned()).collect()
+}
 
 /// A frame the driver reports from, and its current document.
 #[derive(Clone, Debug)]
@@ -106,22 +133,109 @@ pub struct Script {
 
 #[derive(Arbitrary, Clone, Debug, PartialEq)]
 pub enum Act {
-    Page { slot: u8, ops: Vec<OpSpec> },
-    Navigate { slot: u8 },
-    LiveDocuments { tab: u8 },
-    CloseTab { tab: u8 },
-    OpenChat { chat: u8, read_only: bool },
-    ListTabs { chat: u8 },
-    List { chat: u8, tab: u8 },
+    Page {
+        slot: u8,
+        ops: Vec<OpSpec>,
+    },
+    Navigate {
+        slot: u8,
+    },
+    LiveDocuments {
+        tab: u8,
+    },
+    CloseTab {
+        tab: u8,
+    },
+    OpenChat {
+        chat: u8,
+        read_only: bool,
+    },
+    ListTabs {
+        chat: u8,
+    },
+    List {
+        chat: u8,
+        tab: u8,
+    },
     Call(CallSpec),
-    FrameCall { chat: u8, slot: u8, spec: CallSpec },
-    Resend { back: u8 },
-    Answer { card: u8, answer: u8 },
-    CloseWindow { card: u8 },
-    Withdraw { chat: u8, back: u8, all: bool },
-    Finish { call: u8, ok: bool, taken: bool },
-    Tick { seconds: u8 },
-    Restart { probe: CallSpec },
+    FrameCall {
+        chat: u8,
+        slot: u8,
+        spec: CallSpec,
+    },
+    Resend {
+        back: u8,
+    },
+    Answer {
+        card: u8,
+        answer: u8,
+    },
+    CloseWindow {
+        card: u8,
+    },
+    Withdraw {
+        chat: u8,
+        back: u8,
+        all: bool,
+    },
+    Finish {
+        call: u8,
+        ok: bool,
+        taken: bool,
+    },
+    Tick {
+        seconds: u8,
+    },
+    Restart {
+        probe: CallSpec,
+    },
+    /// One change of a site's rules on the settings page.
+    Rules {
+        site: u8,
+        changes: Vec<ChangeSpec>,
+    },
+    Unattended {
+        on: bool,
+    },
+    /// Minutes pass (a rule card's 10 minutes, a late yes's).
+    Later {
+        minutes: u8,
+    },
+}
+
+/// One change of a site's rules: a kind's, an area's or a tool's level
+/// (0 Allowed, 1 Ask first, 2 Off), or `None` to put one back.
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct ChangeSpec {
+    pub target: TargetSpec,
+    pub level: Option<u8>,
+}
+
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub enum TargetSpec {
+    Kind(u8),
+    Area(u8),
+    Tool(u8),
+}
+
+impl ChangeSpec {
+    pub fn change(&self) -> Change {
+        let target = match self.target {
+            TargetSpec::Kind(k) => Target::Kind {
+                kind: ToolKind::ALL[k as usize % 4],
+            },
+            TargetSpec::Area(a) => Target::Area {
+                area: AREAS[a as usize % AREAS.len()].to_owned(),
+            },
+            TargetSpec::Tool(t) => Target::Tool {
+                name: name(t).to_owned(),
+            },
+        };
+        let level = self
+            .level
+            .map(|l| [Level::Allowed, Level::AskFirst, Level::Off][l as usize % 3]);
+        Change { target, level }
+    }
 }
 
 #[derive(Arbitrary, Clone, Debug, PartialEq)]
@@ -152,6 +266,9 @@ pub struct ToolSpec {
     pub consequential: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+    /// Its tags (`tags`).
+    pub tag: u8,
     /// 0–2: three descriptions; 3: blank (refused); 4: a hint that is not a boolean.
     pub variant: u8,
     pub schema: bool,
@@ -178,6 +295,7 @@ impl ToolSpec {
             ("consequentialHint", self.consequential),
             ("destructiveHint", self.destructive),
             ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
         ] {
             if let Some(value) = value {
                 annotations.insert(key.to_owned(), RawHint::Bool(value));
@@ -203,6 +321,7 @@ impl ToolSpec {
                 .schema
                 .then(|| r#"{"type":"object","properties":{"x":{"type":"number"}}}"#.to_owned()),
             annotations: (!annotations.is_empty()).then_some(annotations),
+            tags: tags(self.tag),
             ..RawDeclaration::default()
         }
     }
@@ -292,6 +411,19 @@ impl Encode for CallSpec {
     }
 }
 
+impl Encode for ChangeSpec {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let (index, value) = match self.target {
+            TargetSpec::Kind(k) => (0, k),
+            TargetSpec::Area(a) => (1, a),
+            TargetSpec::Tool(t) => (2, t),
+        };
+        variant(out, index, 3);
+        value.encode(out);
+        self.level.encode(out);
+    }
+}
+
 impl Encode for ToolSpec {
     fn encode(&self, out: &mut Vec<u8>) {
         self.tool.encode(out);
@@ -301,9 +433,11 @@ impl Encode for ToolSpec {
             self.consequential,
             self.destructive,
             self.idempotent,
+            self.open_world,
         ] {
             hint.encode(out);
         }
+        self.tag.encode(out);
         self.variant.encode(out);
         self.schema.encode(out);
         self.skill.encode(out);
@@ -341,7 +475,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 16;
+        const N: u64 = 19;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -416,6 +550,19 @@ impl Encode for Act {
             Act::Restart { probe } => {
                 variant(out, 15, N);
                 probe.encode(out);
+            }
+            Act::Rules { site, changes } => {
+                variant(out, 16, N);
+                site.encode(out);
+                changes.encode(out);
+            }
+            Act::Unattended { on } => {
+                variant(out, 17, N);
+                on.encode(out);
+            }
+            Act::Later { minutes } => {
+                variant(out, 18, N);
+                minutes.encode(out);
             }
         }
     }

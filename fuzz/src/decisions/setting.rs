@@ -1,0 +1,151 @@
+//! The driver's site rules: changes made as the settings page makes them
+//! (the worker's `changeRules`, then `setRules` with the whole book), the
+//! rule cards' 10 minutes (the worker's alarm, `expire`), and the check that
+//! every run and every new card meets its site's rule for the tool as it is
+//! now, as the model (`site_rules`) reads docs/rules.md.
+
+use super::site_rules::{Gate, RuleTool, ASK_MS};
+use super::*;
+use script::{ChangeSpec, RULE_SITES};
+use toolgate::decisions::rules::{site_tools, Change, RuleBook, SeenTool};
+
+/// The stored rule book handed to a core whole (`setRules`), as the worker
+/// does when it changes and when it starts.
+pub(super) fn hand_rules(book: &RuleBook, core: &mut Toolgate) {
+    let text = serde_json::to_string(book).expect("a rule book is JSON");
+    core.set_rules(&text, "null").expect("the rules read back");
+}
+
+impl Driver {
+    /// One change of a site's rules on the settings page, with the tools
+    /// the page lists (those the open tabs publish now, and those seen
+    /// before, each once, by name: `siteTools` in extension/background/rules.js).
+    pub(super) fn change_rules(&mut self, site: u8, changes: &[ChangeSpec]) {
+        let site = RULE_SITES[site as usize % RULE_SITES.len()];
+        let changes: Vec<Change> = changes.iter().map(ChangeSpec::change).collect();
+        let live = site_tools(&self.core.registry, site);
+        self.check_seen(site, &live);
+        let known = self.tools_seen.entry(site.to_owned()).or_default();
+        for tool in live {
+            known.insert(tool.name.clone(), tool);
+        }
+        let seen: Vec<SeenTool> = known.values().cloned().collect();
+        let took = self.book.change(site, &changes, &seen, None);
+        assert_eq!(
+            took.is_ok(),
+            self.model.rules.takes(site, &changes, &seen),
+            "the change {changes:?} on {site}: {took:?}"
+        );
+        if took.is_ok() {
+            self.model.rules.change(site, &changes, &seen);
+            hand_rules(&self.book, &mut self.core);
+        }
+    }
+
+    pub(super) fn unattended(&mut self, on: bool) {
+        self.book.unattended = on;
+        self.model.rules.unattended = on;
+        hand_rules(&self.book, &mut self.core);
+    }
+
+    /// Each tool the settings page lists is one the site publishes, with
+    /// the area and kind docs/rules.md gives it.
+    fn check_seen(&self, site: &str, live: &[SeenTool]) {
+        for seen in live {
+            let tools: Vec<RuleTool> = self
+                .core
+                .registry
+                .tab_ids()
+                .flat_map(|tab| self.core.registry.frames(tab))
+                .filter(|f| f.origin == site)
+                .flat_map(|f| f.tools.iter().filter_map(|t| RuleTool::of(site, t)))
+                .filter(|t| t.name == seen.name && t.definition == seen.definition)
+                .collect();
+            assert!(
+                tools
+                    .iter()
+                    .any(|t| t.area == seen.area && t.kind == seen.kind),
+                "listed as {seen:?}, published as {tools:?}"
+            );
+        }
+    }
+
+    /// The worker's alarm: rule cards whose 10 minutes passed close; the
+    /// agent that still waited is told no.
+    pub(super) fn expire(&mut self) {
+        for expired in self.core.expire(self.now_ms) {
+            let shown = self
+                .cards
+                .remove(&expired.card_id)
+                .expect("an expired card was open");
+            assert_eq!(shown.kind, CardKind::Rule, "only a rule card expires");
+            assert!(shown.at_ms + ASK_MS <= self.now_ms, "expired early");
+            assert_eq!(
+                (&expired.chat, &expired.request_id),
+                (&shown.chat, &shown.request_id)
+            );
+            assert_eq!(
+                expired.step.is_some(),
+                !shown.detached,
+                "the agent that waits is told no"
+            );
+        }
+        for shown in self.cards.values() {
+            assert!(
+                shown.kind != CardKind::Rule || shown.at_ms + ASK_MS > self.now_ms,
+                "a rule card past its 10 minutes is still open"
+            );
+        }
+    }
+
+    /// What the site's rule lets a call of `tool` (now) do from `chat`.
+    pub(super) fn gate(&self, chat: &str, site: &str, tool: &Tool) -> Gate {
+        RuleTool::of(site, tool).map_or(Gate::ChatDecides, |rule| {
+            self.model.rules.gate(self.model.read_only(chat), &rule)
+        })
+    }
+
+    /// A run meets its site's rule for the tool as it is now: never Off;
+    /// at Ask first only after a yes for this definition (its rule card's,
+    /// `rule_yes`, or a late yes for the same call), which lifts no
+    /// refusal. Returns whether the chat's answers decide the rest.
+    pub(super) fn rule_ran(
+        &mut self,
+        chat: &str,
+        tool: &Tool,
+        facts: &Facts,
+        arguments: &str,
+        rule_yes: bool,
+    ) -> bool {
+        let gate = self.gate(chat, &facts.site, tool);
+        let rule = RuleTool::of(&facts.site, tool).expect("a run's tool is a tool");
+        match gate {
+            Gate::Off => panic!(
+                "ran a tool its site's rule turns Off for this definition: chat {chat}, \
+                 {rule:?}\nrules: {:?}",
+                self.model.rules
+            ),
+            Gate::AskFirst => {
+                let late = !rule_yes
+                    && self
+                        .model
+                        .rules
+                        .take_late(chat, &rule, arguments, self.now_ms);
+                assert!(
+                    rule_yes || late,
+                    "ran at Ask first with no yes for this definition: chat {chat}, {rule:?}, \
+                     arguments {arguments}\nrules: {:?}",
+                    self.model.rules
+                );
+                self.seen.late_ran += usize::from(late);
+            }
+            Gate::ChatDecides if !rule_yes => return true,
+            Gate::ChatDecides => {}
+        }
+        assert!(
+            !self.model.refuses(chat, facts),
+            "a rule's yes ran a call a refusal holds against: {facts:?}"
+        );
+        false
+    }
+}

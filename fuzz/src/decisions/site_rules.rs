@@ -1,0 +1,279 @@
+//! A model of the site rules, written from docs/rules.md alone (it calls
+//! none of the core's rule logic): per site a level per kind, and the tools
+//! and areas set apart with what the person saw when setting them; whether
+//! anyone is there to ask; and the yeses given after an agent stopped
+//! waiting. It says, for a tool as it is now, what its site's rule lets a
+//! call do: the chat's answers decide, it asks first, or it is off.
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use toolgate::decisions::agent::PageCall;
+use toolgate::decisions::rules::{Change, Level, SeenTool, Target, ToolKind};
+use toolgate::page::classify::Class;
+use toolgate::page::declaration::{Hint, HintState};
+use toolgate::page::registry::Tool;
+
+/// docs/rules.md, "How long a call waits": 10 minutes.
+pub const ASK_MS: u64 = 10 * 60 * 1000;
+
+/// docs/rules.md, "Kinds"; `None` for a skill.
+pub fn kind_of(tool: &Tool) -> Option<ToolKind> {
+    let class = tool.verdict.class?;
+    let decl = &tool.decl;
+    Some(if class == Class::ReadOnly {
+        ToolKind::Read
+    } else if decl.hint(Hint::Destructive) == HintState::True {
+        ToolKind::Delete
+    } else if decl.hint(Hint::OpenWorld) != HintState::False {
+        ToolKind::Outside
+    } else {
+        ToolKind::Write
+    })
+}
+
+/// docs/rules.md, "Areas and tools set apart": the first tag, or else the
+/// name before its first `.`.
+pub fn area_of(name: &str, tags: &[String]) -> String {
+    match tags.first() {
+        Some(tag) if !tag.is_empty() => tag.clone(),
+        _ => name.split('.').next().unwrap_or(name).to_owned(),
+    }
+}
+
+/// A tool as its rule sees it, now.
+#[derive(Clone, Debug)]
+pub struct RuleTool {
+    pub site: String,
+    pub name: String,
+    pub area: String,
+    pub kind: ToolKind,
+    pub definition: String,
+}
+
+impl RuleTool {
+    pub fn of(site: &str, tool: &Tool) -> Option<RuleTool> {
+        Some(RuleTool {
+            site: site.to_owned(),
+            name: tool.decl.name.clone(),
+            area: area_of(&tool.decl.name, &tool.decl.tags),
+            kind: kind_of(tool)?,
+            definition: tool.definition().to_owned(),
+        })
+    }
+}
+
+/// What a site's rule lets a call do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// No rules, or Allowed: the chat's answers decide.
+    ChatDecides,
+    /// Only a yes on a card showing this definition lets it run.
+    AskFirst,
+    /// It never runs.
+    Off,
+}
+
+#[derive(Clone, Debug)]
+struct SiteModel {
+    kinds: BTreeMap<ToolKind, Level>,
+    /// Tools set apart: the level, for the definition the person saw.
+    tools: BTreeMap<String, (Level, String)>,
+    /// Areas set apart: the level, for the kinds the area held then.
+    areas: BTreeMap<String, (Level, BTreeSet<ToolKind>)>,
+}
+
+impl Default for SiteModel {
+    /// "A new rule set starts with Read Allowed, Write and Outside the site
+    /// on Ask first, and Delete Off."
+    fn default() -> Self {
+        SiteModel {
+            kinds: [
+                (ToolKind::Read, Level::Allowed),
+                (ToolKind::Write, Level::AskFirst),
+                (ToolKind::Delete, Level::Off),
+                (ToolKind::Outside, Level::AskFirst),
+            ]
+            .into(),
+            tools: BTreeMap::new(),
+            areas: BTreeMap::new(),
+        }
+    }
+}
+
+impl SiteModel {
+    /// A tool's own level for the definition it was set for, then its
+    /// area's for the kinds it held, then its kind's.
+    fn level(&self, tool: &RuleTool) -> Level {
+        if let Some((level, _)) = self
+            .tools
+            .get(&tool.name)
+            .filter(|(_, saw)| *saw == tool.definition)
+        {
+            return *level;
+        }
+        if let Some((level, _)) = self
+            .areas
+            .get(&tool.area)
+            .filter(|(_, kinds)| kinds.contains(&tool.kind))
+        {
+            return *level;
+        }
+        self.kinds[&tool.kind]
+    }
+}
+
+#[derive(Clone, Debug)]
+struct LateYes {
+    chat: String,
+    site: String,
+    name: String,
+    definition: String,
+    arguments: String,
+    until_ms: u64,
+}
+
+/// What the person set on the settings page, and the late yeses.
+#[derive(Clone, Debug, Default)]
+pub struct Rules {
+    sites: BTreeMap<String, SiteModel>,
+    pub unattended: bool,
+    late: Vec<LateYes>,
+}
+
+/// The same arguments, in any order.
+fn same_arguments(a: &str, b: &str) -> bool {
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+impl Rules {
+    pub fn has_rules(&self, site: &str) -> bool {
+        self.sites.contains_key(site)
+    }
+
+    /// What the site's rule lets a call of `tool` do from a chat
+    /// (`read_only_chat`: opened Read only).
+    pub fn gate(&self, read_only_chat: bool, tool: &RuleTool) -> Gate {
+        let Some(site) = self.sites.get(&tool.site) else {
+            return Gate::ChatDecides;
+        };
+        if read_only_chat && tool.kind != ToolKind::Read {
+            return Gate::Off;
+        }
+        match site.level(tool) {
+            Level::Allowed => Gate::ChatDecides,
+            Level::Off => Gate::Off,
+            // Unattended, Ask first acts as Off.
+            Level::AskFirst if self.unattended => Gate::Off,
+            Level::AskFirst => Gate::AskFirst,
+        }
+    }
+
+    /// Whether the settings page takes a change with `seen` listed: a kind
+    /// needs a level; only tools and areas seen can be set apart; at most
+    /// 50 set apart at once, 200 areas and 500 tools a site.
+    pub fn takes(&self, site: &str, changes: &[Change], seen: &[SeenTool]) -> bool {
+        let mut areas: BTreeSet<&str> = BTreeSet::new();
+        let mut tools: BTreeSet<&str> = BTreeSet::new();
+        if let Some(rules) = self.sites.get(site) {
+            areas.extend(rules.areas.keys().map(String::as_str));
+            tools.extend(rules.tools.keys().map(String::as_str));
+        }
+        let mut apart = 0;
+        for change in changes {
+            match &change.target {
+                Target::Kind { .. } if change.level.is_none() => return false,
+                Target::Kind { .. } => {}
+                Target::Area { area } => {
+                    apart += 1;
+                    if !seen.iter().any(|t| t.area == *area) {
+                        return false;
+                    }
+                    match change.level {
+                        Some(_) => areas.insert(area),
+                        None => areas.remove(area.as_str()),
+                    };
+                }
+                Target::Tool { name } => {
+                    apart += 1;
+                    if !seen.iter().any(|t| t.name == *name) {
+                        return false;
+                    }
+                    match change.level {
+                        Some(_) => tools.insert(name),
+                        None => tools.remove(name.as_str()),
+                    };
+                }
+            }
+        }
+        apart <= 50 && areas.len() <= 200 && tools.len() <= 500
+    }
+
+    /// A change the settings page took, made with `seen` before the person:
+    /// a tool's level holds for the definition listed, an area's for the
+    /// kinds of the tools listed in it.
+    pub fn change(&mut self, site: &str, changes: &[Change], seen: &[SeenTool]) {
+        let rules = self.sites.entry(site.to_owned()).or_default();
+        for change in changes {
+            match (&change.target, change.level) {
+                (Target::Kind { kind }, Some(level)) => {
+                    rules.kinds.insert(*kind, level);
+                }
+                (Target::Kind { .. }, None) => unreachable!("refused"),
+                (Target::Tool { name }, Some(level)) => {
+                    let saw = seen
+                        .iter()
+                        .find(|t| t.name == *name)
+                        .map(|t| t.definition.clone())
+                        .expect("a tool seen");
+                    rules.tools.insert(name.clone(), (level, saw));
+                }
+                (Target::Tool { name }, None) => {
+                    rules.tools.remove(name);
+                }
+                (Target::Area { area }, Some(level)) => {
+                    let kinds = seen
+                        .iter()
+                        .filter(|t| t.area == *area)
+                        .map(|t| t.kind)
+                        .collect();
+                    rules.areas.insert(area.clone(), (level, kinds));
+                }
+                (Target::Area { area }, None) => {
+                    rules.areas.remove(area);
+                }
+            }
+        }
+    }
+
+    /// "Allow once" on a rule card whose agent stopped waiting: the same
+    /// call of the definition the card showed runs once within 10 minutes.
+    pub fn late_yes(&mut self, chat: &str, card: &PageCall, now_ms: u64) {
+        self.late.push(LateYes {
+            chat: chat.to_owned(),
+            site: card.site.clone(),
+            name: card.target.name.clone(),
+            definition: card.definition.clone(),
+            arguments: card.arguments.clone(),
+            until_ms: now_ms + ASK_MS,
+        });
+    }
+
+    /// Uses a late yes for this call of `tool` as it is now, if one holds.
+    pub fn take_late(&mut self, chat: &str, tool: &RuleTool, arguments: &str, now_ms: u64) -> bool {
+        let found = self.late.iter().position(|y| {
+            y.chat == chat
+                && y.site == tool.site
+                && y.name == tool.name
+                && y.definition == tool.definition
+                && same_arguments(&y.arguments, arguments)
+                && now_ms < y.until_ms
+        });
+        found.map(|i| self.late.remove(i)).is_some()
+    }
+}
