@@ -44,9 +44,10 @@ impl Session {
         let (tab, more) = (call.target.tab_id, call.arguments.len());
         let (mut for_tab, mut in_all) = (0, 0);
         for waiting in self.waiting_actions() {
-            in_all += held(waiting);
+            let bytes = held(waiting);
+            in_all += bytes;
             if waiting.tab_id() == tab {
-                for_tab += held(waiting);
+                for_tab += bytes;
             }
         }
         let (cap, whose) = if for_tab + more > WAITING_PER_TAB {

@@ -182,38 +182,33 @@ impl Session {
         call: PageCall,
         world: &World,
     ) -> Step {
-        // The site's rule is the most the chat may do (docs/rules.md), as it
-        // is now: a call that waited on a card meets the rule of its answer's time.
-        let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
-        match rule.map(|rule| self.rule_gate(chat, &call.site, rule)) {
-            Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
-            Some(Gate::AskFirst { .. }) if !call.rule_yes => {
-                // The rule's card shows the tool as the request found it, and
-                // a late yes is for that definition: a tool that changed while
-                // the call waited on another card is neither asked about nor
-                // run as it was (docs/cards.md, "When a tool changes").
-                if let Err(error) = call.current(world.registry) {
-                    return Step::error(id, &error);
-                }
-                if self.late_yes(chat, &call, world.now_ms) {
-                    let call = PageCall {
-                        rule_yes: true,
-                        ..call
-                    };
-                    return self.decide_call(chat, id, call, world);
-                }
-                return self.ask_rule(chat, id, call, world.now_ms);
-            }
-            _ => {}
-        }
+        // The tool as the request found it, or why it cannot run: every
+        // answer and rule below is for that definition, and a tool that
+        // changed while the call waited on a card is neither asked about nor
+        // run as it was (docs/cards.md, "When a tool changes").
         let facts = match call.current(world.registry) {
             Ok(facts) => facts,
             Err(error) => return Step::error(id, &error),
         };
+        // The site's rule is the most the chat may do (docs/rules.md), as it
+        // is now: a call that waited on a card meets the rule of its answer's time.
+        let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
+        let mut rule_yes = call.rule_yes;
+        match rule.map(|rule| self.rule_gate(chat, &call.site, rule)) {
+            Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
+            // A late yes for this same call counts as the rule card's yes.
+            Some(Gate::AskFirst { .. }) if !rule_yes => {
+                if !self.late_yes(chat, &call, world.now_ms) {
+                    return self.ask_rule(chat, id, call, world.now_ms);
+                }
+                rule_yes = true;
+            }
+            _ => {}
+        }
         // A refusal that came while this call's card was open holds against
         // the card's "Allow this call only" (docs/cards.md), and the rule's "Allow once".
         let refused = || self.answers.standing_refusal(chat, &facts);
-        let decision = if call.rule_yes {
+        let decision = if rule_yes {
             refused().unwrap_or_else(|| Decision::Run {
                 why: "you allowed this call once".to_owned(),
             })
