@@ -189,24 +189,19 @@ impl Rules {
             match &change.target {
                 Target::Kind { .. } if change.level.is_none() => return false,
                 Target::Kind { .. } => {}
-                Target::Area { area } => {
-                    apart += 1;
-                    if !seen.iter().any(|t| t.area == *area) {
-                        return false;
-                    }
-                    match change.level {
-                        Some(_) => areas.insert(area),
-                        None => areas.remove(area.as_str()),
+                // An area or a tool set apart: one the page lists, within the caps.
+                Target::Area { area: name } | Target::Tool { name } => {
+                    let (set, known) = match &change.target {
+                        Target::Area { .. } => (&mut areas, seen.iter().any(|t| t.area == *name)),
+                        _ => (&mut tools, seen.iter().any(|t| t.name == *name)),
                     };
-                }
-                Target::Tool { name } => {
-                    apart += 1;
-                    if !seen.iter().any(|t| t.name == *name) {
+                    if !known {
                         return false;
                     }
+                    apart += 1;
                     match change.level {
-                        Some(_) => tools.insert(name),
-                        None => tools.remove(name.as_str()),
+                        Some(_) => set.insert(name),
+                        None => set.remove(name.as_str()),
                     };
                 }
             }
