@@ -122,16 +122,18 @@ export function findChromium({ browser = null, chromium = null, env = process.en
 }
 
 // Runs `start` (a Playwright launch) and resolves to what it gives.
-// Chromium itself may die while it starts, before any page or extension code
-// runs: a CI machine saw its zygote fail to fork ("Zygote could not fork",
-// then SIGSEGV). That is the machine, neither the page nor Toolgate, so such
-// a start is tried once more, saying so on stderr; a second death, or any
-// other error, is thrown.
+// Chromium itself may die while it starts, before any page opens: CI
+// machines saw its zygote fail to fork ("Zygote could not fork", then
+// SIGSEGV), and the browser process end by SIGSEGV with nothing else said.
+// A browser process killed by a signal is the machine (no script of a page's
+// or of Toolgate's can crash it), so such a start is tried once more, saying
+// so on stderr; a second death, or any other error, is thrown.
+const DIED_STARTING = /Zygote could not fork|process did exit: exitCode=null, signal=SIG(SEGV|BUS|ILL|ABRT)/;
 export async function startChromium(start) {
   try {
     return await start();
   } catch (error) {
-    if (!/Zygote could not fork/.test(error?.message)) throw error;
+    if (!DIED_STARTING.test(error?.message)) throw error;
     process.stderr.write(`Chromium died while starting (${error.message.split('\n')[0]}); starting it once more\n`);
     return start();
   }

@@ -69,7 +69,7 @@ test('Chromium is found the way Playwright users expect', async () => {
   }
 });
 
-test('a Chromium start its zygote kills is tried once more; any other failure, or a second death, is the error', async () => {
+test('a Chromium start its zygote kills, or that dies by a signal, is tried once more; any other failure, or a second death, is the error', async () => {
   const zygote = () => new Error('browserType.launchPersistentContext: Target page, context or browser has been closed\n'
     + '[pid=1][err] Zygote could not fork: process_type gpu-process numfds 3 child_pid -1');
   const starts = (...outcomes) => {
@@ -87,6 +87,14 @@ test('a Chromium start its zygote kills is tried once more; any other failure, o
   const twice = starts(zygote(), zygote(), 'context');
   await assert.rejects(startChromium(twice.start), /Zygote could not fork/);
   assert.equal(twice.calls(), 2, 'started twice, no more');
+  const segv = starts(new Error('browserType.launchPersistentContext: Target page, context or browser has been closed\n'
+    + '  - [pid=7849] <process did exit: exitCode=null, signal=SIGSEGV>'), 'context');
+  assert.equal(await startChromium(segv.start), 'context');
+  assert.equal(segv.calls(), 2, 'a browser that died by SIGSEGV is started once more');
+  const exited = starts(new Error('browserType.launchPersistentContext: Target page, context or browser has been closed\n'
+    + '  - [pid=7849] <process did exit: exitCode=21, signal=null>'), 'context');
+  await assert.rejects(startChromium(exited.start), /exitCode=21/);
+  assert.equal(exited.calls(), 1, 'a browser that exited with a code of its own is not retried');
   const other = starts(new Error('Failed to launch: spawn /nowhere ENOENT'), 'context');
   await assert.rejects(startChromium(other.start), /ENOENT/);
   assert.equal(other.calls(), 1, 'an error that is not the zygote\'s is not retried');
