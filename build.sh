@@ -242,6 +242,11 @@ build() {
   # map, as the single file was; the bundle names each module where it starts.
   node_modules/.bin/esbuild extension/content/main-world/index.js --bundle --format=iife \
     --target=chrome148 --log-level=warning --outfile=pkg/main-world.js
+  # The relay (extension/content/relay/), in the isolated world, likewise: it
+  # imports the handshake's names, the deadline sweep and Chromium's error
+  # texts from the modules the shim and the worker use.
+  node_modules/.bin/esbuild extension/content/relay/index.js --bundle --format=iife \
+    --target=chrome148 --log-level=warning --outfile=pkg/relay.js
 }
 
 build_core() {

@@ -5,29 +5,131 @@
 //! message as that tier's type. A page can send anything; it can only ever be
 //! parsed as `FromPage`.
 
-use crate::page::registry::{Op, TabId};
+use crate::page::registry::{Op, Source, TabId};
 use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
-/// What a content script may send: reports about its own frame's tools,
-/// `{"type": "updates", "batch": 7, "ops": […]}`: changes to the tools the
-/// frame publishes, in order. The report is the text the page's world wrote,
-/// handed on unread by the relay, which answers the page's `batch` number.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FromPage {
-    #[serde(rename = "type")]
-    pub message: PageMessage,
-    /// The page's own number for the report (the relay's; nothing here uses it).
-    pub batch: u64,
-    pub ops: Vec<Op>,
+/// The largest schema a page may ask to check input against: a snapshot's
+/// (docs/classes.md, "What Toolgate keeps").
+pub const CHECKED_SCHEMA_BYTES: usize = 64 * 1024;
+/// The largest input a page may ask to check; past it, its own call goes
+/// unchecked rather than held up.
+pub const CHECKED_INPUT_BYTES: usize = 1 << 20;
+
+/// What a content script may send, as the text the page's world wrote,
+/// handed on unread by the relay (ARCHITECTURE.md, "The shim–relay
+/// channel"). Read through `PageWire`. Which frame it speaks for comes from
+/// the browser's `sender`, never from the message.
+#[derive(Debug)]
+pub enum FromPage {
+    /// `{"type": "updates", "batch": 7, "ops": […]}`: changes to the tools
+    /// the frame publishes, in order. `batch` is the page's own number for
+    /// the report, which the relay answers to.
+    Updates { batch: u64, ops: Vec<Op> },
+    /// A call that reached Toolgate's copy of a tool in the browser's own
+    /// WebMCP (docs/agents.md, "The browser's own agent"): the page's own
+    /// number for it, the tool, and the arguments the browser gave (`{}` when
+    /// none). The relay sends it only where the browser has a WebMCP.
+    NativeCall {
+        call: u64,
+        source: Source,
+        name: String,
+        arguments: Box<RawValue>,
+    },
+    /// The page's own `executeTool`, before its tool runs: does `input`
+    /// (JSON text) fit `schema` (JSON text)? Its answer concerns the page's
+    /// own call alone.
+    CheckInput { schema: String, input: String },
 }
 
-/// The one type of message a page may send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PageMessage {
+enum PageName {
     Updates,
+    NativeCall,
+    CheckInput,
+}
+
+/// Every field any `FromPage` has, flat (a `RawValue` cannot be read
+/// through serde's internally tagged enums).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PageWire {
+    #[serde(rename = "type")]
+    message: PageName,
+    batch: Option<u64>,
+    ops: Option<Vec<Op>>,
+    call: Option<u64>,
+    source: Option<Source>,
+    name: Option<String>,
+    arguments: Option<Box<RawValue>>,
+    check: Option<u64>,
+    schema: Option<String>,
+    input: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for FromPage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FromPage, D::Error> {
+        let wire = PageWire::deserialize(d)?;
+        FromPage::try_from(wire).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<PageWire> for FromPage {
+    type Error = String;
+
+    fn try_from(w: PageWire) -> Result<FromPage, String> {
+        let present = [
+            ("batch", w.batch.is_some()),
+            ("ops", w.ops.is_some()),
+            ("call", w.call.is_some()),
+            ("source", w.source.is_some()),
+            ("name", w.name.is_some()),
+            ("arguments", w.arguments.is_some()),
+            ("check", w.check.is_some()),
+            ("schema", w.schema.is_some()),
+            ("input", w.input.is_some()),
+        ];
+        Ok(match w.message {
+            PageName::Updates => {
+                only(&present, &["batch", "ops"])?;
+                FromPage::Updates {
+                    batch: needed(w.batch, "batch")?,
+                    ops: needed(w.ops, "ops")?,
+                }
+            }
+            PageName::NativeCall => {
+                only(&present, &["call", "source", "name", "arguments"])?;
+                FromPage::NativeCall {
+                    call: needed(w.call, "call")?,
+                    source: needed(w.source, "source")?,
+                    name: needed(w.name, "name")?,
+                    arguments: match w.arguments {
+                        Some(arguments) => arguments,
+                        None => RawValue::from_string("{}".into()).map_err(|e| e.to_string())?,
+                    },
+                }
+            }
+            PageName::CheckInput => {
+                only(&present, &["check", "schema", "input"])?;
+                needed(w.check, "check")?;
+                let schema = needed(w.schema, "schema")?;
+                let input = needed(w.input, "input")?;
+                if schema.len() > CHECKED_SCHEMA_BYTES {
+                    return Err(format!(
+                        "a schema to check is at most {CHECKED_SCHEMA_BYTES} bytes"
+                    ));
+                }
+                if input.len() > CHECKED_INPUT_BYTES {
+                    return Err(format!(
+                        "an input to check is at most {CHECKED_INPUT_BYTES} bytes"
+                    ));
+                }
+                FromPage::CheckInput { schema, input }
+            }
+        })
+    }
 }
 
 /// What Toolgate's own pages (the palette popup, cards, the agent console)

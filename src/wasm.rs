@@ -87,6 +87,26 @@ struct Applied {
     effects: Vec<crate::page::registry::Effect>,
 }
 
+/// A page's message as `fromPage` read it (`FromPage`): a report applied,
+/// or what the shell carries out (extension/background/pages.js).
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum PageRead {
+    Updates {
+        results: Vec<crate::page::registry::Registered>,
+        effects: Vec<crate::page::registry::Effect>,
+    },
+    /// `number` is the page's own number for the call.
+    NativeCall {
+        number: u64,
+        call: FrameCall,
+    },
+    CheckInput {
+        schema: String,
+        input: String,
+    },
+}
+
 /// Parses a message from Toolgate's own pages into its one typed form, or
 /// fails with a clear error. The shell routes on the parsed `type`.
 /// Page text as Toolgate's pages show it (`views::text::page_text_as`), for
@@ -345,12 +365,37 @@ impl Core {
         self.0.session.close_chat(chat);
     }
 
-    /// A content script's message; `from` is what the browser said of its sender.
+    /// A content script's message (`FromPage`); `from` is what the browser
+    /// said of its sender. A report is applied here; a native call and an
+    /// input check come back read (`PageRead`), for the shell to carry out.
     #[wasm_bindgen(js_name = "fromPage")]
     pub fn page_message(&mut self, from: &str, message: &str) -> Result<String, JsError> {
         let from: FrameRef = read(from, "sender")?;
-        let FromPage { ops, .. } = read(message, "page message")?;
-        self.apply_event(Event::Page { from, ops })
+        match read(message, "page message")? {
+            FromPage::Updates { ops, .. } => {
+                let (results, effects) = self.0.apply(Event::Page { from, ops });
+                write(&PageRead::Updates { results, effects })
+            }
+            FromPage::NativeCall {
+                call,
+                source,
+                name,
+                arguments,
+            } => write(&PageRead::NativeCall {
+                number: call,
+                call: FrameCall {
+                    tab_id: from.tab_id,
+                    frame_id: from.frame_id,
+                    document_id: from.document_id,
+                    source,
+                    name,
+                    arguments,
+                },
+            }),
+            FromPage::CheckInput { schema, input } => {
+                write(&PageRead::CheckInput { schema, input })
+            }
+        }
     }
 
     /// A browser event (navigation, frames, tab closed).

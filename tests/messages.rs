@@ -6,7 +6,7 @@ use toolgate::messages::{FromPage, FromUi};
 use toolgate::page::registry::{Event, Op};
 
 fn read<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
-    serde_json::from_value(value).map_err(|e| e.to_string())
+    serde_json::from_str(&value.to_string()).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -89,18 +89,6 @@ fn events_page_messages_and_ui_messages_read_by_their_type() {
         .expect_err("no tab")
         .contains("missing field `tab_id`"));
 
-    let page: FromPage =
-        read(json!({"type": "updates", "batch": 3, "ops": [{"op": "reset"}]})).expect("page");
-    assert_eq!(page.ops, [Op::Reset]);
-    assert!(read::<FromPage>(json!({"type": "updates", "ops": []}))
-        .expect_err("a report names its batch")
-        .contains("missing field `batch`"));
-    assert!(
-        read::<FromPage>(json!({"type": "palette", "batch": 1, "ops": []}))
-            .expect_err("a page cannot send a palette request")
-            .contains("unknown variant `palette`")
-    );
-
     let ui: FromUi =
         read(json!({"type": "open_chat", "chat_id": "c", "label": "Chat"})).expect("ui");
     assert_eq!(
@@ -154,4 +142,86 @@ fn rules_change_only_through_toolgates_own_pages_never_an_agent_channel() {
     let page: Result<FromPage, String> =
         read(json!({"type": "change_rules", "site": "https://a.example", "changes": []}));
     assert!(page.is_err(), "{page:?}");
+}
+
+#[test]
+fn a_page_sends_reports_native_calls_and_input_checks_and_nothing_else() {
+    use toolgate::messages::{CHECKED_INPUT_BYTES, CHECKED_SCHEMA_BYTES};
+    use toolgate::page::registry::Source;
+    let page: FromPage =
+        read(json!({"type": "updates", "batch": 3, "ops": [{"op": "reset"}]})).expect("page");
+    let FromPage::Updates { batch: 3, ops } = page else {
+        panic!("{page:?}")
+    };
+    assert_eq!(ops, [Op::Reset]);
+    assert!(read::<FromPage>(json!({"type": "updates", "ops": []}))
+        .expect_err("a report names its batch")
+        .contains("missing field `batch`"));
+    assert!(
+        read::<FromPage>(json!({"type": "palette", "batch": 1, "ops": []}))
+            .expect_err("a page cannot send a palette request")
+            .contains("unknown variant `palette`")
+    );
+    // A native call names the tool and carries the browser's arguments as
+    // they came; none count as `{}`.
+    let call: FromPage = serde_json::from_str(
+        r#"{"type":"native_call","call":4,"source":"document","name":"send","arguments":{"to":"a","n":[1,2]}}"#,
+    )
+    .expect("a native call");
+    let FromPage::NativeCall {
+        call: 4,
+        source: Source::Document,
+        name,
+        arguments,
+    } = call
+    else {
+        panic!("{call:?}")
+    };
+    assert_eq!(name, "send");
+    assert_eq!(arguments.get(), r#"{"to":"a","n":[1,2]}"#);
+    let bare: FromPage =
+        read(json!({"type": "native_call", "call": 5, "source": "navigator", "name": "t"}))
+            .expect("no arguments");
+    let FromPage::NativeCall { arguments, .. } = bare else {
+        panic!("{bare:?}")
+    };
+    assert_eq!(arguments.get(), "{}");
+    // No field of another kind of message, and nothing that names the frame.
+    assert!(read::<FromPage>(
+        json!({"type": "native_call", "call": 4, "source": "document",
+        "name": "t", "ops": []})
+    )
+    .expect_err("a native call carries no ops")
+    .contains("unknown field `ops`"));
+    assert!(read::<FromPage>(
+        json!({"type": "native_call", "call": 4, "source": "document",
+        "name": "t", "tab_id": 9})
+    )
+    .expect_err("the frame comes from the browser")
+    .contains("unknown field `tab_id`"));
+    assert!(
+        read::<FromPage>(json!({"type": "native_call", "source": "document", "name": "t"}))
+            .expect_err("a native call is numbered")
+            .contains("missing field `call`")
+    );
+    // An input check, within its bounds.
+    let check: FromPage =
+        read(json!({"type": "check_input", "check": 1, "schema": "{}", "input": "[]"}))
+            .expect("an input check");
+    let FromPage::CheckInput { schema, input } = check else {
+        panic!("{check:?}")
+    };
+    assert_eq!((schema.as_str(), input.as_str()), ("{}", "[]"));
+    let schema = format!("\"{}\"", "s".repeat(CHECKED_SCHEMA_BYTES));
+    assert!(read::<FromPage>(
+        json!({"type": "check_input", "check": 1, "schema": schema, "input": "1"})
+    )
+    .expect_err("a schema past a snapshot's size")
+    .contains("at most"));
+    let input = "1".repeat(CHECKED_INPUT_BYTES + 1);
+    assert!(read::<FromPage>(
+        json!({"type": "check_input", "check": 1, "schema": "{}", "input": input})
+    )
+    .expect_err("an input past a megabyte")
+    .contains("at most"));
 }

@@ -1,9 +1,9 @@
 // Running a tool for an agent: in the frame and document that registered it,
 // within the call timeout, its result capped by the core.
 import { nativeCallOf } from './browser-agent.js';
-import { saysDocumentGone } from './chromium-errors.js';
+import { saysDocumentGone } from '../shared/chromium-errors.js';
 import { fromJson, loaded, ready } from './core.js';
-import { withTimeout } from './deadlines.js';
+import { withTimeout } from '../shared/deadlines.js';
 import { deliver, isWaitedFor } from './replies.js';
 import { changeSession, recordBeforeRun } from './session.js';
 import { settings, settingsNow } from './settings.js';

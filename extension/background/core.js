@@ -132,6 +132,9 @@ async function drain(tabId, events) {
     try {
       await writes.carryOut();
       for (const [event, results] of applied) event.resolve(results);
+      // A turn that wrote nothing (a native call or an input check read)
+      // is no flood to space out.
+      if (writes.empty) continue;
       // A tab that keeps reporting writes at most once per WRITE_SPACING_MS:
       // what it reports meanwhile waits, and goes in the next write. The
       // wait comes after every write, not only when more is queued: the
@@ -173,6 +176,10 @@ class Writes {
         this.badge = effect;
       }
     }
+  }
+
+  get empty() {
+    return Object.keys(this.set).length === 0 && this.remove.size === 0 && this.badge === null;
   }
 
   // Both writes are issued before either is awaited: the browser applies

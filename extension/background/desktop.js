@@ -11,7 +11,7 @@
 // the person asks (the settings page's "Connect again"): no loop, and the
 // worker sleeps as usual. A host that exits on its own is started again a
 // few times, further apart each time, then left until the next start.
-import { saysHostNotInstalled } from './chromium-errors.js';
+import { saysHostNotInstalled } from '../shared/chromium-errors.js';
 
 export const HOST = 'dev.toolgate.mcp';
 const RETRIES = 5;

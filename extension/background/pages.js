@@ -3,87 +3,88 @@
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
 import { inputFault } from './arguments.js';
-import { applyEvent, fromJson, inTab, ready, toJson } from './core.js';
+import { applyEvent, fromJson, inTab, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { siteSeen } from './rules.js';
 import { waitFor } from './replies.js';
 import { changeSession } from './session.js';
 
-// A message from a page's relay: a report of its frame's tools, a native
-// call, or the page's own executeTool asking whether its input fits the
-// tool's schema (its answer concerns the page's own call alone). Which frame and document it speaks for comes from the browser's
-// `sender`, never from the message.
+// A message from a page's relay: the text the page's world wrote (or, for
+// reports the relay held while one was in flight, an array of their texts),
+// read by the core as `FromPage` (src/messages.rs): a report of its frame's
+// tools, a call that reached Toolgate's copy of a tool in the browser's own
+// WebMCP, or the page's own executeTool asking whether its input fits the
+// tool's schema (its answer concerns the page's own call alone). Which frame
+// and document it speaks for comes from the browser's `sender`, never from
+// the message. Read in the tab's own turn (core.js, "Page events, one queue
+// per tab"); what a native call or a check then does happens after it.
 export function fromPage(message, sender) {
-  if (isNativeCall(message)) return nativeCall(message, sender);
-  // Its patterns run on the Wasm core's engine, so the check waits for the core.
-  if (isInputCheck(message)) return ready.then(() => ({ fault: inputFault(message.schema, message.input) }));
-  // The settings page lists every site seen publishing tools (docs/rules.md).
-  siteSeen(sender.origin);
-  const from = {
+  const from = toJson({
     tab_id: sender.tab.id,
     frame_id: sender.frameId,
     document_id: sender.documentId,
     origin: sender.origin,
+  }, 'sender');
+  const read = (core, text) => {
+    const page = fromJson(core.fromPage(from, text));
+    return { results: page, effects: page.type === 'updates' ? page.effects : [] };
   };
-  // Reports the relay held while one was in flight come as an array of their
-  // texts, applied in one turn of the tab and answered each on its own.
+  const tabId = sender.tab.id;
   if (Array.isArray(message) && message.length > 0 && message.every((text) => typeof text === 'string')) {
-    const sender = toJson(from, 'sender');
-    return inTab(from.tab_id, (core) => {
+    // Applied in one turn of the tab and answered each on its own. Only
+    // reports are held together (relay/index.js).
+    return inTab(tabId, (core) => {
       const answers = [];
       const effects = [];
       for (const text of message) {
         try {
-          const applied = fromJson(core.fromPage(sender, text));
-          answers.push({ results: applied.results });
-          effects.push(...applied.effects);
+          const page = read(core, text);
+          if (page.results.type !== 'updates') throw new Error('bad page message: only reports come together');
+          answers.push({ results: page.results.results });
+          effects.push(...page.effects);
         } catch (error) {
           answers.push({ error: String(error?.message ?? error) });
         }
       }
       return { results: answers, effects };
-    }).then((answers) => ({ answers }));
+    }).then((answers) => {
+      if (answers.some((answer) => answer.results)) siteSeen(sender.origin);
+      return { answers };
+    });
   }
-  // The relay hands the report on as the text the page's world wrote.
-  if (typeof message !== 'string') return Promise.reject(new Error('bad page message: a report is JSON text'));
-  // In the tab's own turn (core.js, "Page events, one queue per tab").
-  return inTab(from.tab_id, (core) => fromJson(core.fromPage(toJson(from, 'sender'), message)))
-    .then((results) => ({ results }));
+  if (typeof message !== 'string') return Promise.reject(new Error('bad page message: a page message is JSON text'));
+  return inTab(tabId, (core) => read(core, message)).then((page) => {
+    switch (page.type) {
+      case 'updates':
+        // The settings page lists every site seen publishing tools (docs/rules.md).
+        siteSeen(sender.origin);
+        return { results: page.results };
+      case 'native_call':
+        return nativeCall(page.number, page.call, sender);
+      case 'check_input':
+        // Its patterns run on the Wasm core's engine.
+        return { fault: inputFault(page.schema, page.input) };
+      default:
+        throw new Error(`Toolgate read a page message it has no use for: ${page.type}`);
+    }
+  });
 }
-
-// The schema is a snapshot's (at most 64 KB, docs/classes.md); input past a
-// megabyte goes unchecked rather than held up.
-const CHECKED_INPUT_BYTES = 1 << 20;
-const isInputCheck = (m) => m !== null && typeof m === 'object' && m.type === 'check_input'
-  && typeof m.schema === 'string' && m.schema.length <= 65536
-  && typeof m.input === 'string' && m.input.length <= CHECKED_INPUT_BYTES;
 
 // ---- The browser's own agent ---------------------------------------------
 // A call that reached the copy of a tool Toolgate registered with the
 // browser's own WebMCP (the browser's built-in agent, or an agent driving the
 // browser through DevTools) is decided like any agent's call, as one chat per
-// tab (ARCHITECTURE.md, "Who is gated"). Which tool, in which frame and
-// document, comes from the browser's `sender`; the page says only the name,
-// the registration's source and the arguments the browser gave.
-const isNativeCall = (m) => m !== null && typeof m === 'object' && m.type === 'native_call'
-  && Object.keys(m).every((k) => ['type', 'call', 'source', 'name', 'arguments'].includes(k))
-  && Number.isSafeInteger(m.call) && typeof m.name === 'string' && typeof m.source === 'string';
+// tab (ARCHITECTURE.md, "Who is gated"). The core filled in the frame and
+// document from the browser's `sender`; the page said only the name, the
+// registration's source and the arguments the browser gave.
 const browserChats = new Set(); // chats opened (labelled) by this worker
-async function nativeCall(message, sender) {
+async function nativeCall(number, call, sender) {
   const chat = browserAgentChat(sender.tab.id);
   if (!browserChats.has(chat)) {
     browserChats.add(chat);
     await openChat(chat, { label: BROWSER_AGENT });
   }
-  const id = nativeRequestId(sender.documentId, message.call);
-  const call = {
-    tab_id: sender.tab.id,
-    frame_id: sender.frameId,
-    document_id: sender.documentId,
-    source: message.source,
-    name: message.name,
-    arguments: message.arguments ?? {},
-  };
+  const id = nativeRequestId(sender.documentId, number);
   const waiting = waitFor(chat, id);
   const step = await changeSession((core) => fromJson(core.frameCall(chat, toJson(id, 'request id'), toJson(call, 'call'), Date.now())));
   await proceed(chat, id, step, false);

@@ -81,7 +81,7 @@ fn frames() -> [FrameRef; 3] {
 /// each frame in turn; what the registry stored must load back as the
 /// registry, and no document holds a name twice.
 pub fn page_report(text: &str) {
-    let Ok(FromPage { ops, .. }) = serde_json::from_str::<FromPage>(text) else {
+    let Ok(FromPage::Updates { ops, .. }) = serde_json::from_str::<FromPage>(text) else {
         return;
     };
     let mut registry = Registry::new();

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { choose } from '../support/cards.mjs';
-import { nextCallAnswer } from '../support/events.mjs';
+import { inRelayWorld } from '../support/relay-world.mjs';
 import { harness, callsOf } from '../support/fixture.mjs';
 
 describe('when a call fails', () => {
@@ -38,10 +38,9 @@ describe('when a call fails', () => {
     await stillWorks(chat, tabId, page);
 
     // A tool slower than the timeout fails too, and its late answer changes nothing.
-    const late = await nextCallAnswer(page);
     reply = (await h.start(chat, h.request(tabId, 'slow', { ms: 1800 }))).reply;
     assert.equal(reply.result.content[0].text, 'slow did not answer within 1.5 s');
-    assert.equal(await late.answered(), true, 'the page answered, late');
+    await page.waitForFunction(() => window.answered.slow === 1); // the page answered, late
     await stillWorks(chat, tabId, page);
 
     reply = (await h.start(chat, h.request(tabId, 'huge'))).reply;
@@ -108,18 +107,19 @@ describe('when a call fails', () => {
         name: 'cyclic', description: 'A result with a cycle.', annotations: readOnly,
         execute: () => { const o = {}; o.self = o; return o; },
       });
-      // A page that answers a call for Toolgate, with text that is not JSON,
-      // while its tool never does.
+      // A tool that never answers, whose call the frame answers for it
+      // (below), with text that is not JSON.
       document.modelContext.registerTool({
-        name: 'forged', description: 'Answered by the page itself.', annotations: readOnly,
+        name: 'forged', description: 'Answered by the frame itself.', annotations: readOnly,
         execute: () => new Promise(() => {}),
       });
-      window.addEventListener('toolgate:to-page', (event) => {
-        const message = JSON.parse(event.detail);
-        if (message.type !== 'call' || message.name !== 'forged') return;
-        window.dispatchEvent(new CustomEvent('toolgate:to-relay', {
-          detail: JSON.stringify({ type: 'call_result', call_id: message.call_id, ok: true, json: '{"broken' }),
-        }));
+    });
+    // A frame whose channel to the worker is not Toolgate's (relay-world.mjs)
+    // answers the call before the relay does.
+    await inRelayWorld(page, () => {
+      chrome.runtime.onMessage.addListener((message, sender, respond) => {
+        if (message?.type === 'call' && message.name === 'forged') respond({ ok: true, json: '{"broken' });
+        return false;
       });
     });
     await h.browser.waitForPalette(page, (p) => entries(p).length === 14, 'the three tools more');

@@ -8,6 +8,56 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 import { choose } from '../support/cards.mjs';
+import { inRelayWorld } from '../support/relay-world.mjs';
+
+// What a hostile frame sends the worker, as the frame (relay-world.mjs): a
+// page cannot reach the shim–relay channel, so this is the most any frame's
+// messages could do, and each budget must hold against it.
+
+// Fills Toolgate's storage: reports of ever smaller tools, each size tried
+// until one is refused, a refused tool taken back so that the next one may
+// fit. Resolves with every refusal the frame was told of, and how many tools it kept.
+const flood = (page) => inRelayWorld(page, async () => {
+  let batch = 5000;
+  const send = (ops) => chrome.runtime.sendMessage(JSON.stringify({ type: 'updates', batch: ++batch, ops }));
+  const refusals = [];
+  let n = 0;
+  let kept = 0;
+  for (let size = 1 << 20; size >= 256; size >>= 1) {
+    for (;;) {
+      const name = `f${++n}`;
+      const answer = await send([{ op: 'register', decl: { path: 'document_object', name,
+        description: 'x'.repeat(size), annotations: { readOnlyHint: true } } }]);
+      const refused = answer.error ?? answer.results[0]?.error;
+      if (!refused) { kept++; continue; }
+      refusals.push(refused);
+      await send([{ op: 'unregister', source: 'document', kind: 'tool', name }]);
+      break;
+    }
+  }
+  return { refusals, kept };
+});
+
+// Sends `count` native calls whose tool name is `length` characters (or
+// `name`), each with arguments of `bytes` characters; resolves with the
+// replies once `settle` calls (by default every call) have one.
+let nextCall = 1;
+const forge = (page, count, length, { name = null, bytes = 0, settle = count } = {}) => {
+  const first = nextCall;
+  nextCall += count;
+  return inRelayWorld(page, ({ first, count, length, name: named, bytes, settle }) => new Promise((done) => {
+    const replies = [];
+    for (let call = first; call < first + count; call += 1) {
+      const name = named ?? `missing_${call}_`.padEnd(length, 'x');
+      const input = bytes ? { text: 'x'.repeat(bytes) } : {};
+      chrome.runtime.sendMessage(JSON.stringify({ type: 'native_call', call, source: 'document', name, arguments: input }))
+        .then((reply) => {
+          replies.push(reply?.error?.message ?? reply?.result?.content?.[0]?.text ?? JSON.stringify(reply).slice(0, 200));
+          if (replies.length === settle) done(replies);
+        });
+    }
+  }), { first, count, length, name, bytes, settle });
+};
 
 const QUOTA = 10 * 1024 * 1024; // chrome.storage.session.QUOTA_BYTES
 
@@ -26,8 +76,8 @@ describe('hostile pages and storage', () => {
   };
 
   test('a page that fills storage is refused at its cap, is never told of the quota, and cannot crowd out answers or a later tab', async () => {
-    const flood = await open('flood.test', '/flood.html', 0);
-    const { refusals, kept } = await flood.page.evaluate(() => window.flood());
+    const flooding = await open('flood.test', '/flood.html', 0);
+    const { refusals, kept } = await flood(flooding.page);
     assert.ok(kept > 0, 'the page stored what fits its cap');
     for (const refusal of refusals) {
       assert.doesNotMatch(refusal, /quota/i, 'nothing the page hears reveals the quota');
@@ -50,7 +100,7 @@ describe('hostile pages and storage', () => {
     assert.deepEqual(entries(await h.browser.palette(later.page)).map((e) => e.name), ['read_notes', 'add_note'],
       "the later tab's tools survived the restart");
     assert.deepEqual(await later.page.evaluate(() => window.ran), []);
-    await flood.page.close();
+    await flooding.page.close();
     await later.page.close();
   });
 
@@ -158,10 +208,10 @@ describe('hostile pages and storage', () => {
     await recorded('https://person.test');
 
     const forger = await open('forger.test', '/forger.html', 1);
-    const replies = await forger.page.evaluate(() => window.forge(1100, 8));
+    const replies = await forge(forger.page, 1100, 8);
     assert.equal(replies.length, 1100);
     assert.match(replies[0], /^missing_1_ is not a tool Toolgate saw this frame register/);
-    const long = await forger.page.evaluate(() => window.forge(4, 2 * 1024 * 1024));
+    const long = await forge(forger.page, 4, 2 * 1024 * 1024);
     assert.equal(long.length, 4);
     // The agents' log is written after its moment too: wait for the last forged call's entry.
     while (!(await audit()).some((e) => e.what === 'decision' && /^missing_1104_x/.test(e.error ?? ''))) {
@@ -182,7 +232,7 @@ describe('hostile pages and storage', () => {
   // arguments in session storage, charged to its tab.
   test('forged calls with megabytes of arguments are refused before any card, and cannot crowd out another site\'s answer', { timeout: 60_000 }, async () => {
     const forger = await open('forged-args.test', '/forger.html', 1);
-    const refusals = await forger.page.evaluate(() => window.forge(5, 0, { name: 'send', bytes: 2.5 * 1024 * 1024 }));
+    const refusals = await forge(forger.page, 5, 0, { name: 'send', bytes: 2.5 * 1024 * 1024 });
     for (const refusal of refusals) {
       assert.match(refusal, /^Nothing ran: Toolgate holds at most 1 MB \(1048576 bytes\) of arguments of calls waiting on a person for one tab/);
     }
@@ -215,7 +265,7 @@ describe('hostile pages and storage', () => {
       await chrome.storage.local.set({ rules: book });
     }, new URL(forger.page.url()).origin);
     const cardWindows = async () => (await h.browser.context.pages()).filter((p) => p.url().includes('/card.html?card=')).length;
-    const refusals = await forger.page.evaluate(() => window.forge(15, 0, { name: 'send', settle: 10 }));
+    const refusals = await forge(forger.page, 15, 0, { name: 'send', settle: 10 });
     for (const refusal of refusals) {
       assert.equal(refusal, 'Nothing ran: 5 cards already wait on a person for this tab, the most Toolgate lets one tab have. Try again once they are answered.');
     }

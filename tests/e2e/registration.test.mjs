@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
-import { reportsAnswered } from '../support/events.mjs';
+import { sendAsFrame } from '../support/relay-world.mjs';
 
 const byName = (palette) => Object.fromEntries(entries(palette).map((e) => [e.name, e]));
 
@@ -372,37 +372,28 @@ for (const native of [false, true]) {
       await page.close();
     });
 
-    test('forged reports get a clear error and can only speak for their own frame', async () => {
+    // A page cannot reach the shim–relay channel (attacks.test.mjs); what a
+    // frame could send the worker if it did is sent here as the frame.
+    test('messages a frame sends the worker get a clear error and can only speak for their own frame', async () => {
       const page = await blank();
-      await page.evaluate(() => {
-        const answers = {};
-        window.forgedAnswers = answers;
-        window.addEventListener('toolgate:to-page', (event) => {
-          const message = JSON.parse(event.detail);
-          if (message.batch >= 900) answers[message.batch] = message.error ?? message.results;
-        });
-        const forge = (detail) => window.dispatchEvent(new CustomEvent('toolgate:to-relay', { detail }));
-        forge('not json');
-        forge(JSON.stringify({ type: 'palette', tab_id: 1, batch: 900, ops: [] }));
-        forge(JSON.stringify({ type: 'updates', batch: 901, ops: [{ op: 'register',
-          decl: { name: 'forged', description: 'd', path: 'document_object', class: 'Read only' } }] }));
-        forge(JSON.stringify({ type: 'updates', batch: 902, ops: [{ op: 'register',
-          decl: { name: 'own_tool', description: 'd', path: 'document_object', annotations: { readOnlyHint: true } } }] }));
-        forge(JSON.stringify({ type: 'updates', batch: 903, ops: [{ op: 'unregister', source: 'document', kind: 'tool', name: 'x', origin: 'https://bank.example' }] }));
-        // The relay hands a report on as the text it is, so the worker sees
-        // all of it, and reads only reports that start as Toolgate writes them.
-        forge(JSON.stringify({ type: 'updates', batch: 904, ops: [], tab_id: 1 }));
-        forge(JSON.stringify({ batch: 905, type: 'updates', ops: [] }));
-      });
-      // Every report forwarded above has been answered once a later one is.
-      assert.equal(await reportsAnswered(page), null);
-      const answers = await page.evaluate(() => JSON.parse(JSON.stringify(window.forgedAnswers)));
-      assert.equal(answers[900], undefined, 'a message of another type is not forwarded');
-      assert.match(answers[901], /unknown field `class`/);
-      assert.equal(answers[902][0].class, 'Read only');
-      assert.match(answers[903], /unknown field `origin`/);
-      assert.match(answers[904], /unknown field `tab_id`/);
-      assert.equal(answers[905], undefined, 'a report written otherwise is not forwarded');
+      const send = async (message) => {
+        const answer = await sendAsFrame(page, typeof message === 'string' ? message : JSON.stringify(message));
+        return answer.error ?? answer.results;
+      };
+      assert.match(await send('not json'), /^bad page message: /);
+      assert.match(await send({ type: 'palette', tab_id: 1, batch: 900, ops: [] }), /unknown variant `palette`/);
+      assert.match(await send({ type: 'updates', batch: 901, ops: [{ op: 'register',
+        decl: { name: 'forged', description: 'd', path: 'document_object', class: 'Read only' } }] }), /unknown field `class`/);
+      const own = await send({ type: 'updates', batch: 902, ops: [{ op: 'register',
+        decl: { name: 'own_tool', description: 'd', path: 'document_object', annotations: { readOnlyHint: true } } }] });
+      assert.equal(own[0].class, 'Read only');
+      assert.match(await send({ type: 'updates', batch: 903, ops: [{ op: 'unregister', source: 'document', kind: 'tool', name: 'x',
+        origin: 'https://bank.example' }] }), /unknown field `origin`/);
+      assert.match(await send({ type: 'updates', batch: 904, ops: [], tab_id: 1 }), /unknown field `tab_id`/);
+      assert.match(await send({ type: 'native_call', call: 1, source: 'document', name: 'own_tool', document_id: 'D' }),
+        /unknown field `document_id`/);
+      const object = await sendAsFrame(page, { type: 'updates', batch: 905, ops: [] });
+      assert.equal(object.error, 'bad page message: a page message is JSON text');
       const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'only the well-formed report');
       assert.equal(palette.groups[0].site, new URL(page.url()).origin, "the page's own site, from the browser");
       assert.equal(entries(palette)[0].name, 'own_tool');
@@ -608,14 +599,13 @@ describe('pages that publish before they load, or without WebMCP', () => {
     }, [tabId, name, `chat-${++chats}`]);
   };
 
-  test("a page that forges its report and never uses WebMCP: an agent's call to the forged tool gets a clear error at once, not at the call's timeout", async () => {
+  test("a frame that reports a tool it never registered: an agent's call to it gets a clear error at once, not at the call's timeout", async () => {
     const page = await browser.newPage(server.url('tools.localhost', '/blank.html'));
-    await page.evaluate(() => window.dispatchEvent(new CustomEvent('toolgate:to-relay', {
-      detail: JSON.stringify({ type: 'updates', batch: 1, ops: [{ op: 'register', decl: {
-        kind: 'tool', path: 'document_object', name: 'ghost', title: null, description: 'd', input_schema: null,
-        annotations: { readOnlyHint: true }, stray_hints: [], tags: [], instructions: null, unreadable: null,
-      } }] }),
-    })));
+    // As the frame, past its shim (relay-world.mjs).
+    await sendAsFrame(page, JSON.stringify({ type: 'updates', batch: 1, ops: [{ op: 'register', decl: {
+      kind: 'tool', path: 'document_object', name: 'ghost', title: null, description: 'd', input_schema: null,
+      annotations: { readOnlyHint: true }, stray_hints: [], tags: [], instructions: null, unreadable: null,
+    } }] }));
     await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the forged tool');
     // Short enough that a call left unanswered fails this test quickly.
     await (await browser.worker()).evaluate(() => self.toolgate.configure({ callTimeoutMs: 3000 }));

@@ -1,17 +1,46 @@
-// The channel to the relay (relay.js, in the isolated world), outward: the
-// event names, and the reports of what this frame publishes, batched per task
-// (report, flush). The batches waiting for their answers are in `waiting`;
-// the answers come in through from-relay.js.
+// The channel to the relay (relay/index.js, in the isolated world): the port
+// the relay hands this frame before any page script runs (connect, at
+// document_start), what goes out on it (send), and the reports of what this
+// frame publishes, batched per task (report, flush). The batches waiting for
+// their answers are in `waiting`; the answers come in through from-relay.js.
 //
-// Imports: primordials.js, dom.js.
+// The port is kept in this bundle's closure; the page never sees it, and no
+// event or message of the page's reaches the relay (ARCHITECTURE.md, "The
+// shim–relay channel").
+//
+// Imports: primordials.js, ../handshake.js.
 
 import {
-  arrayPush, dispatch, MapCtor, mapSet, queueMicrotaskFn, stringify, win,
+  arrayPush, BareEventCtor, dispatch, eventData, eventPorts, listen, MapCtor, mapSet, portPost,
+  portSetOnMessage, queueMicrotaskFn, stopEvent, stringify, unlisten, win,
 } from './primordials.js';
-import { CustomEventCtor } from './dom.js';
+import { HELLO, PORT } from '../handshake.js';
 
-export const TO_RELAY = 'toolgate:to-relay';
-export const TO_PAGE = 'toolgate:to-page';
+let port = null;
+
+// Asks the relay for its port, at document_start: the relay answers within
+// this dispatch, and only this one listener, in place only during it, takes
+// the port. `onText` gets each message the relay sends (JSON text).
+export function connect(onText) {
+  const take = (event) => {
+    stopEvent(event);
+    if (port === null) port = eventPorts(event)[0] ?? null;
+  };
+  listen(win, PORT, take, true);
+  try {
+    dispatch(win, new BareEventCtor(HELLO));
+  } finally {
+    unlisten(win, PORT, take, true);
+  }
+  // No relay (the extension was reloaded under this page): nothing is sent.
+  if (port !== null) portSetOnMessage(port, (event) => onText(eventData(event)));
+}
+
+// One message to the relay, as JSON text the shim wrote.
+export function send(text) {
+  if (port !== null) portPost(port, text);
+}
+
 let pendingOps = [];
 let pendingCallbacks = [];
 let nextBatch = 1;
@@ -34,5 +63,5 @@ export function flush() {
   pendingOps = [];
   pendingCallbacks = [];
   // In this order: the relay reads `type` and `batch` from the text's start.
-  dispatch(win, new CustomEventCtor(TO_RELAY, { detail: stringify({ type: 'updates', batch, ops }) }));
+  send(stringify({ type: 'updates', batch, ops }));
 }

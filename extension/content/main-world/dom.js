@@ -15,7 +15,7 @@ import { describe } from './text.js';
 // the worker trust nothing from this world anyway.
 export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor;
 export let signalAborted, signalReason, abortController, controllerSignal;
-export let MessageChannelCtor, channelPort1, channelPort2, portPost, portSetOnMessage;
+export let MessageChannelCtor, channelPort1, channelPort2;
 export let getAttribute, eventDetail, URLCtor;
 // The browser's own WebMCP event interfaces, where it has them (156:
 // ToolActivatedEvent, ToolCancelEvent; 148: WebMCPEvent), else undefined.
@@ -58,8 +58,6 @@ export function captureDom() {
   MessageChannelCtor = MessageChannel;
   channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
   channelPort2 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port2').get);
-  portPost = uncurry(MessagePort.prototype.postMessage);
-  portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
   getAttribute = uncurry(Element.prototype.getAttribute);
   URLCtor = URL;
   toolsAllowed = readToolsPolicy();

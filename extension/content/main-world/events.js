@@ -3,10 +3,11 @@
 //
 // Imports: primordials.js, dom.js.
 
-import { apply, arrayPush, defineProperty, dispatch, listen, unlisten } from './primordials.js';
 import {
-  channelPort1, channelPort2, EventCtor, MessageChannelCtor, portPost, portSetOnMessage,
-  ToolActivatedEventCtor, ToolCancelEventCtor,
+  apply, arrayPush, defineProperty, dispatch, listen, portPost, portSetOnMessage, unlisten,
+} from './primordials.js';
+import {
+  channelPort1, channelPort2, EventCtor, MessageChannelCtor, ToolActivatedEventCtor, ToolCancelEventCtor,
 } from './dom.js';
 
 // A task, not a microtask: WebMCP's events and promise resolutions are

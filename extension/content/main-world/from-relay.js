@@ -1,4 +1,4 @@
-// What the relay hands this frame (fromRelay, which index.js listens with):
+// What the relay hands this frame (fromRelay, which index.js connects with):
 // the answers to its reports, the replies to native calls, the checks of
 // executeTool's input, and agents' calls,
 // run here (runForAgent).
@@ -8,12 +8,11 @@
 // input-schema.js.
 
 import {
-  apply, dispatch, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify,
-  toString, win,
+  apply, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify, toString,
 } from './primordials.js';
 import { errorText } from './text.js';
-import { AbortControllerCtor, controllerSignal, CustomEventCtor } from './dom.js';
-import { TO_RELAY, waiting } from './channel.js';
+import { AbortControllerCtor, controllerSignal } from './dom.js';
+import { send, waiting } from './channel.js';
 import { nativeCalls, nativeReply, nativeValues } from './native.js';
 import { isPlain, outcome, settled } from './outcome.js';
 import { entries, keyOf } from './registry.js';
@@ -22,15 +21,15 @@ import { start } from './start.js';
 import { releaseForm } from './native-forms.js';
 import { inputChecked } from './input-schema.js';
 
-// The relay's answers, and the calls it hands on. Listened to from the
-// start (one listener costs next to nothing): a call can come for a tool
-// this frame never registered (the page forged its report), and must get
-// its answer at once, not at the call's timeout.
-export function fromRelay(event) {
-  if (typeof event.detail !== 'string') return;
+// The relay's answers, and the calls it hands on, as JSON text on the
+// channel (channel.js). Heard from the start (connected at document_start):
+// a call can come for a tool this frame never registered, and must get its
+// answer at once, not at the call's timeout.
+export function fromRelay(text) {
+  if (typeof text !== 'string') return;
   let message;
   try {
-    message = parse(event.detail);
+    message = parse(text);
   } catch {
     return;
   }
@@ -60,9 +59,7 @@ export function fromRelay(event) {
 // the result's JSON text (written once, handed on as text to the worker's
 // core), or the reason it failed.
 function runForAgent({ call_id: callId, source, name, arguments: input, native_call: nativeCall }) {
-  const answer = (result) => dispatch(win, new CustomEventCtor(TO_RELAY, {
-    detail: stringify({ type: 'call_result', call_id: callId, ...result }),
-  }));
+  const answer = (result) => send(stringify({ type: 'call_result', call_id: callId, ...result }));
   // A native call's own value goes back to the browser, not its JSON.
   const keep = mapHas(nativeCalls, nativeCall)
     ? (outcome) => { mapSet(nativeValues, nativeCall, outcome); return outcome; }

@@ -55,7 +55,7 @@
 'use strict';
 
 import { doc, listen, win } from './primordials.js';
-import { TO_PAGE } from './channel.js';
+import { connect } from './channel.js';
 import { install } from './install.js';
 import { watchForms } from './forms.js';
 import { holdAgentSubmit } from './native-forms.js';
@@ -76,8 +76,9 @@ else watchForms();
 // Toolgate's objects, as accessors on the prototypes (install.js).
 install();
 
-// The relay's answers and calls, listened to from the start (from-relay.js).
-listen(win, TO_PAGE, fromRelay);
+// The channel to the relay, taken before any page script (channel.js), and
+// what comes on it (from-relay.js).
+connect(fromRelay);
 
 // The tree's other same-origin documents' getTools() and toolchange (frames.js).
 answerFrames(started);

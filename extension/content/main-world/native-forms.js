@@ -6,11 +6,11 @@
 // form-calls.js, start.js.
 
 import {
-  arrayFrom, dispatch, hasOwn, mapSet, parse, PromiseCtor, promiseThen, stringify, weakSetAdd,
-  weakSetDelete, WeakSetCtor, weakSetHas, win,
+  arrayFrom, hasOwn, mapSet, parse, PromiseCtor, promiseThen, stringify, weakSetAdd,
+  weakSetDelete, WeakSetCtor, weakSetHas,
 } from './primordials.js';
-import { CustomEventCtor, getAttribute } from './dom.js';
-import { TO_RELAY } from './channel.js';
+import { getAttribute } from './dom.js';
+import { send } from './channel.js';
 import { nativeCalls, nativeExecuteForm, nextNativeCall } from './native.js';
 import { NAVIGATED } from './outcome.js';
 import { takeFormSubmit } from './form-calls.js';
@@ -55,9 +55,8 @@ export function holdAgentSubmit(event) {
   // error of the page's.
   promiseThen(held, undefined, () => {});
   event.respondWith(held);
-  dispatch(win, new CustomEventCtor(TO_RELAY, {
-    detail: stringify({ type: 'native_call', call, source: 'declarative', name, arguments: formArguments(form) }),
-  }));
+  // In this order: the relay reads `type` and `call` from the text's start.
+  send(stringify({ type: 'native_call', call, source: 'declarative', name, arguments: formArguments(form) }));
 }
 
 // The forms whose call Toolgate handed to the browser's own executeTool.

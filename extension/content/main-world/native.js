@@ -7,13 +7,13 @@
 // Imports: primordials.js, text.js, dom.js, channel.js, outcome.js.
 
 import {
-  apply, dispatch, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf,
+  apply, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf,
   MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, PromiseCtor, promiseThen, stringify, toString,
   TypeErrorCtor, warn, win,
 } from './primordials.js';
 import { errorText } from './text.js';
-import { AbortControllerCtor, controllerSignal, CustomEventCtor, DOMExceptionCtor } from './dom.js';
-import { TO_RELAY } from './channel.js';
+import { AbortControllerCtor, controllerSignal, DOMExceptionCtor } from './dom.js';
+import { send } from './channel.js';
 import { servable } from './outcome.js';
 
 // Chromium with --enable-features=WebMCP has `navigator.modelContext` (M148);
@@ -92,20 +92,24 @@ export function gatedExecute(entry) {
         return;
       }
       mapSet(nativeCalls, call, { resolve, reject });
-      dispatch(win, new CustomEventCtor(TO_RELAY, { detail }));
+      send(detail);
     });
   };
 }
 
 // The worker's reply to a native call: a JSON-RPC response, as an agent
-// gets it. The page can forge this event, but only about its own calls.
-export function nativeReply({ call, reply }) {
+// gets it; or, from the relay, why Toolgate could not decide it (`failed`).
+export function nativeReply({ call, reply, failed }) {
   const waiting = mapGet(nativeCalls, call);
   if (!waiting) return;
   mapDelete(nativeCalls, call);
   const ran = mapHas(nativeValues, call);
   const value = mapGet(nativeValues, call);
   mapDelete(nativeValues, call);
+  if (typeof failed === 'string') {
+    waiting.reject(new ErrorCtor(`Toolgate could not decide this call: ${failed}`));
+    return;
+  }
   const result = reply?.result;
   if (waiting.form) {
     // Allowed: the page's answer to the released submission is the call's.

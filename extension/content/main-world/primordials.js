@@ -53,4 +53,12 @@ export const querySelectorAll = uncurry(DocumentProto.querySelectorAll);
 export const MutationObserverCtor = MutationObserver;
 export const win = window;
 export const doc = document;
+// The channel to the relay (channel.js), taken before any page script: the
+// port's and its events' members, used for every message.
+export const BareEventCtor = Event;
+export const stopEvent = uncurry(Event.prototype.stopImmediatePropagation);
+export const eventPorts = uncurry(getOwnPropertyDescriptor(MessageEvent.prototype, 'ports').get);
+export const eventData = uncurry(getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get);
+export const portPost = uncurry(MessagePort.prototype.postMessage);
+export const portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
 export const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;

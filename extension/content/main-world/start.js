@@ -1,11 +1,11 @@
 // Starting Toolgate in a document, once (start), and the document's life
-// after: going away for good (leaving) and coming back from the back/forward
-// cache (restored). Holds the three objects start() makes.
+// after: coming back from the back/forward cache (restored; going away for
+// good is the relay's to say). Holds the three objects start() makes.
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
 // events.js, registry.js, frames.js, document-context.js, legacy-context.js, testing-context.js.
 
-import { arrayFrom, arrayPush, listen, mapSize, mapValues, warn, win } from './primordials.js';
+import { arrayFrom, arrayPush, listen, mapValues, warn, win } from './primordials.js';
 import { errorText } from './text.js';
 import { captureDom } from './dom.js';
 import { flush, report } from './channel.js';
@@ -63,19 +63,13 @@ export function start() {
       listen(nativeForms, type, (event) => { if (isForm(event.toolName)) fireToolEvent(type, event.toolName); });
     }
   }
-  listen(win, 'pagehide', leaving);
   listen(win, 'pageshow', restored);
   return true;
 }
 
-// A document going away for good (an iframe removed, a page left without
-// the back/forward cache) takes its tools with it: say so now, so the
-// icon's count is right without waiting for the palette to look.
-function leaving(event) {
-  if (event.persisted || mapSize(entries) === 0) return;
-  report({ op: 'reset' });
-  flush();
-}
+// A document going away for good takes its tools with it: the relay says
+// so as it goes (relay/index.js, `leaving`), since no message on the
+// channel is delivered once the document is unloading.
 
 // A page restored from the back/forward cache is a document the worker has
 // forgotten: report all of it again.

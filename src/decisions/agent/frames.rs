@@ -8,7 +8,7 @@ use super::calls::Found;
 use super::{RpcError, Session, Step, World};
 use crate::page::declaration::Kind;
 use crate::page::registry::{FrameId, Source, TabId};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -16,7 +16,7 @@ use serde_json::Value;
 /// browser's own WebMCP, in the frame and document that registered it. The
 /// shell fills the frame's identity from the browser's `sender`, never from
 /// the page's message.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FrameCall {
     pub tab_id: TabId,

@@ -11,10 +11,12 @@
 //   slow         Read only, answers "slept (run N)" after `ms` milliseconds
 //   slow_save    Mutating, answers after `ms` milliseconds
 // `window.redefine(name, description)` re-registers a tool with a changed
-// definition; `window.calls` counts the calls each tool received.
+// definition; `window.calls` counts the calls each tool received, and
+// `window.answered` the calls of slow and slow_save that have answered.
 const notes = [{ title: 'Shopping' }, { title: 'Old draft' }];
 window.calls = {};
-const count = (name) => { window.calls[name] = (window.calls[name] ?? 0) + 1; };
+window.answered = {};
+const count = (name, counts = window.calls) => { counts[name] = (counts[name] ?? 0) + 1; };
 
 function render() {
   document.getElementById('notes').replaceChildren(...notes.map((note) => {
@@ -104,7 +106,10 @@ const tools = {
     execute: ({ ms = 1000 }) => {
       count('slow');
       const run = window.calls.slow; // Which run answers: "slept (run 2)".
-      return new Promise((done) => setTimeout(() => done(`slept (run ${run})`), ms));
+      return new Promise((done) => setTimeout(() => {
+        count('slow', window.answered);
+        done(`slept (run ${run})`);
+      }, ms));
     },
   },
   slow_save: {
@@ -113,7 +118,10 @@ const tools = {
     annotations: { readOnlyHint: false, consequentialHint: false },
     execute: ({ ms = 1000 }) => {
       count('slow_save');
-      return new Promise((done) => setTimeout(() => done('saved'), ms));
+      return new Promise((done) => setTimeout(() => {
+        count('slow_save', window.answered);
+        done('saved');
+      }, ms));
     },
   },
 };

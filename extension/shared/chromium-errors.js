@@ -15,3 +15,9 @@ export function saysDocumentGone(text) {
 export function saysHostNotInstalled(text) {
   return /not found|forbidden/i.test(text);
 }
+
+// No service worker took a message: it stopped, or is starting
+// (chrome.runtime.sendMessage from a content script). Sent again, it starts one.
+export function saysWorkerUnreachable(text) {
+  return /message (port|channel) closed|Receiving end does not exist|Could not establish connection/i.test(text);
+}

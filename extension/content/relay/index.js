@@ -1,0 +1,244 @@
+// Toolgate's relay, in the content script's isolated world, in every frame,
+// at document_start, just before the shim (extension/content/main-world/).
+//
+// The shim cannot reach chrome.runtime, so it hands its messages to this
+// script as JSON text over a MessagePort that this script gives it before
+// any page script runs (../handshake.js; ARCHITECTURE.md, "The shim–relay
+// channel"); this script forwards them to the service worker and hands the
+// answers back on the same port. Nothing the shim sends is trusted: the
+// worker reads every message as page input (the core's `FromPage`) and
+// takes the frame's identity from the browser's `sender`, never from the text.
+//
+// build.sh bundles this file and what it imports with esbuild into
+// pkg/relay.js (an IIFE), which the manifest injects.
+//
+// Every document runs this before its first script, so it does almost nothing
+// then: the handshake, and no more. The first touch of `chrome.runtime` costs every document time (it
+// builds the API's bindings). It listens to the worker once the frame first
+// reports (the worker calls only frames that have reported tools) or once the
+// page has loaded (for the palette's ping), whichever comes first.
+import { HELLO, PORT } from '../handshake.js';
+import { withTimeout } from '../../shared/deadlines.js';
+import { saysWorkerUnreachable } from '../../shared/chromium-errors.js';
+
+// ---- The channel ------------------------------------------------------------
+// One port, handed to the first HELLO of the document: the shim's, which
+// comes before any page script. A later HELLO (the page's) gets nothing.
+let port = null;
+function handOver() {
+  window.removeEventListener(HELLO, handOver, true);
+  const channel = new MessageChannel();
+  port = channel.port1;
+  port.onmessage = (event) => fromShim(event.data);
+  window.dispatchEvent(new MessageEvent(PORT, { ports: [channel.port2] }));
+}
+window.addEventListener(HELLO, handOver, true);
+
+function toPage(message) {
+  port?.postMessage(JSON.stringify(message));
+}
+
+// What the shim sends, read only as far as this script must: the number it
+// answers to. Reports, native calls and input checks go to the worker as the
+// text they are; the worker reads them as `FromPage` (parsing a report of
+// many tools here, to send it on as an object, would cost the page's main
+// thread about as much as registering them). The shim writes `type` and the
+// number first (main-world/channel.js).
+const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
+const NATIVE_CALL = /^\{"type":"native_call","call":(\d{1,15}),/;
+const CHECK_INPUT = /^\{"type":"check_input","check":(\d{1,15}),/;
+
+function fromShim(text) {
+  if (typeof text !== 'string') return;
+  let number;
+  if ((number = UPDATES.exec(text))) {
+    forward(Number(number[1]), text);
+  } else if ((number = NATIVE_CALL.exec(text))) {
+    nativeCall(Number(number[1]), text);
+  } else if ((number = CHECK_INPUT.exec(text))) {
+    checkInput(Number(number[1]), text);
+  } else {
+    callResult(text);
+  }
+}
+
+// ---- Reports of the frame's tools ---------------------------------------
+// What of the worker's refusal the page is told: why its report could not
+// be read, which is about its own text, and otherwise only that Toolgate
+// could not take it. Never a storage error's words: they would tell a page
+// how full the storage every tab and the agent session share is. (What
+// passes Toolgate's caps is refused per registration, in `results`, with
+// the cap's own words: docs/classes.md, "What Toolgate keeps".)
+const READ_ERROR = /^bad page message: /;
+const refusal = (error) => (error == null ? null
+  : READ_ERROR.test(String(error)) ? String(error) : 'Toolgate could not take this report');
+
+// One report in flight per frame: those the page makes meanwhile are held,
+// and go together in one message (an array of their texts) once the
+// worker answers. A page that floods is throttled to the worker's pace,
+// and costs the browser one message per round trip, not one per report
+// (README, figure 10). Answers go back per report, in order.
+let inFlight = false;
+let reported = false;
+let held = []; // [batch, text] of reports made while one is in flight
+function forward(batch, report) {
+  listenToWorker();
+  reported = true;
+  if (inFlight) {
+    held.push([batch, report]);
+    return;
+  }
+  send([[batch, report]]);
+}
+function send(reports) {
+  inFlight = true;
+  const one = reports.length === 1;
+  chrome.runtime.sendMessage(one ? reports[0][1] : reports.map(([, text]) => text)).then(
+    (answer) => {
+      const answers = one ? [answer] : answer?.answers ?? [];
+      reports.forEach(([batch], i) => {
+        const said = answers[i];
+        toPage({ type: 'results', batch, results: said?.results ?? [], error: refusal(said?.error ?? answer?.error) });
+      });
+    },
+    // The extension was reloaded or updated under this page: its tools stay
+    // usable by the page, and the palette tells the person to reload the tab.
+    (error) => {
+      for (const [batch] of reports) toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) });
+    },
+  ).finally(() => {
+    inFlight = false;
+    if (held.length === 0) return;
+    const next = held;
+    held = [];
+    send(next);
+  });
+}
+
+// A document going away for good (an iframe removed, a page left without
+// the back/forward cache) takes its tools with it: this says so as it goes,
+// so the icon's count is right without waiting for the palette to look.
+// Here, not in the shim: a message on the channel is a task, which an
+// unloading document never runs. Reports held meanwhile need not go.
+const LEAVING = JSON.stringify({ type: 'updates', batch: 0, ops: [{ op: 'reset' }] });
+window.addEventListener('pagehide', function leaving(event) {
+  if (event.persisted || !reported) return;
+  try {
+    chrome.runtime.sendMessage(LEAVING).catch(() => {});
+  } catch {
+    // The extension was reloaded: the worker forgot this frame already.
+  }
+});
+
+// ---- Asking the worker, again if it was stopped ------------------------------
+// A message the worker must answer even if it stopped meanwhile (MV3 stops
+// idle workers): sent again, at growing intervals, while Chromium says no
+// worker took it. `settle(reply)` gets the worker's answer; `fail(why)` the
+// reason it could not be asked.
+const RETRIES = 5;
+function ask(text, settle, fail, tries = 0) {
+  let sent;
+  try {
+    sent = chrome.runtime.sendMessage(text);
+  } catch (error) {
+    fail(String(error?.message ?? error)); // the extension was reloaded: this frame's relay is cut off
+    return;
+  }
+  sent.then(settle, (error) => {
+    const why = String(error?.message ?? error);
+    if (tries < RETRIES && saysWorkerUnreachable(why)) {
+      setTimeout(() => ask(text, settle, fail, tries + 1), 100 * 2 ** tries);
+      return;
+    }
+    fail(why);
+  });
+}
+
+// A call that reached the page's copy of a tool in the browser's own
+// WebMCP (main-world/native.js, gatedExecute): the worker decides it, and may
+// first ask the person, which can take minutes. Only where the browser has
+// a WebMCP of its own: elsewhere no browser agent exists, and nothing may
+// speak for one (ARCHITECTURE.md, "Who is gated"). This world's prototypes
+// are the browser's, which the page cannot change.
+let browserWebMCP;
+const hasBrowserWebMCP = () => (browserWebMCP ??= 'modelContext' in Document.prototype || 'modelContext' in Navigator.prototype);
+function nativeCall(call, text) {
+  const failed = (why) => toPage({ type: 'native_result', call, failed: why });
+  if (!hasBrowserWebMCP()) {
+    failed('this browser has no WebMCP of its own, so no browser agent calls here');
+    return;
+  }
+  listenToWorker();
+  ask(text, (reply) => toPage({ type: 'native_result', call, reply }), failed);
+}
+
+// The page's own document.modelContext.executeTool, before its tool runs
+// (main-world/input-schema.js): does the input fit the tool's schema? The
+// worker's validator answers with the first fault, or null. Where no
+// worker answers, the input goes unchecked: the check guards the page's
+// own call of its own tool, and must not stop it.
+function checkInput(check, text) {
+  const answer = (fault) => toPage({ type: 'input_checked', check, fault });
+  ask(text, (reply) => answer(reply?.fault ?? null), () => answer(null));
+}
+
+// ---- Agents' calls, run by the shim -----------------------------------------
+// Calls the worker asked this frame to run: this relay's own call id ->
+// the function that answers the worker. Not the worker's id: a worker that
+// stopped and started again counts some ids anew, and a late answer to the
+// old worker's call must never answer the new worker's.
+const calls = new Map();
+let lastCall = 0;
+
+function callResult(text) {
+  let result;
+  try {
+    result = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (result?.type !== 'call_result' || !calls.has(result.call_id)) return;
+  const answer = calls.get(result.call_id);
+  calls.delete(result.call_id);
+  answer(result.ok === true ? { ok: true, json: result.json } : { ok: false, error: String(result.error) });
+}
+
+let listening = false;
+function listenToWorker() {
+  if (listening) return;
+  listening = true;
+  chrome.runtime.onMessage.addListener(fromWorker);
+}
+// Content scripts at document_start come before `load`. (Not `document`:
+// its first touch in this world costs the document more than `window`'s.)
+window.addEventListener('load', () => setTimeout(listenToWorker), { once: true });
+
+// Only Toolgate's service worker talks to this script this way.
+function fromWorker(message, sender, respond) {
+  if (sender.id !== chrome.runtime.id || sender.tab) return false;
+  if (message?.type === 'ping') {
+    respond({ type: 'pong' });
+    return false;
+  }
+  if (message?.type === 'call') {
+    const callId = ++lastCall;
+    const answered = new Promise((resolve) => calls.set(callId, resolve));
+    // The worker stops waiting after its call timeout; a second later this
+    // relay lets go too, so that a tool that never answers holds nothing
+    // (here, or the worker's message) for the document's life.
+    const timeout = Number(message.timeout_ms);
+    const bounded = Number.isFinite(timeout) && timeout >= 0
+      ? withTimeout(answered, timeout + 1000, 'the tool did not answer within the call timeout')
+      : answered;
+    bounded.then(respond, (error) => {
+      calls.delete(callId);
+      respond({ ok: false, error: error.message });
+    });
+    toPage({
+      type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments,
+      native_call: message.native_call,
+    });
+    return true; // The answer comes when the page's tool settles.
+  }
+  return false;
+}
