@@ -1,0 +1,77 @@
+// Who is asking (issue 26, attacks 6 and 7; ARCHITECTURE.md, "The shim–relay
+// channel"): a page cannot reach the channel between Toolgate's shim and its
+// relay, so it cannot pose as the browser's agent. A page that tries every way
+// it has (tests/pages/channel/: events, a handshake of its own, postMessage,
+// built-ins patched before and after its first use of WebMCP) gets no card,
+// and the browser's real agent (where the browser has one) is still asked.
+// Where the page scripts a frame's window before its document loads, it may
+// take that frame's channel; the relay then still refuses a native call
+// where the browser has no WebMCP of its own. With the browser's WebMCP off
+// and on, on 148 and 156; cards clicked by their labels.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSER_VERSION } from '../support/browser.mjs';
+import { browserAgent } from '../support/browser-agent.mjs';
+import { cardKind, choose } from '../support/cards.mjs';
+import { harness } from '../support/fixture.mjs';
+
+const BROWSER_AGENT = "Asked by the browser's agent in this tab";
+
+for (const native of [false, true]) {
+  describe(`a page against the shim–relay channel, the browser's own WebMCP ${native ? 'on' : 'off'}`, () => {
+    const h = harness({ pages: 'tests/pages/channel', tools: 3, chatPrefix: 'channel', launch: { native } });
+
+    test('events, a handshake of its own, postMessage and patched built-ins reach nothing: no card says the browser\'s agent asked', async () => {
+      const { page, tabId } = await h.open('bank.localhost', '/?1');
+      await page.evaluate(() => window.forge());
+      // An agent of the person's asks next: the first card is its own. Had
+      // the forged call reached the worker, the browser's agent's would have come first.
+      const chat = await h.chat('Console');
+      const asked = await h.start(chat, h.request(tabId, 'transfer', { to: 'mallory', amount: 9999 }));
+      assert.ok(asked.card, 'the chat is asked');
+      assert.equal(await asked.card.locator('#chat').innerText(), 'Asked by Console');
+      await choose(asked.card, 'Deny this call');
+      await asked.reply;
+      assert.equal(h.cards.pending(), false, 'no other card');
+      assert.deepEqual(await page.evaluate(() => window.spied), [],
+        'the page saw no port, and none of its patched built-ins was used for the channel');
+      assert.deepEqual(await page.evaluate(() => window.ran), []);
+      await page.close();
+    });
+
+    test("the browser's agent is asked about its own call, whatever the page did first", { skip: native ? false : 'no browser agent exists with the browser\'s WebMCP off' }, async () => {
+      const { page } = await h.open('bank.localhost', '/?2');
+      await page.evaluate(() => window.forge());
+      const agent = await browserAgent(h.browser.context, page);
+      const call = agent.call('transfer', { to: 'mallory', amount: 9999 });
+      // On localhost no site question comes first (docs/cards.md): the call's card.
+      const card = await h.cards.next();
+      assert.equal(await cardKind(card), 'call');
+      assert.equal(await card.locator('#chat').textContent(), BROWSER_AGENT);
+      await choose(card, 'Deny this call');
+      assert.equal((await call).ok, false);
+      assert.equal(h.cards.pending(), false, 'one card: the real call\'s');
+      assert.deepEqual(await page.evaluate(() => window.ran), []);
+      // Refused native calls are thrown to the browser, which reports them as the page's errors.
+      h.browser.errors.splice(0, h.browser.errors.length, ...h.browser.errors.filter((e) => !/Toolgate refused this call/.test(e)));
+      await agent.detach();
+      await page.close();
+    });
+
+    test('a frame whose window the page scripted first: the page may take its channel, and a native call on it is refused where the browser has no WebMCP', { skip: native ? 'with the browser\'s WebMCP on, such a call is one the page can make through the browser\'s own executeTool: ARCHITECTURE.md, "Who is gated"' : false }, async () => {
+      const { page } = await h.open('bank.localhost', '/?3');
+      const got = await page.evaluate(() => window.frameForgery());
+      // Measured on 148 and 156: the window of an iframe's initial
+      // about:blank is the window of its srcdoc document, listeners and all.
+      assert.equal(got.took, true, `the page took the frame's port (Chromium ${BROWSER_VERSION})`);
+      const refusal = got.heard.find((m) => m.type === 'native_result');
+      assert.equal(refusal.call, 7);
+      assert.match(refusal.failed, /^this browser has no WebMCP of its own/);
+      const answer = got.heard.find((m) => m.type === 'results');
+      assert.equal(answer.error, null, 'a report about the frame itself is read as any');
+      assert.equal(h.cards.pending(), false, 'no card');
+      assert.deepEqual(await page.evaluate(() => window.ran), []);
+      await page.close();
+    });
+  });
+}
