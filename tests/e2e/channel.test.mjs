@@ -43,11 +43,15 @@ for (const native of [false, true]) {
       const { page } = await h.open('bank.localhost', '/?2');
       await page.evaluate(() => window.forge());
       const agent = await browserAgent(h.browser.context, page);
-      const call = agent.call('transfer', { to: 'mallory', amount: 9999 });
-      // On localhost no site question comes first (docs/cards.md): the call's card.
+      const call = agent.call('transfer', { to: 'alice', amount: 5 });
+      // On localhost no site question comes first (docs/cards.md): the call's
+      // card, and the first card is the real call's, not the page's forgery.
       const card = await h.cards.next();
       assert.equal(await cardKind(card), 'call');
       assert.equal(await card.locator('#chat').textContent(), BROWSER_AGENT);
+      const shown = await card.locator('body').innerText();
+      assert.match(shown, /alice/);
+      assert.doesNotMatch(shown, /mallory/);
       await choose(card, 'Deny this call');
       assert.equal((await call).ok, false);
       assert.equal(h.cards.pending(), false, 'one card: the real call\'s');
