@@ -67,7 +67,7 @@ for (const native of [false, true]) {
       const got = await page.evaluate(() => window.frameForgery());
       // Measured on 148 and 156: the window of an iframe's initial
       // about:blank is the window of its srcdoc document, listeners and all.
-      assert.equal(got.took, true, `the page took the frame's port (Chromium ${BROWSER_VERSION})`);
+      assert.equal(got.took, true, `the page took the frame's channel (Chromium ${BROWSER_VERSION})`);
       const refusal = got.heard.find((m) => m.type === 'native_result');
       assert.equal(refusal.call, 7);
       assert.match(refusal.failed, /^this browser has no WebMCP of its own/);

@@ -1,6 +1,6 @@
-// The channel to the relay (relay/index.js, in the isolated world): the port
-// the relay hands this frame before any page script runs (connect, at
-// document_start), what goes out on it (send), and the reports of what this
+// The channel to the relay (relay/index.js, in the isolated world): a
+// MessageChannel whose other end this frame hands the relay before any page
+// script runs (connect, at document_start), what goes out on it (send), and the reports of what this
 // frame publishes, batched per task (report, flush). The batches waiting for
 // their answers are in `waiting`; the answers come in through from-relay.js.
 //
@@ -11,34 +11,26 @@
 // Imports: primordials.js, ../handshake.js.
 
 import {
-  arrayPush, BareEventCtor, dispatch, eventData, eventPorts, listen, MapCtor, mapSet, portPost,
-  portSetOnMessage, queueMicrotaskFn, stopEvent, stringify, unlisten, win,
+  arrayPush, channelPort1, channelPort2, dispatch, eventData, MapCtor, mapSet, MessageChannelCtor,
+  MessageEventCtor, portPost, portSetOnMessage, queueMicrotaskFn, stringify, win,
 } from './primordials.js';
-import { HELLO, PORT } from '../handshake.js';
+import { HELLO } from '../handshake.js';
 
 let port = null;
 
-// Asks the relay for its port, at document_start: the relay answers within
-// this dispatch, and only this one listener, in place only during it, takes
-// the port. `onText` gets each message the relay sends (JSON text).
+// Hands the relay one end of a new channel, at document_start: the relay
+// takes it within this dispatch, from the first hello of the document only.
+// `onText` gets each message the relay sends (JSON text).
 export function connect(onText) {
-  const take = (event) => {
-    stopEvent(event);
-    if (port === null) port = eventPorts(event)[0] ?? null;
-  };
-  listen(win, PORT, take, true);
-  try {
-    dispatch(win, new BareEventCtor(HELLO));
-  } finally {
-    unlisten(win, PORT, take, true);
-  }
-  // No relay (the extension was reloaded under this page): nothing is sent.
-  if (port !== null) portSetOnMessage(port, (event) => onText(eventData(event)));
+  const channel = new MessageChannelCtor();
+  dispatch(win, new MessageEventCtor(HELLO, { ports: [channelPort2(channel)] }));
+  port = channelPort1(channel);
+  portSetOnMessage(port, (event) => onText(eventData(event)));
 }
 
 // One message to the relay, as JSON text the shim wrote.
 export function send(text) {
-  if (port !== null) portPost(port, text);
+  portPost(port, text);
 }
 
 let pendingOps = [];

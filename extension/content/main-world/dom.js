@@ -15,7 +15,6 @@ import { describe } from './text.js';
 // the worker trust nothing from this world anyway.
 export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor;
 export let signalAborted, signalReason, abortController, controllerSignal;
-export let MessageChannelCtor, channelPort1, channelPort2;
 export let getAttribute, eventDetail, URLCtor;
 // The browser's own WebMCP event interfaces, where it has them (156:
 // ToolActivatedEvent, ToolCancelEvent; 148: WebMCPEvent), else undefined.
@@ -55,9 +54,6 @@ export function captureDom() {
   signalReason = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'reason').get);
   abortController = uncurry(AbortController.prototype.abort);
   controllerSignal = uncurry(getOwnPropertyDescriptor(AbortController.prototype, 'signal').get);
-  MessageChannelCtor = MessageChannel;
-  channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
-  channelPort2 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port2').get);
   getAttribute = uncurry(Element.prototype.getAttribute);
   URLCtor = URL;
   toolsAllowed = readToolsPolicy();
@@ -66,7 +62,7 @@ export function captureDom() {
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
   ToolCancelEventCtor = typeof ToolCancelEvent === 'function' ? ToolCancelEvent
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
-  for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor, MessageChannelCtor]) {
+  for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor]) {
     if (typeof ctor !== 'function') throw new TypeErrorCtor(`${describe(ctor)} where a DOM interface belongs`);
   }
 }

@@ -4,11 +4,10 @@
 // Imports: primordials.js, dom.js.
 
 import {
-  apply, arrayPush, defineProperty, dispatch, listen, portPost, portSetOnMessage, unlisten,
+  apply, arrayPush, channelPort1, channelPort2, defineProperty, dispatch, listen, MessageChannelCtor,
+  portPost, portSetOnMessage, unlisten,
 } from './primordials.js';
-import {
-  channelPort1, channelPort2, EventCtor, MessageChannelCtor, ToolActivatedEventCtor, ToolCancelEventCtor,
-} from './dom.js';
+import { EventCtor, ToolActivatedEventCtor, ToolCancelEventCtor } from './dom.js';
 
 // A task, not a microtask: WebMCP's events and promise resolutions are
 // queued as tasks. The steps queued during one task (a page registering

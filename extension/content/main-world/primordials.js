@@ -54,10 +54,11 @@ export const MutationObserverCtor = MutationObserver;
 export const win = window;
 export const doc = document;
 // The channel to the relay (channel.js), taken before any page script: the
-// port's and its events' members, used for every message.
-export const BareEventCtor = Event;
-export const stopEvent = uncurry(Event.prototype.stopImmediatePropagation);
-export const eventPorts = uncurry(getOwnPropertyDescriptor(MessageEvent.prototype, 'ports').get);
+// channel's, its ports' and their events' members, used for every message.
+export const MessageChannelCtor = MessageChannel;
+export const MessageEventCtor = MessageEvent;
+export const channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
+export const channelPort2 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port2').get);
 export const eventData = uncurry(getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get);
 export const portPost = uncurry(MessagePort.prototype.postMessage);
 export const portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);

@@ -2,8 +2,8 @@
 // at document_start, just before the shim (extension/content/main-world/).
 //
 // The shim cannot reach chrome.runtime, so it hands its messages to this
-// script as JSON text over a MessagePort that this script gives it before
-// any page script runs (../handshake.js; ARCHITECTURE.md, "The shim–relay
+// script as JSON text over a MessageChannel whose end it gives this script
+// before any page script runs (../handshake.js; ARCHITECTURE.md, "The shim–relay
 // channel"); this script forwards them to the service worker and hands the
 // answers back on the same port. Nothing the shim sends is trusted: the
 // worker reads every message as page input (the core's `FromPage`) and
@@ -17,20 +17,19 @@
 // builds the API's bindings). It listens to the worker once the frame first
 // reports (the worker calls only frames that have reported tools) or once the
 // page has loaded (for the palette's ping), whichever comes first.
-import { HELLO, PORT } from '../handshake.js';
+import { HELLO } from '../handshake.js';
 import { withTimeout } from '../../shared/deadlines.js';
 import { saysWorkerUnreachable } from '../../shared/chromium-errors.js';
 
 // ---- The channel ------------------------------------------------------------
-// One port, handed to the first HELLO of the document: the shim's, which
-// comes before any page script. A later HELLO (the page's) gets nothing.
+// The shim's end of the channel comes in the document's first hello, which
+// is the shim's: it comes before any page script. A later hello (the
+// page's) is not heard.
 let port = null;
-function handOver() {
+function handOver(event) {
   window.removeEventListener(HELLO, handOver, true);
-  const channel = new MessageChannel();
-  port = channel.port1;
-  port.onmessage = (event) => fromShim(event.data);
-  window.dispatchEvent(new MessageEvent(PORT, { ports: [channel.port2] }));
+  port = event.ports?.[0] ?? null;
+  if (port) port.onmessage = (message) => fromShim(message.data);
 }
 window.addEventListener(HELLO, handOver, true);
 
