@@ -13,9 +13,8 @@ import {
 } from './dom.js';
 import { defineEventHandler, queueTask } from './events.js';
 import {
-  exposedOriginsOf, positionalTool, read, readOptions, REGISTER, snapshotSkill, snapshotTool,
+  exposedOriginsOf, positionalTool, read, readOptions, snapshotSkill, snapshotTool,
 } from './declaration.js';
-import { subsetError } from './input-schema.js';
 import { add, findTool, has, sourceOf, toolNamed } from './registry.js';
 import { isTreeWindow, treeTools } from './frames.js';
 import { executeForPage, runForTesting, unknownError } from './execute-tool.js';
@@ -30,9 +29,6 @@ export class ModelContext extends EventTargetCtor {
       const taken = positional
         ? positionalTool(arguments, 'document_positional', toolNamed)
         : snapshotTool(tool, 'document_object', toolNamed, options);
-      // The draft's supported subset of JSON Schema (input-schema.js).
-      const invalid = subsetError(taken.snapshot.input_schema, REGISTER);
-      if (invalid) return rejected(invalid);
       const { signal } = taken;
       if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
       // Kept with the tool; same-origin documents see it whatever it says,
