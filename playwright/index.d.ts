@@ -7,7 +7,7 @@ import type {
 export type ToolClass = 'Read only' | 'Mutating' | 'Consequential';
 
 export interface LintNote {
-  kind: 'undeclared' | 'decided_by_default' | 'unreadable' | 'outside_annotations' | 'contradictory' | 'legacy_api';
+  kind: 'undeclared' | 'decided_by_default' | 'unreadable' | 'outside_annotations' | 'contradictory' | 'legacy_api' | 'proposed_subset';
   severity: 'error' | 'warning';
   text: string;
 }

@@ -478,3 +478,56 @@ fn unknown_snapshot_fields_are_refused() {
         "a page cannot slip a class into its snapshot"
     );
 }
+
+// docs/classes.md, "What a page may register" and "Lint notes": the schema
+// subset of an unmerged draft proposal is a warning, never a refusal.
+#[test]
+fn a_schema_outside_the_proposed_subset_is_a_warning_that_names_the_place() {
+    let subset_notes = |schema: serde_json::Value| {
+        let v = verdict(
+            json!({"path": "document_object", "name": "t", "description": "d",
+            "input_schema": schema.to_string(),
+            "annotations": {"readOnlyHint": true, "consequentialHint": false, "destructiveHint": false,
+                "idempotentHint": true, "openWorldHint": false}}),
+        );
+        v.lints
+            .iter()
+            .filter(|l| l.kind() == "proposed_subset")
+            .map(|l| (l.explain(), l.severity(Path::DocumentObject)))
+            .collect::<Vec<_>>()
+    };
+    // The explainer demo's booking tool: a date and an email.
+    let booking = json!({"type": "object", "properties": {
+        "date": {"type": "string", "format": "date"}, "email": {"type": "string", "format": "email"}}});
+    assert_eq!(
+        subset_notes(booking),
+        [(
+            "inputSchema uses 'format' (at /properties/date/format), which the proposed schema subset would refuse".to_owned(),
+            Severity::Warning
+        )]
+    );
+    let note = |schema| subset_notes(schema).first().map(|(text, _)| text.clone());
+    assert_eq!(
+        note(json!({"anyOf": [{"type": "string"}, {"$ref": "#/$defs/x"}]})).as_deref(),
+        Some("inputSchema uses '$ref' (at /anyOf/1/$ref), which the proposed schema subset would refuse")
+    );
+    assert_eq!(
+        note(json!({"type": "object", "additionalProperties": {"type": "string"}})).as_deref(),
+        Some("inputSchema sets 'additionalProperties' to other than false (at /additionalProperties), which the proposed schema subset would refuse")
+    );
+    assert_eq!(
+        note(json!({"items": {"type": "string", "pattern": "(?<"}})).as_deref(),
+        Some("inputSchema has a 'pattern' that is no regular expression JavaScript can read (at /items/pattern), which the proposed schema subset would refuse")
+    );
+    assert_eq!(
+        note(json!({"properties": {"a/b~": {"format": "uri"}}})).as_deref(),
+        Some("inputSchema uses 'format' (at /properties/a~1b~0/format), which the proposed schema subset would refuse")
+    );
+    // Inside the subset: a property named `format`, data in `enum`, `additionalProperties: false`.
+    assert_eq!(
+        note(json!({"type": "object", "additionalProperties": false,
+            "properties": {"format": {"type": "string", "enum": [{"format": "x"}]}, "code": {"pattern": "^[A-Z]+$"}}})),
+        None
+    );
+    assert_eq!(note(json!(true)), None);
+}

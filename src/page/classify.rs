@@ -118,6 +118,10 @@ pub enum Lint {
     Contradictory { read_only: Hint, with: Hint },
     /// The tool was registered through the legacy `navigator.modelContext`.
     LegacyApi,
+    /// The `inputSchema` is outside the schema subset an unmerged WebMCP
+    /// proposal would hold it to (`problem` says where); Toolgate, the
+    /// browser and the merged draft accept it.
+    ProposedSubset { problem: String },
 }
 
 /// How much a lint note matters in a site's own CI (docs/ci.md): an error
@@ -139,6 +143,7 @@ impl Lint {
             Lint::OutsideAnnotations { .. } => "outside_annotations",
             Lint::Contradictory { .. } => "contradictory",
             Lint::LegacyApi => "legacy_api",
+            Lint::ProposedSubset { .. } => "proposed_subset",
         }
     }
 
@@ -194,6 +199,9 @@ impl Lint {
             Lint::LegacyApi => {
                 "registered through the legacy navigator.modelContext; use document.modelContext"
                     .to_owned()
+            }
+            Lint::ProposedSubset { problem } => {
+                format!("inputSchema {problem}, which the proposed schema subset would refuse")
             }
         }
     }
@@ -274,6 +282,13 @@ pub fn classify(decl: &Declaration) -> Verdict {
     }
     for &hint in &decl.stray_hints {
         lints.push(Lint::OutsideAnnotations { hint });
+    }
+    if let Some(problem) = decl
+        .input_schema
+        .as_deref()
+        .and_then(crate::page::schema::outside_subset)
+    {
+        lints.push(Lint::ProposedSubset { problem });
     }
     if is(Hint::ReadOnly) {
         for with in [Hint::Consequential, Hint::Destructive] {

@@ -22,10 +22,12 @@
 //! arguments, as it is without Toolgate.
 
 mod pattern;
+mod subset;
 
 pub use pattern::{uncheckable, Pattern};
 use serde_json::Value;
 use std::sync::OnceLock;
+pub use subset::outside_subset;
 
 /// A validator: the problems of `arguments` against `schema`, worded for the agent.
 pub type Validator = fn(&Value, &Value) -> Vec<String>;

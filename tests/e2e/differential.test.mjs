@@ -275,12 +275,13 @@ test('Toolgate (B, C): executeTool gives execute its own signal, an aborted call
   }
 }));
 
-// The draft's input validation (document-schemas.js): a schema outside the
-// supported subset is refused at registerTool with a TypeError, and input the
-// schema does not accept at executeTool with a DataError whose message is
-// JSON {path, reason, schemaPath}, before `execute` runs. Toolgate follows the
-// draft on both browsers; 156 checks neither yet, and its own outcomes are
-// asserted beside Toolgate's, so that the day it does, this test says so.
+// The draft's input validation (document-schemas.js). Every schema registers,
+// as 156 registers it: a schema outside the subset an unmerged proposal (PR
+// 289) would allow gets a lint note in the palette, never a TypeError. Input
+// the schema does not accept is refused at executeTool with a DataError whose
+// message is JSON {path, reason, schemaPath}, before `execute` runs. 156
+// checks no input yet, and its own outcomes are asserted beside Toolgate's,
+// so that the day it does, this test says so.
 const DATA_ERRORS = {
   missingRequired: { path: '/title', reason: 'required', schemaPath: '/required' },
   wrongType: { path: '/title', reason: 'type', schemaPath: '/properties/title/type' },
@@ -292,36 +293,17 @@ const DATA_ERRORS = {
   unknownProperty: { path: '/extra', reason: 'additionalProperties', schemaPath: '/additionalProperties' },
   badItem: { path: '/tags/1', reason: 'type', schemaPath: '/properties/tags/items/type' },
 };
-const SUBSET_REFUSALS = {
-  'no.format': "'format' is not supported (at /format)",
-  'no.nestedFormat': "'format' is not supported (at /properties/when/format)",
-  'no.formatInAnyOf': "'format' is not supported (at /properties/v/anyOf/1/format)",
-  'no.ref': "'$ref' is not supported (at /properties/a/$ref)",
-  'no.defs': "'$defs' is not supported (at /$defs)",
-  'no.additionalTrue': "'additionalProperties' may only be false (at /additionalProperties)",
-  'no.additionalSchema': "'additionalProperties' may only be false (at /additionalProperties)",
-  'no.unevaluated': "'unevaluatedProperties' is not supported (at /unevaluatedProperties)",
-  'no.dependentRequired': "'dependentRequired' is not supported (at /dependentRequired)",
-  'no.contentEncoding': "'contentEncoding' is not supported (at /contentEncoding)",
-  'no.badPattern': "'pattern' is not a valid regular expression (at /properties/p/pattern)",
-  'no.badPatternInItems': "'pattern' is not a valid regular expression (at /items/pattern)",
-};
-test('document.modelContext follows the draft\'s input validation: TypeError for a schema outside the subset, DataError for input the schema refuses, and execute never runs', (t) => checked(['A', 'B', 'C'], async () => {
+test('document.modelContext takes every schema 156 takes, and refuses input the schema refuses with a DataError before execute runs', (t) => checked(['A', 'B', 'C'], async () => {
   const native = DOCUMENT_NATIVE ? await run('A', 'documentSchemas') : null;
   for (const side of TOOLGATE) {
     await t.test(`side ${side}`, async () => {
       const { registered, executed } = await run(side, 'documentSchemas');
+      // Those outside the proposed subset (`no.*`: format, $ref, $defs,
+      // additionalProperties, a pattern JavaScript cannot read …) among them.
+      assert.ok(Object.keys(registered).filter((id) => id.startsWith('no.')).length >= 10);
       for (const [id, outcome] of Object.entries(registered)) {
-        const refusal = SUBSET_REFUSALS[id];
-        if (!refusal) {
-          assert.deepStrictEqual(outcome, { rejected: null, listed: true }, `${id}: a schema inside the subset registers`);
-          continue;
-        }
-        assert.equal(outcome.listed, false, `${id}: refused, yet listed`);
-        assert.equal(outcome.rejected?.ctor, 'TypeError', `${id}: ${JSON.stringify(outcome.rejected)}`);
-        assert.ok(outcome.rejected.message.startsWith(`${REGISTER}invalid input schema: ${refusal}`), `${id}: ${outcome.rejected.message}`);
+        assert.deepStrictEqual(outcome, { rejected: null, listed: true }, `${id}: registered, as 156 registers it`);
       }
-      assert.deepStrictEqual(Object.keys(registered).filter((id) => id.startsWith('no.')), Object.keys(SUBSET_REFUSALS));
       for (const [id, outcome] of Object.entries(executed)) {
         const fault = DATA_ERRORS[id];
         if (!fault) {
