@@ -28,7 +28,7 @@ import { saysWorkerUnreachable } from '../../shared/chromium-errors.js';
 let port = null;
 function handOver(event) {
   window.removeEventListener(HELLO, handOver, true);
-  port = event.ports[0] ?? null;
+  port = event.ports?.[0] ?? null; // a hello of the page's own, where it came first, may carry none
   if (port) port.onmessage = (message) => fromShim(message.data);
 }
 window.addEventListener(HELLO, handOver, true);
