@@ -6,7 +6,10 @@
 // - the page's own document.modelContext.executeTool, before its tool runs
 //   (inputFault, asked through the relay by content/main-world/input-schema.js).
 // `@cfworker/json-schema` is well kept and runs without `eval`, which an MV3
-// worker forbids: draft 2020-12, with `format` checked. Its `pattern` and
+// worker forbids: draft 2020-12, with `format` an annotation, as that draft
+// has it by default (withoutFormats: the validator itself always checks
+// it, and a page's schema with `format: "email"` must not refuse what the
+// browser would let through; docs/agents.md). Its `pattern` and
 // `patternProperties` run on the core's linear-time engine, not on
 // JavaScript's backtracking RegExp (withLinearPatterns below).
 import { Validator } from '@cfworker/json-schema';
@@ -16,12 +19,34 @@ import { LinearPattern } from '../../pkg/toolgate.js';
 const compiled = new Map();
 const KEEP = 200;
 
+// Keywords whose value is a schema, a list of schemas, or a map of them.
+const SCHEMA = ['not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalProperties', 'additionalItems',
+  'unevaluatedProperties', 'unevaluatedItems', 'contentSchema', 'items'];
+const SCHEMAS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+
+// `schema` without its `format` keywords; nothing else changes, so every
+// `$ref` still points where it did. Data (`enum`, `const`, `default`) is left as it is.
+function withoutFormats(schema) {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const copy = { ...schema };
+  if (typeof copy.format === 'string') delete copy.format;
+  for (const key of SCHEMA) if (key in copy && !Array.isArray(copy[key])) copy[key] = withoutFormats(copy[key]);
+  for (const key of SCHEMAS) if (Array.isArray(copy[key])) copy[key] = copy[key].map(withoutFormats);
+  for (const key of SCHEMA_MAPS) {
+    if (copy[key] !== null && typeof copy[key] === 'object' && !Array.isArray(copy[key])) {
+      copy[key] = Object.fromEntries(Object.entries(copy[key]).map(([name, sub]) => [name, withoutFormats(sub)]));
+    }
+  }
+  return copy;
+}
+
 // The validator of `schemaText` (JSON text). Throws where the validator
 // cannot read the schema.
 function validatorFor(schemaText) {
   let validator = compiled.get(schemaText);
   if (!validator) {
-    validator = new Validator(JSON.parse(schemaText), '2020-12', false);
+    validator = new Validator(withoutFormats(JSON.parse(schemaText)), '2020-12', false);
     if (compiled.size >= KEEP) compiled.delete(compiled.keys().next().value);
     compiled.set(schemaText, validator);
   }

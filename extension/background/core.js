@@ -88,7 +88,21 @@ export function serially(task) {
 // times meanwhile costs one write of that tool (ARCHITECTURE.md, "stored
 // state is the page's raw snapshots").
 const tabQueues = new Map(); // tab id -> the events waiting while its write is under way
+// A tab that keeps writing writes at most once per WRITE_SPACING_MS; its
+// first WRITE_BURST writes in a row go at once, so that a page that is not
+// flooding (a navigation, then its first tools) never waits (README, figure 3a).
 const WRITE_SPACING_MS = 20;
+const WRITE_BURST = 5;
+const unspaced = new Map(); // tab id -> {writes, at}: the writes it may still make at once, at `at`
+
+// A tab's write, begun at `at`: how long after `at` its next may begin. Each
+// WRITE_SPACING_MS gives back one write of the burst.
+function spacingAfterWrite(tabId, at) {
+  const last = unspaced.get(tabId) ?? { writes: WRITE_BURST, at };
+  const writes = Math.min(WRITE_BURST, last.writes + (at - last.at) / WRITE_SPACING_MS) - 1;
+  unspaced.set(tabId, { writes, at });
+  return writes >= 0 ? 0 : -writes * WRITE_SPACING_MS;
+}
 
 // Applies `change(core)` (which returns the core's `{ results, effects }`)
 // in tab `tabId`'s turn; resolves with its results once its effects are
@@ -135,13 +149,12 @@ async function drain(tabId, events) {
       // A turn that wrote nothing (a native call or an input check read)
       // is no flood to space out.
       if (writes.empty) continue;
-      // A tab that keeps reporting writes at most once per WRITE_SPACING_MS:
-      // what it reports meanwhile waits, and goes in the next write. The
-      // wait comes after every write, not only when more is queued: the
-      // relay sends a frame's next report as soon as this one is answered,
-      // so a flooding page would otherwise be written as fast as the worker
-      // can answer it.
-      const wait = WRITE_SPACING_MS - (performance.now() - wrote);
+      // A tab that keeps reporting is spaced (spacingAfterWrite): what it
+      // reports meanwhile waits, and goes in the next write. The wait comes
+      // after a write, not only when more is queued: the relay sends a
+      // frame's next report as soon as this one is answered, so a flooding
+      // page would otherwise be written as fast as the worker can answer it.
+      const wait = spacingAfterWrite(tabId, wrote) - (performance.now() - wrote);
       if (wait > 0) await new Promise((done) => setTimeout(done, wait));
     } catch (error) {
       // Not said to the page: a storage error's text could tell it how full
@@ -152,6 +165,9 @@ async function drain(tabId, events) {
     }
   }
   tabQueues.delete(tabId);
+  // A tab whose burst has come back whole needs no entry.
+  const last = unspaced.get(tabId);
+  if (last && last.writes + (performance.now() - last.at) / WRITE_SPACING_MS >= WRITE_BURST) unspaced.delete(tabId);
 }
 
 // The effects of several events of one tab, merged: each key's last word,

@@ -279,9 +279,10 @@ test('Toolgate (B, C): executeTool gives execute its own signal, an aborted call
 // as 156 registers it: a schema outside the subset an unmerged proposal (PR
 // 289) would allow gets a lint note in the palette, never a TypeError. Input
 // the schema does not accept is refused at executeTool with a DataError whose
-// message is JSON {path, reason, schemaPath}, before `execute` runs. 156
-// checks no input yet, and its own outcomes are asserted beside Toolgate's,
-// so that the day it does, this test says so.
+// message is JSON {path, reason, schemaPath}, before `execute` runs; a
+// `format` is an annotation (`notADate` runs). 156 checks no input yet, and
+// its own outcomes are asserted beside Toolgate's, so that the day it does,
+// this test says so.
 const DATA_ERRORS = {
   missingRequired: { path: '/title', reason: 'required', schemaPath: '/required' },
   wrongType: { path: '/title', reason: 'type', schemaPath: '/properties/title/type' },

@@ -171,13 +171,13 @@ describe('hostile pages and storage', () => {
     assert.ok(writes.length > 0 && writes.length < made, `${made} reports coalesced into ${writes.length} writes`);
     assert.ok(Math.max(...writes) < 64 * 1024, `a write of one changed tool, not the tab: ${Math.max(...writes)} bytes`);
     // A flooding tab's writes are spaced (core.js, WRITE_SPACING_MS: 20 ms from
-    // the start of one write to the next), however fast the relay sends its
-    // next report. The spacing counts from before a write's own work, so two
-    // `set` calls may come a few ms closer (17 ms seen on 156); unspaced, they
-    // came 2.9 ms apart.
-    const at = await sw.evaluate(() => self.testToolWritesAt);
-    const gaps = at.slice(1).map((t, i) => t - at[i]);
-    assert.ok(gaps.length > 10 && Math.min(...gaps) >= 10, `the churning tab's writes ${gaps.length + 1}, closest ${Math.min(...gaps).toFixed(1)} ms apart`);
+    // the start of one write to the next, on average), however fast the relay
+    // sends its next report, once its first five (WRITE_BURST) have gone at
+    // once; a write slower than the spacing gives some of the burst back, so
+    // two may then come closer. Unspaced, they came 2.9 ms apart.
+    const at = (await sw.evaluate(() => self.testToolWritesAt)).slice(5);
+    const spacing = (at.at(-1) - at[0]) / (at.length - 1);
+    assert.ok(at.length > 10 && spacing >= 15, `the churning tab's writes ${at.length} after its burst, ${spacing.toFixed(1)} ms apart on average`);
     const during = median(churnMs);
     const calm = median(quietMs);
     assert.ok(during < Math.max(1000, 10 * calm), `another tab's call took ${during.toFixed(1)} ms under churn, ${calm.toFixed(1)} ms without`);

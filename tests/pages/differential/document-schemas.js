@@ -1,9 +1,9 @@
-// document.modelContext and a tool's inputSchema, as the draft's input
-// validation has it (docs/classes.md, "What a page may register"):
-// registerTool refuses a schema outside the supported subset with a
-// TypeError, and executeTool refuses input the schema does not accept with a
-// DataError, before `execute` runs. Chromium 156 does neither yet; the test
-// holds Toolgate to the draft and documents 156's own outcomes beside it.
+// document.modelContext and a tool's inputSchema (docs/classes.md, "What a
+// page may register"): registerTool takes every schema, those outside the
+// subset a draft proposal would allow (`no.*`) among them, and executeTool
+// refuses input the schema does not accept with a DataError, before
+// `execute` runs; `format` is an annotation, not checked. Chromium 156 checks
+// no input yet; the test documents its own outcomes beside Toolgate's.
 'use strict';
 
 (() => {
@@ -64,6 +64,7 @@
           kind: { enum: ['a', 'b'] },
           code: { type: 'string', pattern: '^[A-Z]{2}$' },
           tags: { type: 'array', items: { type: 'string' } },
+          when: { type: 'string', format: 'date' },
         },
         required: ['title'],
         additionalProperties: false,
@@ -76,7 +77,8 @@
     const [strict] = (await context.getTools()).filter((tool) => tool.name === 'e.strict');
     const INPUTS = {
       valid: { title: 'x' },
-      validFull: { title: 'x', n: 3, kind: 'b', code: 'AB', tags: ['t'] },
+      validFull: { title: 'x', n: 3, kind: 'b', code: 'AB', tags: ['t'], when: '2026-12-24' },
+      notADate: { title: 'x', when: 'next Tuesday' },
       missingRequired: {},
       wrongType: { title: 5 },
       overMaximum: { title: 'x', n: 4 },
