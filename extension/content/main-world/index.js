@@ -8,20 +8,22 @@
 //                                  provideContext and clearContext;
 //   navigator.modelContextTesting  Chromium's testing API (listTools, executeTool).
 // It snapshots every declaration once, at registration, and reports the
-// snapshot to the relay (relay.js), which forwards it to the service worker,
+// snapshot to the relay (../relay/), which forwards it to the service worker,
 // where the Wasm core classes it. Where the browser has a native API, each
 // tool is also registered with it: the snapshot's values, Toolgate's
 // `execute`, and annotations that carry Toolgate's class.
 //
 // The page shares this world: it can replace any global after this script
 // ran, so the built-ins used later are captured first: the language's own at
-// once, the DOM's when the page first uses WebMCP (see start.js). And it can
-// read, call and forge anything this script sends, so the worker trusts none
-// of it.
+// once, the DOM's when the page first uses WebMCP (see start.js). It cannot
+// reach this script's channel to the relay (channel.js), but it can call
+// everything this script offers it, and a page that scripted this frame's
+// window before it loaded owns this world outright (ARCHITECTURE.md, "The
+// shim–relay channel"), so the worker trusts nothing that comes from here.
 //
 // Every document runs this before its first script, and most never use
 // WebMCP: until one does, this script only puts its accessors, its hooks and
-// its listener for the relay in place (below, and start.js).
+// its channel to the relay in place (below, and start.js).
 //
 // This file is the entry of the modules beside it, one concern each.
 // build.sh bundles them with esbuild (--bundle --format=iife) into
