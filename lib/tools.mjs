@@ -40,6 +40,21 @@ export async function settledPalette(worker, page, { settleMs = 1000, timeoutMs 
   }
 }
 
+// Waits until the tab `tabId` publishes the tool or skill `name` (a page
+// registers its tools from its own scripts, and their report reaches the
+// worker after the page's load event), at most `timeoutMs`. Resolves to
+// whether it did; a caller that goes on regardless gets Toolgate's own
+// answer for a tool it does not have.
+export async function publishes(worker, tabId, name, { timeoutMs = 10_000 } = {}) {
+  const started = Date.now();
+  for (;;) {
+    const palette = await worker.evaluate((id) => self.toolgate.palette(id), tabId);
+    if (entriesOf(palette).some((e) => e.name === name)) return true;
+    if (Date.now() - started >= timeoutMs) return false;
+    await sleep(50);
+  }
+}
+
 // What the badge of an entry is: its class, or "Skill".
 export const CLASSES = ['Read only', 'Mutating', 'Consequential', 'Skill'];
 

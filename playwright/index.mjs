@@ -9,7 +9,7 @@ import { chromium, expect as baseExpect, test as base } from '@playwright/test';
 import { callAnswering, callRequest, openChat } from '../lib/agent.mjs';
 import { cardWatcher } from '../lib/cards.mjs';
 import { findChromium, launchToolgate, toolgateWorker } from '../lib/chromium.mjs';
-import { entriesOf, settledPalette, tabIdOf } from '../lib/tools.mjs';
+import { entriesOf, publishes, settledPalette, tabIdOf } from '../lib/tools.mjs';
 
 // The page's tools and skills, once they have settled (lib/tools.mjs).
 async function toolsOf(page, { settleMs = 500, timeoutMs = 10_000 } = {}) {
@@ -41,9 +41,11 @@ class Toolgate {
   // as the card shows it: 'Allow this call only', 'Deny this call'…). A card
   // with no answer left is closed, which refuses, and the call throws.
   // Resolves to { decision: 'run' | 'refuse', why, result, isError, text, cards }.
+  // A tool the page has not yet published is waited for, up to 10 s.
   async call(page, name, args = {}, { answer = [] } = {}) {
     const worker = await toolgateWorker(this.context);
     const tabId = await tabIdOf(worker, page);
+    await publishes(worker, tabId, name);
     if (!this.chat) {
       this.chat = `playwright-${process.pid}-${++chats}`;
       await openChat(worker, this.chat, 'Playwright test');

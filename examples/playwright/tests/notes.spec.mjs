@@ -76,3 +76,16 @@ test('a card left without an answer fails the call, naming the answers it offers
     .toThrow(/opened the card .* no answer was given for it: pass \{ answer \} with one of "Allow this call only", .*"Deny this call"/);
   await expect(page.locator('#notes')).toContainText('Shopping');
 });
+
+test('a tool the page registers after it has loaded is waited for, then called', async ({ page, toolgate }) => {
+  // The page's load event has fired; this tool is registered a moment later.
+  await page.evaluate(() => setTimeout(() => document.modelContext.registerTool({
+    name: 'late_clock',
+    description: 'Say the time the page has.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true },
+    execute: () => 'noon',
+  }), 300));
+  const call = await toolgate.call(page, 'late_clock');
+  expect(call).toMatchObject({ decision: 'run', isError: false, text: 'noon', cards: [] });
+});
