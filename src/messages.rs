@@ -10,13 +10,6 @@ use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-/// The largest schema a page may ask to check input against: a snapshot's
-/// (docs/classes.md, "What Toolgate keeps").
-pub const CHECKED_SCHEMA_BYTES: usize = 64 * 1024;
-/// The largest input a page may ask to check; past it, its own call goes
-/// unchecked rather than held up.
-pub const CHECKED_INPUT_BYTES: usize = 1 << 20;
-
 /// What a content script may send, as the text the page's world wrote,
 /// handed on unread by the relay (ARCHITECTURE.md, "The shim–relay
 /// channel"). Read through `PageWire`. Which frame it speaks for comes from
@@ -37,10 +30,6 @@ pub enum FromPage {
         name: String,
         arguments: Box<RawValue>,
     },
-    /// The page's own `executeTool`, before its tool runs: does `input`
-    /// (JSON text) fit `schema` (JSON text)? Its answer concerns the page's
-    /// own call alone.
-    CheckInput { schema: String, input: String },
 }
 
 #[derive(Deserialize)]
@@ -48,7 +37,6 @@ pub enum FromPage {
 enum PageName {
     Updates,
     NativeCall,
-    CheckInput,
 }
 
 /// Every field any `FromPage` has, flat (a `RawValue` cannot be read
@@ -64,9 +52,6 @@ struct PageWire {
     source: Option<Source>,
     name: Option<String>,
     arguments: Option<Box<RawValue>>,
-    check: Option<u64>,
-    schema: Option<String>,
-    input: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for FromPage {
@@ -87,9 +72,6 @@ impl TryFrom<PageWire> for FromPage {
             ("source", w.source.is_some()),
             ("name", w.name.is_some()),
             ("arguments", w.arguments.is_some()),
-            ("check", w.check.is_some()),
-            ("schema", w.schema.is_some()),
-            ("input", w.input.is_some()),
         ];
         Ok(match w.message {
             PageName::Updates => {
@@ -110,23 +92,6 @@ impl TryFrom<PageWire> for FromPage {
                         None => RawValue::from_string("{}".into()).map_err(|e| e.to_string())?,
                     },
                 }
-            }
-            PageName::CheckInput => {
-                only(&present, &["check", "schema", "input"])?;
-                needed(w.check, "check")?;
-                let schema = needed(w.schema, "schema")?;
-                let input = needed(w.input, "input")?;
-                if schema.len() > CHECKED_SCHEMA_BYTES {
-                    return Err(format!(
-                        "a schema to check is at most {CHECKED_SCHEMA_BYTES} bytes"
-                    ));
-                }
-                if input.len() > CHECKED_INPUT_BYTES {
-                    return Err(format!(
-                        "an input to check is at most {CHECKED_INPUT_BYTES} bytes"
-                    ));
-                }
-                FromPage::CheckInput { schema, input }
             }
         })
     }

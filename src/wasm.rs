@@ -97,14 +97,7 @@ enum PageRead {
         effects: Vec<crate::page::registry::Effect>,
     },
     /// `number` is the page's own number for the call.
-    NativeCall {
-        number: u64,
-        call: FrameCall,
-    },
-    CheckInput {
-        schema: String,
-        input: String,
-    },
+    NativeCall { number: u64, call: FrameCall },
 }
 
 /// Parses a message from Toolgate's own pages into its one typed form, or
@@ -366,8 +359,8 @@ impl Core {
     }
 
     /// A content script's message (`FromPage`); `from` is what the browser
-    /// said of its sender. A report is applied here; a native call and an
-    /// input check come back read (`PageRead`), for the shell to carry out.
+    /// said of its sender. A report is applied here; a native call comes
+    /// back read (`PageRead`), for the shell to carry out.
     #[wasm_bindgen(js_name = "fromPage")]
     pub fn page_message(&mut self, from: &str, message: &str) -> Result<String, JsError> {
         let from: FrameRef = read(from, "sender")?;
@@ -392,9 +385,6 @@ impl Core {
                     arguments,
                 },
             }),
-            FromPage::CheckInput { schema, input } => {
-                write(&PageRead::CheckInput { schema, input })
-            }
         }
     }
 

@@ -1,10 +1,8 @@
-// A tool's input checked against its inputSchema, by one validator:
-// - an agent's arguments, for the core (src/page/schema.rs calls
-//   checkArguments, through src/wasm.rs, before any card), each problem
-//   worded as docs/agents.md says ("arguments.title: is required"), as the
-//   core words them natively;
-// - the page's own document.modelContext.executeTool, before its tool runs
-//   (inputFault, asked through the relay by content/main-world/input-schema.js).
+// An agent's arguments checked against the tool's inputSchema, for the core
+// (src/page/schema.rs calls checkArguments, through src/wasm.rs, before any
+// card), each problem worded as docs/agents.md says ("arguments.title: is
+// required"), as the core words them natively. (A page's own
+// document.modelContext.executeTool is not checked: docs/classes.md.)
 // `@cfworker/json-schema` is well kept and runs without `eval`, which an MV3
 // worker forbids: draft 2020-12, with `format` an annotation, as that draft
 // has it by default (withoutFormats: the validator itself always checks
@@ -162,30 +160,4 @@ export function checkArguments(schemaText, argumentsText) {
     }
   }
   return JSON.stringify(problems);
-}
-
-// The page's own document.modelContext.executeTool asks this before the
-// tool's `execute` runs (content/main-world/input-schema.js, through the
-// relay): the first fault of `inputText` against `schemaText` as the draft's
-// input validation reports it, {path, reason, schemaPath}, or null. `path`
-// is the JSON pointer of the value at fault ('/title'), `reason` the keyword
-// that failed ('required', 'enum', 'pattern', 'type', 'maximum' …) and
-// `schemaPath` that keyword's place in the schema. A schema the validator
-// cannot read, or with a pattern Toolgate cannot run, checks nothing: the
-// call is the page's own.
-export function inputFault(schemaText, inputText) {
-  let errors;
-  try {
-    ({ errors } = withLinearPatterns(() => validatorFor(schemaText).validate(JSON.parse(inputText))));
-  } catch {
-    return null;
-  }
-  const additional = errors.some((e) => e.keyword === 'additionalProperties');
-  const error = errors.find(({ keyword }) => !WRAPPERS.includes(keyword) && !(keyword === 'false' && additional));
-  if (!error) return null;
-  let path = error.instanceLocation.slice(1);
-  if (error.keyword === 'required' || error.keyword === 'additionalProperties') {
-    path += `/${namedProperty(error).replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  }
-  return { path, reason: error.keyword, schemaPath: error.keywordLocation.slice(1) };
 }

@@ -146,7 +146,7 @@ async function drain(tabId, events) {
     try {
       await writes.carryOut();
       for (const [event, results] of applied) event.resolve(results);
-      // A turn that wrote nothing (a native call or an input check read)
+      // A turn that wrote nothing (a native call read)
       // is no flood to space out.
       if (writes.empty) continue;
       // A tab that keeps reporting is spaced (spacingAfterWrite): what it

@@ -2,7 +2,6 @@
 // navigating, and the calls of the browser's own agent that reach them.
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
-import { inputFault } from './arguments.js';
 import { applyEvent, fromJson, inTab, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { siteSeen } from './rules.js';
@@ -61,9 +60,6 @@ export function fromPage(message, sender) {
         return { results: page.results };
       case 'native_call':
         return nativeCall(page.number, page.call, sender);
-      case 'check_input':
-        // Its patterns run on the Wasm core's engine.
-        return { fault: inputFault(page.schema, page.input) };
       default:
         throw new Error(`Toolgate read a page message it has no use for: ${page.type}`);
     }

@@ -275,26 +275,15 @@ test('Toolgate (B, C): executeTool gives execute its own signal, an aborted call
   }
 }));
 
-// The draft's input validation (document-schemas.js). Every schema registers,
-// as 156 registers it: a schema outside the subset an unmerged proposal (PR
-// 289) would allow gets a lint note in the palette, never a TypeError. Input
-// the schema does not accept is refused at executeTool with a DataError whose
-// message is JSON {path, reason, schemaPath}, before `execute` runs; a
-// `format` is an annotation (`notADate` runs). 156 checks no input yet, and
-// its own outcomes are asserted beside Toolgate's, so that the day it does,
-// this test says so.
-const DATA_ERRORS = {
-  missingRequired: { path: '/title', reason: 'required', schemaPath: '/required' },
-  wrongType: { path: '/title', reason: 'type', schemaPath: '/properties/title/type' },
-  overMaximum: { path: '/n', reason: 'maximum', schemaPath: '/properties/n/maximum' },
-  notInteger: { path: '/n', reason: 'type', schemaPath: '/properties/n/type' },
-  notInEnum: { path: '/kind', reason: 'enum', schemaPath: '/properties/kind/enum' },
-  patternMismatch: { path: '/code', reason: 'pattern', schemaPath: '/properties/code/pattern' },
-  tooShort: { path: '/title', reason: 'minLength', schemaPath: '/properties/title/minLength' },
-  unknownProperty: { path: '/extra', reason: 'additionalProperties', schemaPath: '/additionalProperties' },
-  badItem: { path: '/tags/1', reason: 'type', schemaPath: '/properties/tags/items/type' },
-};
-test('document.modelContext takes every schema 156 takes, and refuses input the schema refuses with a DataError before execute runs', (t) => checked(['A', 'B', 'C'], async () => {
+// A tool's inputSchema at document.modelContext (document-schemas.js).
+// Every schema registers, as 156 registers it: a schema outside the subset
+// an unmerged proposal (PR 289) would allow gets a lint note in the palette,
+// never a TypeError. And executeTool runs every input, as 156 runs it: the
+// DataError that proposal adds for input the schema refuses is never an
+// error a page sees (docs/classes.md, "What a page may register").
+const REFUSED_BY_THE_PROPOSAL = ['missingRequired', 'wrongType', 'overMaximum', 'notInteger', 'notInEnum',
+  'patternMismatch', 'tooShort', 'unknownProperty', 'badItem', 'notADate'];
+test('document.modelContext takes every schema 156 takes, and runs every input 156 runs, those a proposed check would refuse among them', (t) => checked(['A', 'B', 'C'], async () => {
   const native = DOCUMENT_NATIVE ? await run('A', 'documentSchemas') : null;
   for (const side of TOOLGATE) {
     await t.test(`side ${side}`, async () => {
@@ -305,28 +294,18 @@ test('document.modelContext takes every schema 156 takes, and refuses input the 
       for (const [id, outcome] of Object.entries(registered)) {
         assert.deepStrictEqual(outcome, { rejected: null, listed: true }, `${id}: registered, as 156 registers it`);
       }
+      assert.deepStrictEqual(REFUSED_BY_THE_PROPOSAL.filter((id) => !executed[id]), [], 'every refused input was tried');
       for (const [id, outcome] of Object.entries(executed)) {
-        const fault = DATA_ERRORS[id];
-        if (!fault) {
-          assert.equal(outcome.resolved, 'ran', `${id}: valid input runs`);
-          assert.equal(outcome.calls.length, 1, id);
-          assert.deepStrictEqual(outcome.log, ['returned', 'toolactivated:e.strict'], id);
-          continue;
-        }
-        assert.deepStrictEqual(outcome.rejected?.ctor, 'DOMException', `${id}: ${JSON.stringify(outcome)}`);
-        assert.equal(outcome.rejected.name, 'DataError', id);
-        assert.deepStrictEqual(JSON.parse(outcome.rejected.message), fault, id);
-        assert.deepStrictEqual(outcome.calls, [], `${id}: execute ran on refused input`);
-        assert.deepStrictEqual(outcome.log, ['returned'], `${id}: toolactivated fired for a call that never ran`);
+        assert.equal(outcome.resolved, 'ran', `${id}: runs (${JSON.stringify(outcome)})`);
+        assert.equal(outcome.calls.length, 1, id);
+        assert.deepStrictEqual(outcome.log, ['returned', 'toolactivated:e.strict'], id);
       }
       if (native) {
-        // What 156 does with the same inputs: every schema registers, every input runs.
         for (const [id, outcome] of Object.entries(native.registered)) {
           assert.deepStrictEqual(outcome, { rejected: null, listed: true }, `156 ${id}`);
         }
         for (const [id, outcome] of Object.entries(native.executed)) {
-          assert.equal(outcome.resolved, 'ran', `156 ${id}`);
-          if (!DATA_ERRORS[id]) assert.deepStrictEqual(executed[id], outcome, `${id}: valid input, as 156 runs it`);
+          assert.deepStrictEqual(executed[id], outcome, `${id}: as 156 runs it`);
         }
       }
     });

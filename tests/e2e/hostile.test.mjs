@@ -47,20 +47,21 @@ describe('hostile pages', () => {
   // A pattern runs on a linear-time engine (docs/agents.md, "Arguments and
   // limits"): on JavaScript's backtracking RegExp, `^(a+)+$` against 40 "a"s
   // and a "!" held the worker, and every agent's call, for hours. The test's
-  // timeout is what fails on such an engine; nothing here is timed.
-  test('a backtracking pattern holds up nobody: the page\'s checks, an agent\'s call and another tab\'s call are answered', { timeout: 60_000 }, async () => {
+  // timeout is what fails on such an engine; nothing here is timed. The
+  // page's own executeTool checks nothing (as Chromium's), so a page cannot
+  // make the worker check anything at all.
+  test("a backtracking pattern holds up nobody: an agent's call and another tab's call are answered, and the page's own calls run", { timeout: 60_000 }, async () => {
     const { page, tabId } = await open('patterns.test', '/patterns.html', 2);
     const evil = `${'a'.repeat(40)}!`;
-    // The page checks its own input five times over, not waiting.
+    // The page runs its own tool five times over, not waiting.
     const own = page.evaluate((q) => Promise.all([1, 2, 3, 4, 5].map(() => window.own('lookup', q))), evil);
     // Meanwhile another tab's agent call runs.
     const other = await open('shapeless.test', '/shapeless.html', 1);
     const { card, reply } = await callCard(other.tabId, 'transfer', { to: 'bob' });
     await choose(card, 'Allow this call only');
     assert.equal(text(await reply), 'transferred');
-    const fault = JSON.stringify({ path: '/q', reason: 'pattern', schemaPath: '/properties/q/pattern' });
-    assert.deepEqual(await own, Array(5).fill({ rejected: `DataError: ${fault}` }));
-    assert.deepEqual(await page.evaluate((q) => window.own('lookup', q), 'a'.repeat(40)), { resolved: 'lookup: 40' });
+    assert.deepEqual(await own, Array(5).fill({ resolved: 'lookup: 41' }));
+    await page.evaluate(() => { window.ran = []; });
 
     // An agent's arguments go through the same engine: refused at once, before any card.
     const refused = await start(await chat(), call(tabId, 'lookup', { q: evil }));
@@ -73,7 +74,7 @@ describe('hostile pages', () => {
     assert.equal(strong.card, undefined, 'no card opens');
     assert.equal(text(strong.reply), 'cannot check the arguments of strong: its pattern "^(?=.*[0-9]).+$" '
       + 'uses look-around or back-references, which Toolgate does not run');
-    assert.deepEqual(await page.evaluate(() => window.ran), ['lookup']);
+    assert.deepEqual(await page.evaluate(() => window.ran), [], 'neither refused call ran');
     assert.deepEqual(await page.evaluate(() => window.own('strong', 'abc')), { resolved: 'strong: 3' });
   });
 

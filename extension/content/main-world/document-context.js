@@ -3,7 +3,7 @@
 // accessor.
 //
 // Imports: primordials.js, dom.js, events.js, declaration.js, registry.js,
-// frames.js, execute-tool.js, input-schema.js.
+// frames.js, execute-tool.js.
 
 import {
   arraySort, EventTargetCtor, PromiseCtor, rejected, resolved, toString, TypeErrorCtor, win,

@@ -4,7 +4,7 @@
 // every run fires. An agent's call through Toolgate runs in from-relay.js
 // (runForAgent).
 //
-// Imports: primordials.js, dom.js, events.js, outcome.js, input-schema.js.
+// Imports: primordials.js, dom.js, events.js, outcome.js.
 
 import {
   listen, parse, PromiseCtor, promiseThen, rejected, reportErrorFn, toString,
@@ -15,7 +15,6 @@ import {
 } from './dom.js';
 import { fireToolEvent, queueTask } from './events.js';
 import { runTool, servable } from './outcome.js';
-import { checkedInput } from './input-schema.js';
 
 export const unknownError = (message) => new DOMExceptionCtor(message, 'UnknownError');
 const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
@@ -37,9 +36,9 @@ function resultText({ value, text }, navigated) {
 // which aborts when the caller's does: the call then rejects with the
 // signal's reason, and `toolcancel` fires. An already-aborted signal rejects
 // at once, and nothing runs. As Chromium 156 runs it, `execute` runs in a
-// later task, and what it throws is the caller's failure alone. Input the
-// tool's inputSchema does not accept rejects with a DataError there, as the
-// draft's input validation has it (input-schema.js), and nothing runs.
+// later task, and what it throws is the caller's failure alone. The input
+// is not checked against the tool's inputSchema, as Chromium and the merged
+// draft check none (docs/classes.md, "What a page may register").
 // `bare`: as Chromium 148's navigator.modelContextTesting runs it, the tool
 // gets `execute(input)` alone, at once, and what it throws is also reported
 // as the page's uncaught error.
@@ -87,17 +86,8 @@ export function executeForPage(entry, input, signal, bare = false) {
         reject(failed(error));
       });
     };
-    const schema = entry.snapshot.input_schema;
     if (bare) begin();
-    else if (entry.source === 'declarative' || schema === null) queueTask(begin);
-    else {
-      promiseThen(checkedInput(schema, input), (invalid) => {
-        if (invalid === null) return queueTask(begin);
-        if (settled) return undefined;
-        settled = true;
-        return reject(invalid);
-      });
-    }
+    else queueTask(begin);
   });
 }
 

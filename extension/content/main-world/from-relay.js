@@ -1,11 +1,9 @@
 // What the relay hands this frame (fromRelay, which index.js connects with):
-// the answers to its reports, the replies to native calls, the checks of
-// executeTool's input, and agents' calls,
-// run here (runForAgent).
+// the answers to its reports, the replies to native calls, and agents'
+// calls, run here (runForAgent).
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
-// events.js, outcome.js, registry.js, start.js, native-forms.js,
-// input-schema.js.
+// events.js, outcome.js, registry.js, start.js, native-forms.js.
 
 import {
   apply, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify, toString,
@@ -19,7 +17,6 @@ import { entries, keyOf } from './registry.js';
 import { fireToolEvent } from './events.js';
 import { start } from './start.js';
 import { releaseForm } from './native-forms.js';
-import { inputChecked } from './input-schema.js';
 
 // The relay's answers, and the calls it hands on, as JSON text on the
 // channel (channel.js). Heard from the start (connected at document_start):
@@ -40,10 +37,6 @@ export function fromRelay(text) {
   }
   if (message?.type === 'native_result') {
     nativeReply(message);
-    return;
-  }
-  if (message?.type === 'input_checked') {
-    inputChecked(message);
     return;
   }
   if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;

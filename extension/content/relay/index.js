@@ -38,14 +38,13 @@ function toPage(message) {
 }
 
 // What the shim sends, read only as far as this script must: the number it
-// answers to. Reports, native calls and input checks go to the worker as the
+// answers to. Reports and native calls go to the worker as the
 // text they are; the worker reads them as `FromPage` (parsing a report of
 // many tools here, to send it on as an object, would cost the page's main
 // thread about as much as registering them). The shim writes `type` and the
 // number first (main-world/channel.js).
 const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
 const NATIVE_CALL = /^\{"type":"native_call","call":(\d{1,15}),/;
-const CHECK_INPUT = /^\{"type":"check_input","check":(\d{1,15}),/;
 
 function fromShim(text) {
   if (typeof text !== 'string') return;
@@ -54,8 +53,6 @@ function fromShim(text) {
     forward(Number(number[1]), text);
   } else if ((number = NATIVE_CALL.exec(text))) {
     nativeCall(Number(number[1]), text);
-  } else if ((number = CHECK_INPUT.exec(text))) {
-    checkInput(Number(number[1]), text);
   } else {
     callResult(text);
   }
@@ -169,16 +166,6 @@ function nativeCall(call, text) {
   }
   listenToWorker();
   ask(text, (reply) => toPage({ type: 'native_result', call, reply }), failed);
-}
-
-// The page's own document.modelContext.executeTool, before its tool runs
-// (main-world/input-schema.js): does the input fit the tool's schema? The
-// worker's validator answers with the first fault, or null. Where no
-// worker answers, the input goes unchecked: the check guards the page's
-// own call of its own tool, and must not stop it.
-function checkInput(check, text) {
-  const answer = (fault) => toPage({ type: 'input_checked', check, fault });
-  ask(text, (reply) => answer(reply?.fault ?? null), () => answer(null));
 }
 
 // ---- Agents' calls, run by the shim -----------------------------------------

@@ -1,9 +1,8 @@
 // document.modelContext and a tool's inputSchema (docs/classes.md, "What a
 // page may register"): registerTool takes every schema, those outside the
 // subset a draft proposal would allow (`no.*`) among them, and executeTool
-// refuses input the schema does not accept with a DataError, before
-// `execute` runs; `format` is an annotation, not checked. Chromium 156 checks
-// no input yet; the test documents its own outcomes beside Toolgate's.
+// runs every input, those the schema does not accept among them, as
+// Chromium 156 does; the test holds Toolgate's outcomes to 156's own.
 'use strict';
 
 (() => {
