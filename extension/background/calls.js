@@ -2,7 +2,7 @@
 // within the call timeout, its result capped by the core.
 import { nativeCallOf } from './browser-agent.js';
 import { saysDocumentGone } from '../shared/chromium-errors.js';
-import { fromJson, loaded, ready } from './core.js';
+import { fromJson, loaded, policyHolds, ready } from './core.js';
 import { withTimeout } from '../shared/deadlines.js';
 import { deliver, isWaitedFor } from './replies.js';
 import { changeSession, recordBeforeRun } from './session.js';
@@ -11,12 +11,21 @@ import { settings, settingsNow } from './settings.js';
 // Runs a tool in the frame and document that registered it, for request
 // `id` of `chat`.
 export async function run(chat, id, spec) {
+  // Asked first, in the turn the call was decided in.
+  const policyChanged = await policyHolds();
   const { callTimeoutMs, resultCapBytes } = settingsNow() ?? await settings();
   // A call is recorded before it starts, unless running it twice is harmless.
-  if (!spec.repeatable) recordBeforeRun(loaded ?? await ready);
-  // The result's JSON text as the page wrote it, or why there is none.
-  let result;
-  let failure;
+  if (!spec.repeatable && !policyChanged) recordBeforeRun(loaded ?? await ready);
+  const { result, failure } = policyChanged ? { failure: policyChanged } : await runInPage(chat, id, spec, callTimeoutMs);
+  // An agent waiting here takes the reply now: it need not be kept.
+  const taken = isWaitedFor(chat, id);
+  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken)));
+  if (reply) await deliver(chat, id, reply, !taken);
+}
+
+// The call sent to its frame: `{ result }`, the result's JSON text as the
+// page wrote it, or `{ failure }`, why there is none.
+async function runInPage(chat, id, spec, callTimeoutMs) {
   try {
     const answer = await withTimeout(
       chrome.tabs.sendMessage(
@@ -32,15 +41,11 @@ export async function run(chat, id, spec) {
       callTimeoutMs,
       `${spec.name} did not answer within ${seconds(callTimeoutMs)} s`,
     );
-    if (answer?.ok === true && typeof answer.json === 'string') result = answer.json;
-    else failure = String(answer?.error ?? 'the page gave no answer');
+    if (answer?.ok === true && typeof answer.json === 'string') return { result: answer.json };
+    return { failure: String(answer?.error ?? 'the page gave no answer') };
   } catch (error) {
-    failure = callFailure(spec, error);
+    return { failure: callFailure(spec, error) };
   }
-  // An agent waiting here takes the reply now: it need not be kept.
-  const taken = isWaitedFor(chat, id);
-  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken)));
-  if (reply) await deliver(chat, id, reply, !taken);
 }
 
 // "60", "1.5": a timeout as a person reads it.

@@ -7,7 +7,7 @@
 import init, { Core, errorReply as writeErrorReply } from '../../pkg/toolgate.js';
 import { keepError } from './errors.js';
 import { checkArguments } from './arguments.js';
-import { adminBook, policy } from './policy.js';
+import { adminBook, LAST_POLICY_KEY, policy, samePolicy } from './policy.js';
 
 // Each tool a page publishes is stored under its own key (`tool:<tab>:<n>`,
 // src/page/registry/stored.rs); the agent session under `session`.
@@ -46,22 +46,70 @@ export const ready = (async () => {
   // The core's validator of an agent's arguments (src/page/schema.rs), a
   // global that src/wasm.rs imports by name, looked up when it checks.
   globalThis.toolgateCheckArguments = checkArguments;
-  await init();
-  const stored = await chrome.storage.session.get(null);
+  const [, stored, local] = await Promise.all([
+    init(), chrome.storage.session.get(null), chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY]),
+  ]);
   // Each stored tool is JSON text (see Effect::Store in src/page/registry.rs).
   const tools = Object.entries(stored)
     .filter(([key, tool]) => key.startsWith(TOOL_KEY) && typeof tool === 'string')
     .map(([, tool]) => tool);
   const core = new Core(tools, stored[SESSION_KEY] ?? null);
-  await loadRules(core).catch((error) => keepError('reading the stored site rules', error));
+  try {
+    setRules(core, local[RULES_KEY], local[LAST_POLICY_KEY] ?? {});
+  } catch (error) {
+    keepError('reading the stored site rules', error);
+  }
   return core;
 })();
 
-// Hands `core` the person's stored rules and the administrator's policy
-// (docs/rules.md), at the worker's start and whenever either changes.
-export async function loadRules(core) {
-  const [{ [RULES_KEY]: rules }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
+// The administrator's policy the core holds now (docs/rules.md, "Who can
+// change the rules"). A worker starts from the last one read, not waiting
+// for Chromium's (ARCHITECTURE.md, "The policy at a start").
+let policyNow = {};
+function setRules(core, rules, managed) {
   core.setRules(JSON.stringify(rules ?? {}), JSON.stringify(adminBook(managed)));
+  policyNow = managed;
+}
+
+// Hands `core` the person's stored rules and the administrator's policy,
+// whenever either changes; `managed`, when Chromium has just given it.
+export async function loadRules(core, managed = policyNow) {
+  const { [RULES_KEY]: rules } = await chrome.storage.local.get(RULES_KEY);
+  setRules(core, rules, managed);
+}
+
+// Chromium's policy, read once the core is loaded (not before: the read
+// takes some 3 s after a browser start), and applied in the session's turn
+// if it is not the one the worker started from; then kept as the last read.
+// Resolves once applied. `policyChanges` counts the policies applied so.
+let policyChanges = 0;
+let policyKnown = false;
+export async function applyPolicy(core, managed) {
+  if (!samePolicy(managed, policyNow)) {
+    policyChanges += 1;
+    await chrome.storage.local.set({ [LAST_POLICY_KEY]: managed });
+    await loadRules(core, managed);
+  }
+  policyKnown = true;
+}
+const policyRead = Promise.all([ready, policy()])
+  .then(([core, managed]) => serially(() => applyPolicy(core, managed)))
+  .catch((error) => {
+    policyKnown = true;
+    keepError("applying the administrator's policy", error);
+  });
+
+// Before this worker has Chromium's policy (some 3 s after a browser start),
+// a call about to run waits for it: it was decided under the last policy
+// read, and if Chromium's is another, it does not run. Resolves to null, or
+// to why the call must not run. Checked the moment the call would start, in
+// the same turn as the decision (calls.js).
+export async function policyHolds() {
+  if (policyKnown) return null;
+  const before = policyChanges;
+  await policyRead;
+  return policyChanges === before ? null
+    : "the administrator's policy changed as Toolgate started, after this call was decided; nothing ran, ask again";
 }
 // The core once loaded, so that the handlers on an agent call's path need not
 // wait a turn for `ready` each time.

@@ -6,6 +6,21 @@
 const LEVELS = ['allowed', 'ask_first', 'off'];
 const KINDS = ['read', 'write', 'delete', 'outside'];
 
+// The policy as it was last read, kept in chrome.storage.local: what the
+// worker starts from, since Chromium gives the managed storage only some 3 s
+// after the browser starts (ARCHITECTURE.md, "The policy at a start").
+export const LAST_POLICY_KEY = 'policy_last_read';
+
+// Two policies are the same when their JSON is, whatever the keys' order.
+export function samePolicy(a, b) {
+  const sorted = (value) => {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
+  };
+  return JSON.stringify(sorted(a ?? {})) === JSON.stringify(sorted(b ?? {}));
+}
+
 // The policy as the managed storage gives it, or {} where the browser has none.
 export async function policy() {
   try {

@@ -4,7 +4,7 @@
 // session's turn, so that they apply from every agent's next request.
 // Also the sites whose tools have been seen, which the settings page lists.
 import { changeRules as changeRulesIn } from '../../pkg/toolgate.js';
-import { fromJson, loadRules, ready, RULES_KEY, serially } from './core.js';
+import { applyPolicy, fromJson, loadRules, ready, RULES_KEY, serially } from './core.js';
 import { record, ruleChanges } from './audit.js';
 import { keepError } from './errors.js';
 import { adminBook, policy } from './policy.js';
@@ -22,7 +22,8 @@ export function onRulesChanged(changes, area) {
   if (!own && area !== 'managed') return;
   if (own) for (const change of ruleChanges(changes[RULES_KEY].oldValue, changes[RULES_KEY].newValue ?? {})) record(change);
   if (area === 'managed') record({ what: 'policy', changed: Object.keys(changes) });
-  serially(async () => loadRules(await ready)).catch((error) => keepError('applying the changed site rules', error));
+  const load = own ? async () => loadRules(await ready) : async () => applyPolicy(await ready, await policy());
+  serially(load).catch((error) => keepError('applying the changed site rules', error));
 }
 
 // The sites seen publishing tools, as their origins; read once per worker.

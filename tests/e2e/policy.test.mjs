@@ -6,12 +6,15 @@
 // wider change however it is sent, and agents are held to the narrower rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BROWSER_VERSION, TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { openConsoleOn, result, toolButton } from '../support/console.mjs';
+import { callAnswering, callRequest, openChat } from '../../lib/agent.mjs';
+import { cardWatcher } from '../../lib/cards.mjs';
 
 // Chromium 156 runs inside the Debian 13 root (tests/support/chromium-156.sh),
 // and reads machine policy from that root's /etc.
@@ -83,6 +86,59 @@ test('an administrator\'s policy bounds the person\'s rules: shown on the settin
   } finally {
     await rm(POLICY_FILE, { force: true });
     await browser?.close();
+    await server.close();
+  }
+});
+
+// The policy at a start (ARCHITECTURE.md): the worker starts from the last
+// policy it read, kept in its storage, since Chromium gives the managed
+// storage only some 3 s after the browser starts. A policy the administrator
+// tightened while the browser was closed still holds from the first call:
+// a call decided under the old one that would run before Chromium gives the
+// new one is refused, and one decided after is refused by the new rule.
+test('a policy tightened while the browser was closed holds from the first call after the start', { skip: SKIP }, async () => {
+  const server = await serve('examples/notes');
+  const site = new URL(server.url('notes.localhost', '/')).origin;
+  const profile = await mkdtemp(join(tmpdir(), 'toolgate-policy-'));
+  const install = (rules) => writeFile(POLICY_FILE, JSON.stringify({ '3rdparty': { extensions: { [TOOLGATE_ID]: { sites: { [site]: rules } } } } }));
+  // The policy the worker keeps, once it equals `rules`.
+  const kept = (worker, rules) => worker.evaluate(([key, want]) => new Promise((done) => {
+    const check = async () => {
+      const { [key]: last } = await chrome.storage.local.get(key);
+      const levels = Object.values(last?.sites ?? {}).map((rules) => Object.entries(rules).sort().join());
+      if (levels.join(';') === Object.entries(want).sort().join()) done(last);
+    };
+    chrome.storage.onChanged.addListener(check);
+    check();
+  }), ['policy_last_read', rules]);
+  await mkdir(POLICY_DIR, { recursive: true });
+  let browser;
+  try {
+    await install({ write: 'ask_first' });
+    browser = await launch({ profile });
+    await kept(await browser.worker(), { write: 'ask_first' });
+    await browser.close();
+
+    // Tightened while the browser was closed: Delete is Off.
+    await install({ write: 'ask_first', delete: 'off' });
+    browser = await launch({ profile });
+    const worker = await browser.worker();
+    const notes = await browser.newPage(`${site}/`);
+    await browser.waitForPalette(notes, (p) => entries(p).some((e) => e.name === 'delete_note'), 'delete_note');
+    const tabId = await browser.tabId(notes);
+    await openChat(worker, 'admin-test', 'Policy test');
+    const { reply } = await callAnswering(worker, cardWatcher(browser.context), 'admin-test',
+      callRequest(1, tabId, 'delete_note', { title: 'Old draft' }), ['Allow this call only']);
+    const said = reply.result?.content?.[0]?.text ?? JSON.stringify(reply);
+    assert.ok(/delete_note is Off on this site, by the rule for Delete tools|the administrator's policy changed as Toolgate started/.test(said), said);
+    assert.equal(reply.result.isError, true);
+    await notes.locator('#notes', { hasText: 'Old draft' }).waitFor();
+    // The new policy is now the one kept: the next start begins from it.
+    await kept(worker, { write: 'ask_first', delete: 'off' });
+  } finally {
+    await rm(POLICY_FILE, { force: true });
+    await browser?.close();
+    await rm(profile, { recursive: true, force: true });
     await server.close();
   }
 });

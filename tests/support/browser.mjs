@@ -81,14 +81,17 @@ if (UNDER_TEST) {
 //   alsoLoad: more unpacked extensions to load beside Toolgate (paths);
 //   beforeStart(profileDir): runs before the browser starts, e.g. to install
 //     a native-messaging host manifest into the fresh profile;
-//   env: the browser's environment (a native host it starts inherits it).
+//   env: the browser's environment (a native host it starts inherits it);
+//   profile: a profile directory of the caller's, to start the browser on
+//     again (kept at close), instead of a fresh one.
 // TOOLGATE_NATIVE=1 turns native WebMCP on wherever a test does not choose
 // (build.sh runs the whole suite both ways).
 const NATIVE_BY_DEFAULT = process.env.TOOLGATE_NATIVE === '1';
 export async function launch({
   extension = true, native = NATIVE_BY_DEFAULT, headless = true, args: more = [], alsoLoad = [], beforeStart = null, env = undefined,
+  profile: given = null,
 } = {}) {
-  const profile = await mkdtemp(join(tmpdir(), 'toolgate-'));
+  const profile = given ?? await mkdtemp(join(tmpdir(), 'toolgate-'));
   if (beforeStart) await beforeStart(profile);
   // lib/chromium.mjs: the switches `toolgate check` and the Playwright fixture use too.
   const args = [...extensionArgs([...(extension ? [EXTENSION] : []), ...alsoLoad], { native }), ...more];
@@ -264,7 +267,7 @@ export async function launch({
       await workerErrors();
       this.closed = true;
       await context.close();
-      await rm(profile, { recursive: true, force: true });
+      if (!given) await rm(profile, { recursive: true, force: true });
     },
   };
   if (UNDER_TEST) toCheck.add(browser);
