@@ -90,7 +90,16 @@ describe('form tools run by the page\'s executeTool', () => {
       assert.ok(later.includes('modelContext toolcancel ask_person bubbles=false'), later.join('\n'));
       assert.match(out.reset.error ?? String(out.reset), /^UnknownError: /);
       assert.deepStrictEqual(out.removed, { error: 'UnknownError: Tool execution cancelled, since tool definition was updated' });
-      assert.deepStrictEqual(out.toolsAfter, ['resettable', 'track']);
+      assert.deepStrictEqual(out.toolsAfter, ['resettable', 'submit_from_js', 'track']);
+    });
+
+    // WPT's declarative/execute_tool_submit_from_js: a page that waits for
+    // its form tool while it is parsing hears the toolchange that follows
+    // its getTools(), and its submit handler's form.submit() answers the call.
+    test(`[${side}] a form tool waited for while the page parses is found, and a submit handler's form.submit() answers the call`, () => {
+      const out = outcomes[side].submitFromScript;
+      assert.equal(out.submitted, true, JSON.stringify(out));
+      assert.ok('resolved' in out, JSON.stringify(out));
     });
 
     test(`[${side}] a submission nobody answers navigates, and the call gives null`, () => {
@@ -137,7 +146,7 @@ describe('an agent\'s call of a form tool nobody answers', () => {
     try {
       const cards = cardWatcher(browser.context);
       const page = await browser.newPage(server.url('forms.localhost', '/forms.html'));
-      await browser.waitForPalette(page, (p) => entries(p).length === 3, 'the form tools');
+      await browser.waitForPalette(page, (p) => entries(p).length === 4, 'the form tools');
       await page.evaluate(() => window.answerWith('navigate'));
       const tabId = await browser.tabId(page);
       const worker = await browser.worker();

@@ -3,21 +3,22 @@
 // accessor.
 //
 // Imports: primordials.js, dom.js, events.js, declaration.js, registry.js,
-// frames.js, execute-tool.js.
+// frames.js, execute-tool.js, native.js.
 
 import {
-  arraySort, EventTargetCtor, PromiseCtor, rejected, resolved, toString, TypeErrorCtor, win,
+  arraySort, EventTargetCtor, PromiseCtor, rejected, resolved, stringify, TypeErrorCtor, win,
 } from './primordials.js';
 import {
   isSignal, notAllowed, signalAborted, signalReason, toolsAllowed,
 } from './dom.js';
 import { defineEventHandler, queueTask } from './events.js';
 import {
-  exposedOriginsOf, positionalTool, read, readOptions, snapshotSkill, snapshotTool,
+  exposedOriginsOf, positionalTool, read, readOptions, snapshotSkill, snapshotTool, toDOMString,
 } from './declaration.js';
 import { add, findTool, has, sourceOf, toolNamed } from './registry.js';
 import { isTreeWindow, treeTools } from './frames.js';
-import { executeForPage, runForTesting, unknownError } from './execute-tool.js';
+import { runForTesting, unknownError } from './execute-tool.js';
+import { wrapsDocumentContext } from './native.js';
 
 export class ModelContext extends EventTargetCtor {
   // registerTool(tool, {signal, exposedTo}) -> Promise<undefined>; errors reject.
@@ -66,29 +67,82 @@ export class ModelContext extends EventTargetCtor {
 
   // executeTool(registeredTool, inputObject = {}, {signal}) -> Promise of the
   // result as text (resultText, execute-tool.js), or null when a form's
-  // submission navigated. The input may also be JSON text, as page
-  // polyfills (@mcp-b) pass it.
+  // submission navigated. As Chromium 156: the tool is a RegisteredTool
+  // dictionary, found by its name, window and origin; the input is an
+  // object (arrays too), and the tool gets it as its JSON reads back.
+  // Where Toolgate's is the only document.modelContext, the input may also
+  // be JSON text, as page polyfills (@mcp-b) pass it and their own
+  // executeTool takes it (ARCHITECTURE.md, "Where the native API and the
+  // draft differ").
   executeTool(tool, inputObject = {}, options = undefined) {
     if (!toolsAllowed) return rejected(notAllowed());
-    const name = read(tool ?? {}, 'name');
+    const dictionary = registeredTool(tool);
+    if (dictionary.error) return rejected(dictionary.error);
+    const { name, origin, window: where } = dictionary;
     const signal = options === undefined || options === null ? undefined : read(options, 'signal');
     if (signal?.error) return rejected(signal.error);
     if (signal !== undefined && signal.value !== undefined && !isSignal(signal.value)) {
-      return rejected(new TypeErrorCtor("Failed to execute 'executeTool' on 'ModelContext': Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'."));
+      return rejected(new TypeErrorCtor(`${EXECUTE}Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'.`));
     }
     // A tool of another same-origin document runs there, as the draft runs it.
-    const where = read(tool ?? {}, 'window');
-    if (!where.error && where.value !== undefined && where.value !== win && isTreeWindow(where.value)) {
-      return where.value.document.modelContext.executeTool(tool, inputObject, options);
+    if (where !== win && isTreeWindow(where)) {
+      return where.document.modelContext.executeTool(tool, inputObject, options);
     }
-    const entry = name.error ? null : findTool(toString(name.value));
-    if (!entry) return rejected(unknownError(`Tool not found: ${name.error ? '' : toString(name.value)}`));
-    if (typeof inputObject === 'string') return runForTesting(entry, inputObject, signal?.value);
-    if (inputObject === null || typeof inputObject !== 'object') {
-      return rejected(new TypeErrorCtor("Failed to execute 'executeTool' on 'ModelContext': invalid input object: value is not an object"));
-    }
-    return executeForPage(entry, inputObject, signal?.value);
+    // Another window's or origin's tool is none of this document's.
+    if (where !== win || origin !== win.origin) return rejected(unknownError(UNKNOWN_TRANSIENT));
+    const entry = findTool(name);
+    if (!entry) return rejected(unknownError(`Tool not found: ${name}`));
+    if (typeof inputObject === 'string' && !wrapsDocumentContext()) return runForTesting(entry, inputObject, signal?.value);
+    const input = inputText(inputObject);
+    if (input.error) return rejected(input.error);
+    return runForTesting(entry, input.text, signal?.value);
   }
+}
+
+const EXECUTE = "Failed to execute 'executeTool' on 'ModelContext': ";
+// Chromium 156's words for a RegisteredTool of another window or origin.
+const UNKNOWN_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
+
+// executeTool's first argument as WebIDL reads a RegisteredTool: its
+// required members in the dictionary's order, each a string but `window`;
+// `{ name, origin, window }`, or `{ error }` (a TypeError, or what a
+// getter threw), as Chromium 156 rejects with.
+function registeredTool(tool) {
+  if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function' && tool !== undefined)) {
+    return { error: new TypeErrorCtor(`${EXECUTE}The provided value is not of type 'RegisteredTool'.`) };
+  }
+  const members = {};
+  for (const member of ['description', 'name', 'origin', 'window']) {
+    const { value, error } = tool === undefined ? { value: undefined } : read(tool, member);
+    if (error) return { error };
+    if (value === undefined) {
+      return { error: new TypeErrorCtor(`${EXECUTE}Failed to read the '${member}' property from 'RegisteredTool': Required member is undefined.`) };
+    }
+    try {
+      members[member] = member === 'window' ? value : toDOMString(value);
+    } catch (thrown) {
+      return { error: thrown };
+    }
+  }
+  return members;
+}
+
+// The input as JSON text, as Chromium 156 writes it before the tool gets it
+// back: `{ text }`, or `{ error }` for what is not an object or has no JSON.
+// Text that is not an object's (a toJSON that gives a string) fails later,
+// as the browser fails it ("Failed to parse input arguments").
+function inputText(input) {
+  if (input === null || (typeof input !== 'object' && typeof input !== 'function')) {
+    return { error: new TypeErrorCtor(`${EXECUTE}invalid input object: value is not an object`) };
+  }
+  let text;
+  try {
+    text = stringify(input);
+  } catch (error) {
+    return { error: new TypeErrorCtor(`${EXECUTE}${error?.message ?? error}`) };
+  }
+  if (text === undefined) return { error: new TypeErrorCtor(`${EXECUTE}invalid input object: toJSON() returns undefined`) };
+  return { text };
 }
 defineEventHandler(ModelContext.prototype, 'toolchange');
 defineEventHandler(ModelContext.prototype, 'toolactivated');

@@ -10,32 +10,58 @@ import {
 import { EventCtor, ToolActivatedEventCtor, ToolCancelEventCtor } from './dom.js';
 
 // A task, not a microtask: WebMCP's events and promise resolutions are
-// queued as tasks. The steps queued during one task (a page registering
-// 1,000 tools in a loop queues 2,000: a `toolchange` event and then a
-// resolution, per tool) run in order in one later task, not 2,000 tasks:
-// every event still fires, none in the task that queued it, each promise
-// after its own event. What goes is the microtask checkpoint between two
-// steps: microtasks queued by a listener or a promise reaction run after
-// the whole batch. The draft queues these tasks from steps run in
-// parallel, so it promises no order between them and other tasks.
-// The channel is made on first use.
+// queued as tasks. Events queued one after another (a page registering
+// 1,000 tools in a loop queues 1,000 `toolchange` events) fire in order in
+// one later task, not one task each: none fires in the task that queued
+// it. A step that settles a promise, or runs a tool, ends its batch: what
+// the page does on it (an `await getTools()` followed by adding a
+// `toolchange` listener) runs before the next step, as between two tasks,
+// and hears the event queued after it. The draft queues these tasks from
+// steps run in parallel, so it promises no order between them and other
+// tasks. The channel is made on first use.
 let taskChannel = null; // the port to post to
 let taskQueue = [];
+let taskEnds = []; // for each queued task, whether it ends its batch
+function post() {
+  if (taskChannel === null) {
+    const channel = new MessageChannelCtor();
+    portSetOnMessage(channelPort1(channel), runTasks);
+    taskChannel = channelPort2(channel);
+  }
+  portPost(taskChannel, null);
+}
 function runTasks() {
   const tasks = taskQueue;
+  const ends = taskEnds;
   taskQueue = [];
-  for (let i = 0; i < tasks.length; i++) tasks[i]();
-}
-export function queueTask(task) {
-  if (taskQueue.length === 0) {
-    if (taskChannel === null) {
-      const channel = new MessageChannelCtor();
-      portSetOnMessage(channelPort1(channel), runTasks);
-      taskChannel = channelPort2(channel);
-    }
-    portPost(taskChannel, null);
+  taskEnds = [];
+  let i = 0;
+  while (i < tasks.length) {
+    tasks[i]();
+    i += 1;
+    if (ends[i - 1]) break;
   }
+  if (i === tasks.length) return;
+  // The rest go first, before what was queued meanwhile (which has its message posted).
+  const queuedMeanwhile = taskQueue.length;
+  const [laterTasks, laterEnds] = [taskQueue, taskEnds];
+  taskQueue = [];
+  taskEnds = [];
+  for (let j = i; j < tasks.length; j++) {
+    arrayPush(taskQueue, tasks[j]);
+    arrayPush(taskEnds, ends[j]);
+  }
+  for (let j = 0; j < laterTasks.length; j++) {
+    arrayPush(taskQueue, laterTasks[j]);
+    arrayPush(taskEnds, laterEnds[j]);
+  }
+  if (queuedMeanwhile === 0) post();
+}
+// `event`: the step only fires an event, and may share its task.
+export function queueTask(task, event = false) {
+  if (taskQueue.length === 0) post();
   arrayPush(taskQueue, task);
+  arrayPush(taskEnds, !event);
 }
 
 // An `on<type>` event handler attribute.

@@ -55,7 +55,7 @@ export function executeForPage(entry, input, signal, bare = false) {
         abortController(run); // an AbortError, whatever the caller's reason, as in Chromium
         // Once the cancelling is done, in a later task, as Chromium fires it.
         // A form call fires its own (form-calls.js), or the browser does.
-        if (entry.source !== 'declarative') queueTask(() => fireToolEvent('toolcancel', entry.snapshot.name));
+        if (entry.source !== 'declarative') queueTask(() => fireToolEvent('toolcancel', entry.snapshot.name), true);
       }, { once: true });
     }
     const failed = (error) => {
@@ -101,8 +101,13 @@ export function runForTesting(entry, inputJson, signal, bare = false) {
     input = null;
   }
   if (input === null || typeof input !== 'object') {
-    fireToolEvent('toolactivated', entry.snapshot.name);
-    return rejected(unknownError('Failed to parse input arguments'));
+    const failed = () => {
+      fireToolEvent('toolactivated', entry.snapshot.name);
+      return unknownError('Failed to parse input arguments');
+    };
+    // At once, as 148's testing API; else in a later task, as 156's executeTool.
+    if (bare) return rejected(failed());
+    return new PromiseCtor((resolve, reject) => queueTask(() => reject(failed())));
   }
   return executeForPage(entry, input, signal, bare);
 }

@@ -128,7 +128,7 @@ export function runFormCall(form, toolName, input, signal) {
         listen(signal, 'abort', () => {
           if (mapGet(calls, form) !== call) return;
           call.reject(signalReason(signal));
-          queueTask(() => fireToolEvent('toolcancel', toolName));
+          queueTask(() => fireToolEvent('toolcancel', toolName), true);
         }, { once: true });
       }
     }

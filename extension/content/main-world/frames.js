@@ -108,8 +108,10 @@ export function spreadChange() {
 // WebMCP has no tools, and fires no toolchange).
 export function answerFrames(started) {
   listen(win, ASKED, (event) => {
+    // Not started, this document has no tools, and no DOM members taken yet.
+    if (!started()) return;
     const asked = eventDetail(event);
-    if (!started() || asked === null || typeof asked !== 'object') return;
+    if (asked === null || typeof asked !== 'object') return;
     for (const item of registeredTools()) arrayPush(asked.tools, item);
   });
   listen(win, CHANGED, () => {

@@ -47,6 +47,8 @@ export function detectNative() {
 
 // The browser's own object where it runs form tools (156), else null.
 export const nativeFormContext = () => (native?.executeTool ? native.context : null);
+// Whether Toolgate's document.modelContext wraps the browser's own (156).
+export const wrapsDocumentContext = () => nativeFormContext() !== null;
 
 // Runs a form tool through the browser's own executeTool, where it has one:
 // settles with the browser's answer (text, or null after a navigation);

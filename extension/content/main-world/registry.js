@@ -55,7 +55,7 @@ export function setSpread(across) {
   spread = across;
 }
 export function changed() {
-  queueTask(() => spread());
+  queueTask(() => spread(), true);
 }
 
 // Puts an entry for a snapshot in the frame's map, without reporting it.

@@ -39,6 +39,9 @@ async function filled(field, value) {
 
 window.formCases = async () => {
   const out = {};
+  // The call the page made while it parsed (forms.html), first, and its events set aside.
+  out.submitFromScript = await Promise.race([window.submitFromScript, new Promise((done) => setTimeout(() => done('still waiting'), 2000))]);
+  taken();
   out.schemas = Object.fromEntries((await context.getTools()).map((t) => [t.name, t.inputSchema]));
   answer = 'respond';
   out.responded = await outcome(context.executeTool(await tool('track'), {
