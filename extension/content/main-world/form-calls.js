@@ -33,18 +33,20 @@ const calls = new MapCtor(); // form -> the call waiting on its submission
 const invalidValue = (name, value) => unknownError(`Invalid value ${typeof value === 'string' ? `"${value}"` : describe(value)} for parameter ${name}`);
 
 // What setting one parameter from the input does: a function that sets
-// its control(s) and gives the control edited. Throws, changing nothing,
+// its control(s) and gives the control edited, or null when it already
+// held the value, or `{ unchanged }` for a checkbox or radio button that
+// did (Chromium 156 fires `change` alone at it). Throws, changing nothing,
 // when the control cannot take the value.
 function setterFor({ name, fields, radios }, value) {
   const field = fields[0];
   if (radios) {
     const radio = fields.find((candidate) => candidate.value === value);
     if (typeof value !== 'string' || !radio) throw invalidValue(name, value);
-    return () => { radio.checked = true; return radio; };
+    return () => (radio.checked ? { unchanged: radio } : ((radio.checked = true), radio));
   }
   if (field.type === 'checkbox') {
     if (typeof value !== 'boolean') throw invalidValue(name, value);
-    return () => { field.checked = value; return field; };
+    return () => (field.checked === value ? { unchanged: field } : ((field.checked = value), field));
   }
   if (field.tagName === 'SELECT') {
     const options = arrayFrom(field.options);
@@ -53,17 +55,30 @@ function setterFor({ name, fields, radios }, value) {
       throw invalidValue(name, value);
     }
     return () => {
-      for (const option of options) option.selected = wanted.includes(option.value);
-      return field;
+      let changed = false;
+      for (const option of options) {
+        const selected = wanted.includes(option.value);
+        if (option.selected !== selected) {
+          option.selected = selected;
+          changed = true;
+        }
+      }
+      return changed ? field : null;
     };
   }
   if (typeof value !== 'string' && typeof value !== 'number') throw invalidValue(name, value);
-  return () => { field.value = toString(value); return field; };
+  return () => {
+    const text = toString(value);
+    if (field.value === text) return null;
+    field.value = text;
+    return field;
+  };
 }
 
 // Fills the form from the input, as Chromium does: every value checked
 // first, then a control at a time, each edit followed by its `input` and
-// `change` events.
+// `change` events; a control that already held its value gets none, but
+// a checkbox or radio button `change` alone, as in Chromium 156.
 function fill(parameters, input) {
   const setters = [];
   for (const parameter of parameters) {
@@ -71,6 +86,11 @@ function fill(parameters, input) {
   }
   for (const set of setters) {
     const field = set();
+    if (field === null) continue;
+    if (field.unchanged) {
+      dispatch(field.unchanged, new EventCtor('change', { bubbles: true }));
+      continue;
+    }
     dispatch(field, new EventCtor('input', { bubbles: true, composed: true }));
     dispatch(field, new EventCtor('change', { bubbles: true }));
   }

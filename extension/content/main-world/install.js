@@ -3,8 +3,9 @@
 // index.js calls once, at document_start).
 //
 // Imports: primordials.js, native.js, start.js.
+// (Its classes extend the page's Event, taken here at document_start, before any page script.)
 
-import { defineProperty, doc, DocumentProto } from './primordials.js';
+import { defineProperty, doc, DocumentProto, win } from './primordials.js';
 import { NavigatorProto } from './native.js';
 import { documentContext, navigatorContext, start, testingContext } from './start.js';
 
@@ -27,4 +28,31 @@ export function install() {
     enumerable: true,
     get() { return start() ? testingContext : undefined; },
   });
+  installEventInterfaces();
+}
+
+// The interfaces of `toolactivated` and `toolcancel` (156's), where the
+// browser has none: `new ToolActivatedEvent(type, {toolName})`, and
+// `event instanceof ToolActivatedEvent` for the events Toolgate fires
+// (events.js takes them as the browser's own, dom.js).
+function installEventInterfaces() {
+  for (const name of ['ToolActivatedEvent', 'ToolCancelEvent']) {
+    if (typeof win[name] === 'function') continue;
+    const names = new WeakMap();
+    const ToolEvent = class extends Event {
+      constructor(type, init = undefined) {
+        super(type, init);
+        const toolName = init === undefined || init === null ? undefined : init.toolName;
+        names.set(this, toolName === undefined ? '' : String(toolName));
+      }
+
+      get toolName() {
+        if (!names.has(this)) throw new TypeError('Illegal invocation');
+        return names.get(this);
+      }
+    };
+    defineProperty(ToolEvent, 'name', { value: name });
+    defineProperty(ToolEvent.prototype, 'toolName', { enumerable: true });
+    defineProperty(win, name, { value: ToolEvent, writable: true, configurable: true, enumerable: false });
+  }
 }

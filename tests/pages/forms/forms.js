@@ -50,6 +50,11 @@ window.formCases = async () => {
   out.respondedLog = taken();
   out.filled = { ...Object.fromEntries(new FormData(track)), extras: new FormData(track).getAll('extras') };
   out.activeAfter = active(track, ':tool-form-active');
+  // The same input again: no control changes, so none gets input or change.
+  out.sameAgain = await outcome(context.executeTool(await tool('track'), {
+    order: 'ABC123', qty: 3, gift: true, speed: 'fast', box: 'large', extras: ['wrap', 'card'], note: 'ring twice', day: '2026-12-24', at: '09:30',
+  }));
+  out.sameAgainEdits = taken().filter((line) => / (input|change) /.test(line));
   out.badChoice = await outcome(context.executeTool(await tool('track'), { order: 'ABC1', box: 'huge' }));
   out.badChoiceLog = taken();
   out.constraints = await outcome(context.executeTool(await tool('track'), { order: 'lowercase' }));
