@@ -7,7 +7,8 @@
 //   node benches/browser.mjs --smoke   every figure once or a handful of times (CI: times
 //                                      nothing; fails only if something errors, or calls
 //                                      are lost or duplicated)
-//   node benches/browser.mjs --only 1,4   only these figures (with any of the above)
+//   node benches/browser.mjs --only 1,4   only these figures (with any of the above;
+//                                      figure 11 needs Chromium 156, as the tests do)
 //   node benches/browser.mjs --compare last.json
 //                                      also print each judged figure beside the same figure
 //                                      in an earlier run's --json output (nothing is failed)
@@ -31,6 +32,7 @@ import { basename, join } from 'node:path';
 import { EXTENSION, launch } from '../tests/support/browser.mjs';
 import { serve } from '../tests/support/server.mjs';
 import { churnFigure } from './churn.mjs';
+import { listingFigure } from './listing.mjs';
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
@@ -440,13 +442,13 @@ async function registerCost(server, browser, sw) {
   figure({
     id: '2a', figure: 'registerTool, main thread, per registration',
     measured: us(perTool), compared: `${us(basePerTool)} plain Map store`,
-    ratio: `${(perTool / basePerTool).toFixed(0)}× baseline / ≤ 20 µs`, met: perTool <= 20, judged: { value: perTool, unit: 'µs', target: 20 },
+    ratio: `${(perTool / basePerTool).toFixed(0)}× baseline / ≤ 10 µs`, met: perTool <= 10, judged: { value: perTool, unit: 'µs', target: 10 },
     data: { toolgateMs: spread(sync.toolgate), baselineMs: spread(sync.baseline), n },
   });
   figure({
     id: '2b', figure: `registerTool × ${n}, synchronous loop`,
     measured: ms(median(sync.toolgate)), compared: `${ms(median(sync.baseline))} plain Map store`,
-    ratio: '≤ 20 ms', met: median(sync.toolgate) <= 20, judged: { value: median(sync.toolgate), unit: 'ms', target: 20 },
+    ratio: '≤ 10 ms', met: median(sync.toolgate) <= 10, judged: { value: median(sync.toolgate), unit: 'ms', target: 10 },
     data: { toolgate: spread(sync.toolgate), baseline: spread(sync.baseline) },
   });
   const extra = pageTime.toolgate.map((t, i) => t - pageTime.baseline[i]);
@@ -687,7 +689,7 @@ async function coldStart(browser, tabId) {
   figure({
     id: '5', figure: 'first agent call after the service worker stopped (extension page → reply)',
     measured: ms(median(cold), 1), compared: `${ms(median(warm), 1)} warm call`,
-    ratio: `+${ms(median(extra), 1)} / ≤ 50 ms`, met: median(extra) <= 50, judged: { value: median(extra), unit: 'ms', target: 50 },
+    ratio: `+${ms(median(extra), 1)} / ≤ 30 ms`, met: median(extra) <= 30, judged: { value: median(extra), unit: 'ms', target: 30 },
     data: { cold: spread(cold), warm: spread(warm), extra: spread(extra), storedStateBytes: stored },
   });
   notes.push(`5: cold = stop the worker (CDP ServiceWorker.stopAllWorkers), then time the first agent call from an extension page, as the agent console sends it: worker start, Wasm init, reading ${(stored / 1024).toFixed(0)} KB of stored state, the call. The extension's process stays up (the page is in it), so no process start is counted; Playwright's debugger holds each new worker until it has attached, which adds a few ms to the cold side. Judged on cold − warm.`);
@@ -930,6 +932,9 @@ async function main() {
     await browser.assertNoErrors();
     await browser.close();
     browser = null;
+    await step('11 the browser\'s WebMCP lists a page\'s tool', () => listingFigure({
+      server, smoke: SMOKE, figure, notes, log, stats: { median, spread, ms },
+    }));
     await step('7 memory', () => memory(server));
   } catch (error) {
     failures.push(`the benchmark failed: ${error?.stack ?? error}`);
