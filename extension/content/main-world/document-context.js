@@ -37,7 +37,7 @@ export class ModelContext extends EventTargetCtor {
       taken.exposedOrigins = exposedOriginsOf(taken.exposedTo);
       add(sourceOf(taken.snapshot.path), taken, signal);
       // The spec resolves after toolchange was queued.
-      return new PromiseCtor((resolve) => queueTask(() => resolve(undefined)));
+      return new PromiseCtor((resolve) => queueTask(() => resolve(undefined), true));
     } catch (error) {
       return rejected(error);
     }

@@ -10,13 +10,16 @@ import {
 import { EventCtor, ToolActivatedEventCtor, ToolCancelEventCtor } from './dom.js';
 
 // A task, not a microtask: WebMCP's events and promise resolutions are
-// queued as tasks. Events queued one after another (a page registering
-// 1,000 tools in a loop queues 1,000 `toolchange` events) fire in order in
-// one later task, not one task each: none fires in the task that queued
-// it. A step that settles a promise, or runs a tool, ends its batch: what
-// the page does on it (an `await getTools()` followed by adding a
+// queued as tasks. Steps queued one after another (a page registering
+// 1,000 tools in a loop queues 1,000 `toolchange` events and 1,000
+// resolutions) run in order in one later task, not one task each: none
+// runs in the task that queued it, and each promise resolves after its
+// event. A step that answers getTools() or runs a tool ends its batch:
+// what the page does on it (an `await getTools()` followed by adding a
 // `toolchange` listener) runs before the next step, as between two tasks,
-// and hears the event queued after it. The draft queues these tasks from
+// and hears the event queued after it. (Ending the batch at every
+// resolution too cost a loop of 1,000 registrations 30 ms more:
+// benches/README.md.) The draft queues these tasks from
 // steps run in parallel, so it promises no order between them and other
 // tasks. The channel is made on first use.
 let taskChannel = null; // the port to post to
@@ -57,11 +60,12 @@ function runTasks() {
   }
   if (queuedMeanwhile === 0) post();
 }
-// `event`: the step only fires an event, and may share its task.
-export function queueTask(task, event = false) {
+// `shared`: the step may share its task with the next (it fires an event,
+// or resolves registerTool's promise).
+export function queueTask(task, shared = false) {
   if (taskQueue.length === 0) post();
   arrayPush(taskQueue, task);
-  arrayPush(taskEnds, !event);
+  arrayPush(taskEnds, !shared);
 }
 
 // An `on<type>` event handler attribute.
