@@ -32,10 +32,12 @@ export function install() {
 }
 
 // The interfaces of `toolactivated` and `toolcancel` (156's), where the
-// browser has none: `new ToolActivatedEvent(type, {toolName})`, and
-// `event instanceof ToolActivatedEvent` for the events Toolgate fires
-// (events.js takes them as the browser's own, dom.js).
+// browser has no WebMCP events at all: `new ToolActivatedEvent(type,
+// {toolName})`, and `event instanceof ToolActivatedEvent` for the events
+// Toolgate fires (events.js takes them as the browser's own, dom.js). 148
+// with its WebMCP on has `WebMCPEvent`, and keeps it.
 function installEventInterfaces() {
+  if (typeof win.WebMCPEvent === 'function') return;
   for (const name of ['ToolActivatedEvent', 'ToolCancelEvent']) {
     if (typeof win[name] === 'function') continue;
     const names = new WeakMap();
