@@ -484,6 +484,8 @@ test('Toolgate (B, C): document.modelContext rejects as native throws, and getTo
             `${id}: rejects with another error than native throws`,
           );
         }
+        if (nativeDocument) assert.deepStrictEqual(out.annotations, nativeDocument.annotations, 'annotations read as 156 reads them');
+        else assert.equal(Object.keys(out.annotations).length, 4, 'every annotations case listed');
         const listed = out.getTools;
         assert.equal(listed.syncThrew, false);
         assert.equal(listed.isPromise, true);

@@ -177,7 +177,19 @@ for (const native of [false, true]) {
         }));
         await settle('proxy_annotations', () => mc.registerTool({
           name: 'proxy_annotations', description: 'd', execute: () => 1,
-          annotations: new Proxy({ readOnlyHint: true }, {}),
+          annotations: new Proxy({ readOnlyHint: true }, {
+            get(target, key) {
+              if (key === 'destructiveHint') throw new Error('trap on a hint');
+              return target[key];
+            },
+          }),
+        }));
+        // Read as the browser reads a dictionary: through a Proxy and a prototype.
+        await settle('proxy_hints', () => mc.registerTool({
+          name: 'proxy_hints', description: 'd', execute: () => 1, annotations: new Proxy({ readOnlyHint: true }, {}),
+        }));
+        await settle('inherited_hints', () => mc.registerTool({
+          name: 'inherited_hints', description: 'd', execute: () => 1, annotations: Object.create({ readOnlyHint: true }),
         }));
         await settle('string_hint', () => mc.registerTool({
           name: 'string_hint', description: 'd', execute: () => 1, annotations: { readOnlyHint: 'false' },
@@ -220,6 +232,8 @@ for (const native of [false, true]) {
       });
       assert.equal(outcome.throwing_getter, 'registered');
       assert.equal(outcome.proxy_annotations, 'registered');
+      assert.equal(outcome.proxy_hints, 'registered');
+      assert.equal(outcome.inherited_hints, 'registered');
       assert.equal(outcome.string_hint, 'registered');
       assert.equal(outcome.number_annotations, 'registered');
       assert.match(outcome.cyclic_schema, /^TypeError: .*circular structure/);
@@ -230,11 +244,11 @@ for (const native of [false, true]) {
       assert.equal(outcome.legacy_bad_name, 'InvalidStateError');
       assert.equal(outcome.mutated_runs, 'original');
 
-      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 6, 'six readable-or-not tools');
+      const palette = await browser.waitForPalette(page, (p) => entries(p).length === 8, 'eight readable-or-not tools');
       const tools = byName(palette);
       for (const [name, reason] of Object.entries({
         throwing_getter: 'reading annotations threw Error: boom',
-        proxy_annotations: 'annotations is not plain data',
+        proxy_annotations: 'reading annotations.destructiveHint threw Error: trap on a hint',
         string_hint: 'annotations.readOnlyHint is the string "false", not a boolean',
         number_annotations: 'annotations is the number 5, not an object',
         huge_schema: 'inputSchema is longer than 65536 bytes',
@@ -244,6 +258,8 @@ for (const native of [false, true]) {
         assert.ok(tools[name].rule.includes(reason), `${name}: ${tools[name].rule}`);
       }
       assert.equal(tools.mutated.badge, 'Read only', 'classed as declared at registration');
+      assert.equal(tools.proxy_hints.badge, 'Read only', "a Proxy's hints are read");
+      assert.equal(tools.inherited_hints.badge, 'Read only', 'inherited hints are read');
       assert.equal(tools.mutated.description, 'before');
       assert.ok(!tools.cyclic_schema && !tools['bad name'], 'refused declarations are not listed');
       await page.close();

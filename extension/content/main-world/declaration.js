@@ -5,7 +5,7 @@
 // Imports: primordials.js, text.js, dom.js.
 
 import {
-  arrayFrom, arrayPush, clone, hasOwn, isArray, NAME_RULE, regexTest, stringify, SymbolIterator,
+  arrayFrom, arrayPush, isArray, NAME_RULE, regexTest, stringify, SymbolIterator,
   toString, TypeErrorCtor,
 } from './primordials.js';
 import { describe, errorText } from './text.js';
@@ -13,8 +13,10 @@ import { DOMExceptionCtor, isSignal, URLCtor } from './dom.js';
 
 const HINTS = ['readOnlyHint', 'consequentialHint', 'destructiveHint', 'idempotentHint',
   'openWorldHint', 'untrustedContentHint', 'debugging'];
-// The members of the draft's ToolAnnotations, which getTools() reports.
-const IDL_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
+// The same, in the order WebIDL reads a dictionary's members (by name).
+const HINTS_READ = ['consequentialHint', 'debugging', 'destructiveHint', 'idempotentHint',
+  'openWorldHint', 'readOnlyHint', 'untrustedContentHint'];
+const NO_HINTS = { hints: null, idl: null };
 
 // The page's declaration while its polyfill runs (set by polyfill.js, read
 // by snapshotTool).
@@ -44,31 +46,56 @@ const memberError = (member, dictionary, reason) => new TypeErrorCtor(
 );
 const invalidState = (message) => new DOMExceptionCtor(REGISTER + message, 'InvalidStateError');
 
-// Copies `annotations` as plain data. structuredClone reads every member
-// once and refuses Proxies, functions and other non-data: such annotations
-// make the declaration unreadable (Consequential) instead of throwing.
+// Reads `annotations` as the browser reads a ToolAnnotations dictionary: each
+// member once, by name, in WebIDL's order, through getters, Proxies and
+// prototypes alike (docs/classes.md, "Unreadable declarations"). A member
+// that throws makes the declaration unreadable (Consequential) instead of
+// throwing into the page.
 function readAnnotations(annotations, problems) {
-  if (annotations === undefined || annotations === null) return { hints: null, idl: null };
-  if (typeof annotations !== 'object') {
+  if (annotations === undefined || annotations === null) return NO_HINTS;
+  if (typeof annotations !== 'object' && typeof annotations !== 'function') {
     arrayPush(problems, `annotations is ${describe(annotations)}, not an object`);
-    return { hints: null, idl: null };
+    return NO_HINTS;
   }
-  let copy;
+  const values = [];
+  let at = 0;
   try {
-    copy = clone(annotations);
+    for (; at < HINTS_READ.length; at++) arrayPush(values, annotations[HINTS_READ[at]]);
   } catch (error) {
-    arrayPush(problems, `annotations is not plain data (${errorText(error)})`);
-    return { hints: null, idl: null };
+    arrayPush(problems, `reading annotations.${HINTS_READ[at]} threw ${errorText(error)}`);
+    return NO_HINTS;
   }
-  const hints = {};
-  for (const key of HINTS) {
-    if (!hasOwn(copy, key) || copy[key] === undefined) continue;
-    hints[key] = typeof copy[key] === 'boolean' ? copy[key] : describe(copy[key]);
-  }
-  // What the draft's WebIDL makes of them: any value converted to a boolean.
-  const idl = {};
-  for (const key of IDL_HINTS) idl[key] = Boolean(copy[key]);
+  // By index: the page may have replaced Array.prototype's iterator.
+  const consequential = values[0];
+  const debugging = values[1];
+  const readOnly = values[5];
+  const untrusted = values[6];
+  // Object literals: a setter the page put on Object.prototype never runs.
+  // An absent hint stays undefined, which the snapshot's JSON leaves out.
+  const hints = {
+    consequentialHint: hintOf(consequential),
+    debugging: hintOf(debugging),
+    destructiveHint: hintOf(values[2]),
+    idempotentHint: hintOf(values[3]),
+    openWorldHint: hintOf(values[4]),
+    readOnlyHint: hintOf(readOnly),
+    untrustedContentHint: hintOf(untrusted),
+  };
+  // The draft's ToolAnnotations, which getTools() reports in this order (as
+  // Chromium 156 does): any value converted to a boolean.
+  const idl = {
+    consequentialHint: Boolean(consequential),
+    debugging: Boolean(debugging),
+    readOnlyHint: Boolean(readOnly),
+    untrustedContentHint: Boolean(untrusted),
+  };
   return { hints, idl };
+}
+
+// A hint as the snapshot carries it: a boolean, or what the page gave instead.
+function hintOf(value) {
+  if (value === undefined || typeof value === 'boolean') return value;
+  return describe(value);
 }
 
 // Reads a declaration's hints: `annotations` and hints misplaced beside it.
@@ -76,7 +103,7 @@ export function readHints(tool) {
   const problems = [];
   const annotations = read(tool, 'annotations');
   const { hints, idl } = annotations.error
-    ? (arrayPush(problems, `reading annotations threw ${errorText(annotations.error)}`), { hints: null, idl: null })
+    ? (arrayPush(problems, `reading annotations threw ${errorText(annotations.error)}`), NO_HINTS)
     : readAnnotations(annotations.value, problems);
   const strayHints = [];
   for (const key of HINTS) {

@@ -26,7 +26,15 @@ export const has = (source, kind) => (name) => mapHas(entries, keyOf(source, kin
 // One name is one tool in a document, whichever object registered it: a
 // second registration of the name, on any object, is a duplicate
 // (ARCHITECTURE.md, "One name, one tool"; the worker refuses it too).
-export const toolNamed = (name) => has('document', 'tool')(name) || has('navigator', 'tool')(name) || has('declarative', 'tool')(name);
+// How many tool entries have each name, over every source: one lookup per
+// registration, not three keys built and looked up.
+const toolNames = new MapCtor();
+export const toolNamed = (name) => mapHas(toolNames, name);
+function countName(name, by) {
+  const count = (mapGet(toolNames, name) ?? 0) + by;
+  if (count === 0) mapDelete(toolNames, name);
+  else mapSet(toolNames, name, count);
+}
 
 // The tools of this frame, sorted by name as WebMCP lists them.
 export function toolEntries() {
@@ -71,7 +79,9 @@ export function makeEntry(source, taken) {
     onRemove: null, // what else its removal ends (a form's waiting call)
   };
   entry.gated = gatedExecute(entry);
-  mapSet(entries, keyOf(source, entry.snapshot.kind, entry.snapshot.name), entry);
+  const key = keyOf(source, entry.snapshot.kind, entry.snapshot.name);
+  if (entry.snapshot.kind === 'tool' && !mapHas(entries, key)) countName(entry.snapshot.name, 1);
+  mapSet(entries, key, entry);
   return entry;
 }
 
@@ -98,6 +108,7 @@ export function remove(source, kind, name, reported = true) {
   const entry = mapGet(entries, key);
   if (!entry) return;
   mapDelete(entries, key);
+  if (kind === 'tool') countName(name, -1);
   entry.removed = true;
   if (entry.nativeController) abortController(entry.nativeController);
   if (entry.onRemove) entry.onRemove();

@@ -13,7 +13,12 @@ export function describe(value) {
     case 'number': case 'bigint': return `the number ${toString(value)}`;
     case 'function': return 'a function';
     case 'symbol': return 'a symbol';
-    default: return isArray(value) ? 'an array' : 'an object';
+    default:
+      try {
+        return isArray(value) ? 'an array' : 'an object';
+      } catch {
+        return 'an object'; // a revoked Proxy
+      }
   }
 }
 

@@ -566,6 +566,21 @@
     await context.registerTool(tool('dm.B'));
     await context.registerTool(tool('Dm.z', { inputSchema: {} }));
     await context.registerTool(tool('dm.b', { title: '' }));
+    // Annotations read as a dictionary: through a Proxy, a prototype, a function; any value as a boolean.
+    const ANNOTATIONS = {
+      'dm.ann.proxy': new Proxy({ readOnlyHint: true }, {}),
+      'dm.ann.inherited': Object.create({ readOnlyHint: true, debugging: 1 }),
+      'dm.ann.function': Object.assign(() => 1, { untrustedContentHint: true }),
+      'dm.ann.values': { readOnlyHint: 'no', consequentialHint: 0, untrustedContentHint: {} },
+    };
+    const gone = new AbortController();
+    for (const [name, annotations] of Object.entries(ANNOTATIONS)) {
+      await context.registerTool(tool(name, { annotations }), { signal: gone.signal });
+    }
+    out.annotations = Object.fromEntries((await context.getTools())
+      .filter((entry) => entry.name.startsWith('dm.ann.'))
+      .map((entry) => [entry.name, JSON.stringify(entry.annotations)]));
+    gone.abort();
     const listed = await settle(() => context.getTools());
     const tools = await context.getTools();
     out.getTools = {
