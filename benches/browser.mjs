@@ -33,6 +33,7 @@ import { EXTENSION, launch } from '../tests/support/browser.mjs';
 import { serve } from '../tests/support/server.mjs';
 import { churnFigure } from './churn.mjs';
 import { listingFigure } from './listing.mjs';
+import { wakeFigure } from './wake.mjs';
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
@@ -657,45 +658,6 @@ async function agentCall(browser, sw, tabId) {
   }
 }
 
-// ---- Figure 5: the first call after the service worker stopped ------------------------------
-// Timed in an extension page (benches/pages/wake.html, an extension page as the
-// agent console is), from chrome.runtime.sendMessage({type: 'agent'}) to the
-// reply: the message wakes the stopped worker, which loads the Wasm core and
-// the stored state before it answers. The warm call is the same message sent
-// again right after, to the running worker. Pairs: stop, cold, warm.
-
-async function coldStart(browser, tabId) {
-  const extensionId = new URL((await browser.worker()).url()).host;
-  const page = await browser.newPage(`chrome-extension://${extensionId}/benches/pages/wake.html`);
-  const chat = 'bench-wake';
-  let id = 0;
-  const send = async () => {
-    const { ms: elapsed, reply } = await page.evaluate(([c, r]) => window.call(c, r), [chat, callRequest(tabId, 'noop', {}, `w${++id}`)]);
-    if (!ranOk(reply)) throw new Error(`wake call did not run: ${JSON.stringify(reply)}`);
-    return elapsed;
-  };
-  await (await browser.worker()).evaluate((c) => self.toolgate.openChat(c), chat);
-  await send();
-  const cold = [];
-  const warm = [];
-  for (let i = 0; i < RUNS.cold; i++) {
-    await browser.stopWorker();
-    cold.push(await send());
-    await sleep(200);
-    warm.push(await send());
-  }
-  const extra = cold.map((c, i) => c - warm[i]);
-  const stored = await (await browser.worker()).evaluate(async () => JSON.stringify(await chrome.storage.session.get(null)).length);
-  figure({
-    id: '5', figure: 'first agent call after the service worker stopped (extension page → reply)',
-    measured: ms(median(cold), 1), compared: `${ms(median(warm), 1)} warm call`,
-    ratio: `+${ms(median(extra), 1)} / ≤ 30 ms`, met: median(extra) <= 30, judged: { value: median(extra), unit: 'ms', target: 30 },
-    data: { cold: spread(cold), warm: spread(warm), extra: spread(extra), storedStateBytes: stored },
-  });
-  notes.push(`5: cold = stop the worker (CDP ServiceWorker.stopAllWorkers), then time the first agent call from an extension page, as the agent console sends it: worker start, Wasm init, reading ${(stored / 1024).toFixed(0)} KB of stored state, the call. The extension's process stays up (the page is in it), so no process start is counted; Playwright's debugger holds each new worker until it has attached, which adds a few ms to the cold side. Judged on cold − warm.`);
-  await page.close();
-}
-
 // ---- Figure 6: the .wasm ---------------------------------------------------------------
 
 function wasmSize() {
@@ -928,10 +890,12 @@ async function main() {
       browser, server, sw: await browser.worker(), agentTab, runs: RUNS, smoke: SMOKE, figure, notes, log,
       stats: { median, spread, medianCI, ciText, ms },
     }));
-    await step('5 cold start', () => coldStart(browser, agentTab));
     await browser.assertNoErrors();
     await browser.close();
     browser = null;
+    await step('5 cold start', () => wakeFigure({
+      server, runs: RUNS.cold, smoke: SMOKE, figure, notes, log, callRequest, ranOk, stats: { median, spread, ms },
+    }));
     await step('11 the browser\'s WebMCP lists a page\'s tool', () => listingFigure({
       server, smoke: SMOKE, figure, notes, log, stats: { median, spread, ms },
     }));
