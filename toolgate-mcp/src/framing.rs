@@ -70,8 +70,14 @@ impl fmt::Display for Malformed {
 /// [`Malformed::NotMessage`] when the JSON is not a `T` (an unknown `type`,
 /// a missing or unknown field).
 pub fn decode<T: DeserializeOwned>(frame: &[u8]) -> Result<T, Malformed> {
-    let value: serde_json::Value = serde_json::from_slice(frame).map_err(Malformed::NotJson)?;
-    serde_json::from_value(value).map_err(Malformed::NotMessage)
+    // One pass over the bytes, straight into `T`; only a frame that fails is
+    // read again, to say whether it is JSON at all.
+    serde_json::from_slice(frame).map_err(|e| {
+        match serde_json::from_slice::<serde::de::IgnoredAny>(frame) {
+            Ok(_) => Malformed::NotMessage(e),
+            Err(e) => Malformed::NotJson(e),
+        }
+    })
 }
 
 /// A message too large for the hop it was meant for.
@@ -280,6 +286,16 @@ mod tests {
     #[test]
     fn a_message_with_an_unknown_field_is_not_a_message() {
         let text = br#"{"type":"close","session":"a","as":"b"}"#;
+        assert!(matches!(
+            decode::<FromAgent>(text),
+            Err(Malformed::NotMessage(_))
+        ));
+    }
+
+    #[test]
+    fn a_message_with_a_field_twice_is_not_a_message() {
+        // Read in one pass, as the core reads it: no last-one-wins.
+        let text = br#"{"type":"close","session":"a","session":"b"}"#;
         assert!(matches!(
             decode::<FromAgent>(text),
             Err(Malformed::NotMessage(_))

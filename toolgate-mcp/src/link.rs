@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -37,11 +38,23 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// One connection to the host.
 struct Conn {
-    outbox: mpsc::UnboundedSender<FromAgent>,
+    /// Frames to write, each a message encoded once where it is made.
+    outbox: mpsc::UnboundedSender<Bytes>,
     pending: Pending,
     /// Cancelled when the connection ended (either half).
     gone: CancellationToken,
     writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Conn {
+    /// Queues a message that is not a call (open, cancel, close) for the
+    /// writer. Its size is not checked here: the host holds what crosses to
+    /// the browser to the browser's limit.
+    fn send(&self, message: &FromAgent) {
+        if let Ok(frame) = framing::encode(message, usize::MAX) {
+            let _ = self.outbox.send(frame);
+        }
+    }
 }
 
 /// A session's link to the host.
@@ -145,7 +158,7 @@ impl Link {
             .map_err(|e| CallError::Unreachable(self.path.clone(), e))?;
         let conn = Arc::new(start(stream, self.session.clone()));
         let client = lock(&self.client).clone();
-        let _ = conn.outbox.send(FromAgent::Open {
+        conn.send(&FromAgent::Open {
             session: self.session.clone(),
             client,
             read_only: self.read_only,
@@ -174,7 +187,9 @@ impl Link {
             session: self.session.clone(),
             request: json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
         };
-        framing::encode(&request, MAX_TO_BROWSER).map_err(CallError::TooLarge)?;
+        // Encoded once: the frame checked against the browser's limit is the
+        // frame written.
+        let frame = framing::encode(&request, MAX_TO_BROWSER).map_err(CallError::TooLarge)?;
         let conn = self.connection().await?;
         let (reply_tx, reply) = oneshot::channel();
         let (waiting_tx, waiting) = mpsc::unbounded_channel();
@@ -185,7 +200,7 @@ impl Link {
                 waiting: waiting_tx,
             },
         );
-        if conn.outbox.send(request).is_err() || conn.gone.is_cancelled() {
+        if conn.outbox.send(frame).is_err() || conn.gone.is_cancelled() {
             lock(&conn.pending).remove(&id.to_string());
             return Err(CallError::Dropped);
         }
@@ -197,7 +212,7 @@ impl Link {
         let held = self.conn.lock().await;
         if let Some(conn) = held.as_ref() {
             lock(&conn.pending).remove(&call.id.to_string());
-            let _ = conn.outbox.send(FromAgent::Cancel {
+            conn.send(&FromAgent::Cancel {
                 session: self.session.clone(),
                 request_id: call.id.clone(),
             });
@@ -210,7 +225,7 @@ impl Link {
         let Some(conn) = self.conn.lock().await.take() else {
             return;
         };
-        let _ = conn.outbox.send(FromAgent::Close {
+        conn.send(&FromAgent::Close {
             session: self.session.clone(),
         });
         let writer = lock(&conn.writer).take();
@@ -226,7 +241,7 @@ impl Link {
 /// when the host closes. Either end fails the calls still waiting.
 fn start(stream: transport::Stream, session: String) -> Conn {
     let (read, write) = stream.into_split();
-    let (outbox, mut rx) = mpsc::unbounded_channel::<FromAgent>();
+    let (outbox, mut rx) = mpsc::unbounded_channel::<Bytes>();
     let pending: Pending = Arc::default();
     let gone = CancellationToken::new();
 
@@ -235,14 +250,11 @@ fn start(stream: transport::Stream, session: String) -> Conn {
         tokio::spawn(async move {
             let mut sink = FramedWrite::new(write, framing::socket());
             loop {
-                let message = tokio::select! {
-                    m = rx.recv() => m,
+                let frame = tokio::select! {
+                    f = rx.recv() => f,
                     () = gone.cancelled() => None,
                 };
-                let Some(message) = message else { break };
-                let Ok(frame) = framing::encode(&message, usize::MAX) else {
-                    continue;
-                };
+                let Some(frame) = frame else { break };
                 if sink.send(frame).await.is_err() {
                     break;
                 }

@@ -151,7 +151,7 @@ fn failed(e: &CallError) -> CallToolResult {
 /// # Errors
 ///
 /// The reply's `error`, or an internal error when the reply is neither.
-pub fn outcome(reply: Value) -> Result<CallToolResult, ErrorData> {
+pub fn outcome(mut reply: Value) -> Result<CallToolResult, ErrorData> {
     if let Some(error) = reply.get("error") {
         let code = error
             .get("code")
@@ -169,13 +169,14 @@ pub fn outcome(reply: Value) -> Result<CallToolResult, ErrorData> {
             error.get("data").cloned(),
         ));
     }
-    let Some(result) = reply.get("result") else {
+    // Taken, not copied: the reply is not needed after.
+    let Some(result) = reply.get_mut("result").map(Value::take) else {
         return Err(ErrorData::internal_error(
             "Toolgate's reply has neither a result nor an error",
             None,
         ));
     };
-    serde_json::from_value(result.clone()).map_err(|e| {
+    serde_json::from_value(result).map_err(|e| {
         ErrorData::internal_error(format!("Toolgate's result is not a tool result: {e}"), None)
     })
 }
