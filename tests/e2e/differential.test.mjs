@@ -425,6 +425,66 @@ test('a cross-origin frame uses WebMCP only where the permissions policy allows 
   }
 }));
 
+// exposedTo across origins (156): a frame of another origin, allowed "tools",
+// exposes a tool to its parent and the parent one to it. The browser lists
+// them in getTools({fromOrigins}) and fires toolchange for them; wrapping it,
+// Toolgate (C) takes both from the browser's own object (cross-origin.js). A
+// tool exposed to a third origin is listed to neither. (Toolgate's polyfill, B,
+// reaches same-origin frames only: docs/classes.md.)
+async function crossOrigin(side) {
+  const page = await browsers[side].context.newPage();
+  try {
+    await page.goto(server.url('diff.localhost', '/diff.html'));
+    const childUrl = server.url('third.localhost', '/child.html');
+    const parentOrigin = new URL(page.url()).origin;
+    const childOrigin = new URL(childUrl).origin;
+    await page.evaluate(async (src) => {
+      window.xoLog = [];
+      document.modelContext.addEventListener('toolchange', () => window.xoLog.push('toolchange'));
+      const frame = document.createElement('iframe');
+      frame.allow = 'tools';
+      frame.src = src;
+      await new Promise((done) => { frame.onload = done; document.body.append(frame); });
+    }, childUrl);
+    const child = page.frames().find((f) => f.url() === childUrl);
+    await child.evaluate(() => {
+      window.xoLog = [];
+      document.modelContext.addEventListener('toolchange', () => window.xoLog.push('toolchange'));
+    });
+    const names = (tools) => tools.map((tool) => `${tool.name}@${tool.origin}`);
+    const heard = page.evaluate(() => new Promise((done) => document.modelContext.addEventListener('toolchange', done, { once: true })));
+    await child.evaluate(async ([parent]) => {
+      await document.modelContext.registerTool({ name: 'x.hidden', description: 'Exposed to a third origin', execute: () => 'no' }, { exposedTo: ['http://nowhere.localhost'] });
+      await document.modelContext.registerTool({ name: 'x.child', description: 'Exposed to the parent', execute: () => 'child ran' }, { exposedTo: [parent] });
+    }, [parentOrigin]);
+    await heard;
+    const out = {};
+    out.parentSees = await page.evaluate(async ([from]) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+      .map((tool) => `${tool.name}@${tool.origin}`), [childOrigin]);
+    out.parentSeesWithout = names(await page.evaluate(async () => (await document.modelContext.getTools()).map(({ name, origin }) => ({ name, origin }))));
+    const childHeard = child.evaluate(() => new Promise((done) => document.modelContext.addEventListener('toolchange', done, { once: true })));
+    await page.evaluate(async ([to]) => {
+      await document.modelContext.registerTool({ name: 'x.parent', description: 'Exposed to the child', execute: () => 'parent ran' }, { exposedTo: [to] });
+    }, [childOrigin]);
+    await childHeard;
+    out.childSees = await child.evaluate(async ([from]) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+      .map((tool) => `${tool.name}@${tool.origin}`), [parentOrigin]);
+    out.badOrigins = await page.evaluate(() => document.modelContext.getTools({ fromOrigins: ['not a url'] })
+      .then((tools) => tools.map((tool) => tool.name), (error) => `${error.name}: ${error.message}`));
+    return { out, parentOrigin, childOrigin };
+  } finally {
+    await page.close();
+  }
+}
+test('exposedTo across origins: a frame of another origin and its parent list and hear what they expose to each other, as the browser does', { timeout: 60_000, skip: !DOCUMENT_NATIVE && 'Chromium 148 has no document.modelContext of its own to hold Toolgate to' }, (t) => checked(['A', 'C'], async () => {
+  const native = await crossOrigin('A');
+  const { parentOrigin: p, childOrigin: c } = native;
+  assert.deepStrictEqual(native.out.parentSees, [`x.child@${c}`], 'the browser itself: the parent sees the exposed tool');
+  assert.deepStrictEqual(native.out.childSees, [`x.child@${c}`, `x.hidden@${c}`, `x.parent@${p}`], 'the browser itself: the child sees its own and the exposed tool');
+  const wrapped = await crossOrigin('C');
+  assert.deepStrictEqual(wrapped.out, native.out);
+}));
+
 // Results the native API cannot serialise crash its renderer (notes/webmcp-native.md):
 // never on A. Through Toolgate they reject, and the page lives on.
 test('Toolgate (B, C): unserialisable results make executeTool reject; the page keeps working', (t) => checked(['B', 'C'], async () => {

@@ -3,10 +3,10 @@
 // accessor.
 //
 // Imports: primordials.js, dom.js, events.js, declaration.js, registry.js,
-// frames.js, execute-tool.js, native.js.
+// frames.js, execute-tool.js, native.js, cross-origin.js.
 
 import {
-  arraySort, EventTargetCtor, PromiseCtor, rejected, resolved, stringify, TypeErrorCtor, win,
+  arrayPush, arraySort, EventTargetCtor, PromiseCtor, promiseThen, rejected, resolved, stringify, TypeErrorCtor, win,
 } from './primordials.js';
 import {
   isSignal, notAllowed, signalAborted, signalReason, toolsAllowed,
@@ -18,7 +18,10 @@ import {
 import { add, findTool, has, sourceOf, toolNamed } from './registry.js';
 import { isTreeWindow, treeTools } from './frames.js';
 import { runForTesting, unknownError } from './execute-tool.js';
-import { wrapsDocumentContext } from './native.js';
+import { nativeExecuteTool, nativeListTools, wrapsDocumentContext } from './native.js';
+import { otherOrigins } from './cross-origin.js';
+
+const byName = (x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
 
 export class ModelContext extends EventTargetCtor {
   // registerTool(tool, {signal, exposedTo}) -> Promise<undefined>; errors reject.
@@ -59,10 +62,26 @@ export class ModelContext extends EventTargetCtor {
 
   // getTools() -> Promise of the tools of every same-origin document of the
   // tab's frame tree (frames.js), sorted by name, as RegisteredTool.
-  getTools() {
+  // Wrapping the browser's own (156), `options.fromOrigins` adds the tools
+  // other origins' frames expose to this one, as the browser lists them
+  // (cross-origin.js).
+  getTools(options = undefined) {
     if (!toolsAllowed) return rejected(notAllowed());
-    const list = arraySort(treeTools(), (x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    return new PromiseCtor((resolve) => queueTask(() => resolve(list)));
+    const list = treeTools();
+    if (options === undefined || options === null || !wrapsDocumentContext()) {
+      const sorted = arraySort(list, byName);
+      return new PromiseCtor((resolve) => queueTask(() => resolve(sorted)));
+    }
+    let listed;
+    try {
+      listed = nativeListTools(options);
+    } catch (error) {
+      return rejected(error);
+    }
+    return promiseThen(listed, (tools) => {
+      for (const tool of otherOrigins(tools)) arrayPush(list, tool);
+      return arraySort(list, byName);
+    });
   }
 
   // executeTool(registeredTool, inputObject = {}, {signal}) -> Promise of the
@@ -87,6 +106,15 @@ export class ModelContext extends EventTargetCtor {
     // A tool of another same-origin document runs there, as the draft runs it.
     if (where !== win && isTreeWindow(where)) {
       return where.document.modelContext.executeTool(tool, inputObject, options);
+    }
+    // Another origin's frame's tool, exposed to this one, runs there through
+    // the browser's own WebMCP (cross-origin.js).
+    if (origin !== win.origin && where !== win && wrapsDocumentContext()) {
+      try {
+        return nativeExecuteTool(tool, inputObject, options);
+      } catch (error) {
+        return rejected(error);
+      }
     }
     // Another window's or origin's tool is none of this document's.
     if (where !== win || origin !== win.origin) return rejected(unknownError(UNKNOWN_TRANSIENT));

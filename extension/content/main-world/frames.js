@@ -7,8 +7,9 @@
 // own window: a page can send it too, and learns nothing it could not read
 // through that frame's own document.modelContext.
 //
-// Cross-origin frames are out of reach here: a tool they expose to this
-// origin (`exposedTo`) is not listed.
+// Cross-origin frames are out of reach here; where Toolgate wraps the
+// browser's own object, a tool they expose to this origin (`exposedTo`)
+// comes from it (cross-origin.js).
 //
 // Imports: primordials.js, dom.js, registry.js.
 

@@ -7,7 +7,7 @@
 // Imports: primordials.js, text.js, dom.js, channel.js, outcome.js.
 
 import {
-  apply, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf,
+  apply, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, listen,
   MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, PromiseCtor, promiseThen, stringify, toString,
   TypeErrorCtor, warn, win,
 } from './primordials.js';
@@ -49,6 +49,12 @@ export function detectNative() {
 export const nativeFormContext = () => (native?.executeTool ? native.context : null);
 // Whether Toolgate's document.modelContext wraps the browser's own (156).
 export const wrapsDocumentContext = () => nativeFormContext() !== null;
+
+// The browser's own getTools(options) and executeTool, and its `toolchange`,
+// where Toolgate's document.modelContext wraps it (cross-origin.js).
+export const nativeListTools = (options) => apply(native.getTools, native.context, [options]);
+export const nativeExecuteTool = (tool, input, options) => apply(native.executeTool, native.context, [tool, input, options]);
+export const onNativeToolchange = (listener) => listen(native.context, 'toolchange', listener);
 
 // Runs a form tool through the browser's own executeTool, where it has one:
 // settles with the browser's answer (text, or null after a navigation);
@@ -167,7 +173,10 @@ export function mirror(entry, result) {
   if (schemaJson !== null) copy.inputSchema = { toJSON: () => parse(schemaJson) };
   const failed = (error) => warn(`Toolgate could not register ${copy.name} with the browser's WebMCP: ${errorText(error)}`);
   try {
-    const done = apply(native.register, native.context, [copy, { signal: controllerSignal(entry.nativeController) }]);
+    const options = { signal: controllerSignal(entry.nativeController) };
+    // Other origins' frames reach it through the browser (cross-origin.js).
+    if (entry.exposedTo !== undefined && wrapsDocumentContext()) options.exposedTo = entry.exposedTo;
+    const done = apply(native.register, native.context, [copy, options]);
     if (done && typeof done.then === 'function') promiseThen(done, undefined, failed);
   } catch (error) {
     failed(error);

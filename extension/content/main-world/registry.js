@@ -73,6 +73,7 @@ export function makeEntry(source, taken) {
     snapshot: taken.snapshot,
     execute: taken.execute,
     idl: taken.idl,
+    exposedTo: taken.exposedTo, // registerTool's list, for the browser's copy (native.js)
     removed: false,
     nativeController: null,
     gated: null,

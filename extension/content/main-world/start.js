@@ -3,13 +3,15 @@
 // good is the relay's to say). Holds the three objects start() makes.
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
-// events.js, registry.js, frames.js, document-context.js, legacy-context.js, testing-context.js.
+// events.js, registry.js, frames.js, document-context.js, legacy-context.js, testing-context.js,
+// cross-origin.js.
 
 import { arrayFrom, arrayPush, listen, mapValues, warn, win } from './primordials.js';
 import { errorText } from './text.js';
 import { captureDom } from './dom.js';
 import { flush, report } from './channel.js';
 import { detectNative, nativeFormContext } from './native.js';
+import { watchOtherOrigins } from './cross-origin.js';
 import { changeTargets, entries, has, setSpread } from './registry.js';
 import { spreadChange } from './frames.js';
 import { fireToolEvent, toolEventTargets } from './events.js';
@@ -47,6 +49,7 @@ export function start() {
   testingContext = new ModelContextTesting();
   arrayPush(changeTargets, documentContext, testingContext);
   setSpread(spreadChange);
+  watchOtherOrigins();
   // toolactivated / toolcancel: at the ModelContext, as the draft and
   // Chromium 156 fire them, and at window as Chromium 148 fires them,
   // unless the browser's own API is 156's, whose events reach the

@@ -1,0 +1,64 @@
+// Tools of other origins' frames, where Toolgate's document.modelContext
+// wraps the browser's own (156). The browser lists a tool that a frame of
+// another origin exposes to this one (`exposedTo`), in getTools({fromOrigins}),
+// and fires `toolchange` here when one comes or goes. Toolgate's frames.js
+// reaches same-origin frames only, so these come from the browser's own object
+// (ARCHITECTURE.md, "Where the native API and the draft differ"): a call of
+// such a tool runs in its frame, through the copy that frame's Toolgate
+// registered with the browser, and so through the gate.
+//
+// Imports: primordials.js, dom.js, events.js, registry.js, native.js.
+
+import { arrayFrom, arrayPush, doc, promiseThen, querySelectorAll, win } from './primordials.js';
+import { getAttribute, URLCtor } from './dom.js';
+import { queueTask } from './events.js';
+import { fireToolchange } from './registry.js';
+import { nativeListTools, onNativeToolchange, wrapsDocumentContext } from './native.js';
+
+// The other origins near this document: its ancestors', and its iframes'
+// as their `src` says. The browser fires `toolchange` here for its own
+// registrations (Toolgate's copies) too; only a change in what these
+// origins expose to this one is another origin's.
+function nearOrigins() {
+  const origins = [];
+  const add = (text) => {
+    let origin = null;
+    try {
+      origin = new URLCtor(text, win.location.href).origin;
+    } catch {
+      return;
+    }
+    if (origin === 'null' || origin === win.origin) return;
+    for (const known of origins) if (known === origin) return;
+    arrayPush(origins, origin);
+  };
+  const ancestors = win.location.ancestorOrigins;
+  for (let i = 0; i < (ancestors?.length ?? 0); i++) add(ancestors[i]);
+  for (const frame of arrayFrom(querySelectorAll(doc, 'iframe[src]'))) add(getAttribute(frame, 'src'));
+  return origins;
+}
+
+// The tools of other origins among `tools` (the browser's getTools()).
+export function otherOrigins(tools) {
+  const found = [];
+  for (const tool of tools) if (tool.origin !== win.origin) arrayPush(found, tool);
+  return found;
+}
+
+// Fires `toolchange` on Toolgate's document.modelContext when what the
+// origins near this document expose to it changed.
+let exposed = '';
+export function watchOtherOrigins() {
+  if (!wrapsDocumentContext()) return;
+  onNativeToolchange(() => {
+    const fromOrigins = nearOrigins();
+    if (fromOrigins.length === 0 && exposed === '') return;
+    promiseThen(nativeListTools({ fromOrigins }), (tools) => {
+      let now = '';
+      for (const tool of otherOrigins(tools)) now += `${tool.origin} ${tool.name}\n`;
+      if (now === exposed) return;
+      exposed = now;
+      queueTask(() => fireToolchange(true), true);
+    }, () => {});
+  });
+}
