@@ -247,6 +247,17 @@ build() {
   # texts from the modules the shim and the worker use.
   node_modules/.bin/esbuild extension/content/relay/index.js --bundle --format=iife \
     --target=chrome148 --log-level=warning --outfile=pkg/relay.js
+  build_icons
+}
+
+# The icon (extension/icons/toolgate.svg) as the PNGs the manifest names,
+# drawn by Chromium (scripts/icons.mjs); again only when the SVG or the
+# script changed.
+build_icons() {
+  local png=pkg/icons/128.png
+  if [ -f "$png" ] && [ "$png" -nt extension/icons/toolgate.svg ] && [ "$png" -nt scripts/icons.mjs ]; then return; fi
+  ensure_chromium
+  node scripts/icons.mjs
 }
 
 build_core() {

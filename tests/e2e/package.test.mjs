@@ -29,6 +29,7 @@ test('npm pack holds every file the manifest loads, the command and the fixture,
     ...manifest.content_scripts.flatMap((c) => c.js),
     manifest.action.default_popup, manifest.side_panel.default_path, manifest.options_page,
     manifest.storage.managed_schema, 'pkg/toolgate_bg.wasm', 'pkg/toolgate.js',
+    ...Object.values(manifest.icons), ...Object.values(manifest.action.default_icon),
   ];
   for (const file of loaded) assert.ok(files.has(file), `the package has ${file}`);
   for (const file of ['bin/toolgate.mjs', 'playwright/index.mjs', 'lib/check.mjs', 'README.md', 'docs/ci.md']) {
