@@ -104,7 +104,7 @@ describe('in both themes', () => {
     await page.close();
   });
 
-  test('the site card and the call card', async () => {
+  test('the site card, the call card and a rule\'s card', async () => {
     const { page, tabId } = await h.open('notes.test');
     const chat = await h.chat('Themes');
     const site = await h.asks(chat, tabId, 'list_notes', {}, 'site');
@@ -115,6 +115,18 @@ describe('in both themes', () => {
     await checkThemes(call.card, 'the call card');
     await choose(call.card, 'Deny this call');
     await call.reply;
+    // A rule's card: Write tools set to Ask first on the site (docs/rules.md).
+    const settings = await h.browser.newPage(await url('extension/ui/options.html'));
+    const refused = await settings.evaluate((site) => chrome.runtime.sendMessage({
+      type: 'change_rules', site, changes: [{ target: 'kind', kind: 'write', level: 'ask_first' }],
+    }), `http://${h.site()}`);
+    assert.equal(refused?.error, undefined, 'the rule is taken');
+    await settings.close();
+    const rule = await h.asks(chat, tabId, 'add_note', { title: 'Themes' }, 'call');
+    assert.match(await rule.card.locator('#lines').textContent(), /rule/i, 'the rule\'s card');
+    await checkThemes(rule.card, 'the rule\'s card');
+    await choose(rule.card, 'Refuse');
+    await rule.reply;
     await page.close();
   });
 });
