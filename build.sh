@@ -11,6 +11,10 @@
 #                         once each in smoke mode (timing nothing); it ends with
 #                         the time each stage took
 #   ./build.sh bench      build, then run the benchmarks (add --json for machine-readable output)
+#   ./build.sh dist       build, then write dist/toolgate-<version>.zip (the extension as
+#                         the Chrome Web Store takes it, and as it loads unpacked once
+#                         unzipped) and dist/toolgate-mcp-<version>-<target> (a release
+#                         build of the host for this machine)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -279,6 +283,44 @@ build_core() {
   log "pkg/toolgate_bg.wasm: $raw bytes, $gz gzipped"
 }
 
+# What a browser loads of the extension, and nothing else: the manifest, the
+# built pkg/ (the core, the bundles, the icons), the pages of extension/ui/
+# and the managed-storage schema. Not the sources the bundles were made of,
+# the tests or the docs. The version is the manifest's (which package.json and
+# Cargo.toml's workspace version agree with: tests/e2e/package.test.mjs).
+DIST_FILES=(manifest.json managed-schema.json pkg/toolgate.js pkg/toolgate_bg.wasm pkg/worker.js
+  pkg/main-world.js pkg/relay.js pkg/icons extension/ui)
+dist_version() { node -p 'require("./manifest.json").version'; }
+# The manifest goes without its "key" (the Chrome Web Store refuses one: the
+# store gives the extension its own id); loaded unpacked, the folder gets an
+# id of its path, which `toolgate-mcp install --extension-id` takes.
+dist_extension() {
+  command -v zip >/dev/null || apt_install zip
+  local version zip stage
+  version=$(dist_version)
+  zip=$(pwd)/dist/toolgate-$version.zip
+  stage=dist/toolgate-$version
+  rm -rf "$stage" "$zip"
+  mkdir -p "$stage"
+  cp -r --parents "${DIST_FILES[@]}" "$stage"
+  node -e 'const m = require("./manifest.json"); delete m.key; process.stdout.write(JSON.stringify(m, null, 2) + "\n")' > "$stage/manifest.json"
+  (cd "$stage" && zip -q -r -X "$zip" .)
+  rm -rf "$stage"
+  log "dist/toolgate-$version.zip: $(stat -c %s "$zip") bytes"
+  echo "$zip"
+}
+# toolgate-mcp as users install it: a release build, named for its version
+# and this machine's target; `install` works from where it lies.
+dist_host() {
+  local version target
+  version=$(dist_version)
+  target=$(rustc -vV | awk '/^host:/{print $2}')
+  log "building toolgate-mcp (release)"
+  cargo build -q --release -p toolgate-mcp
+  cp target/release/toolgate-mcp "dist/toolgate-mcp-$version-$target"
+  log "dist/toolgate-mcp-$version-$target"
+}
+
 # toolgate-mcp, the desktop agents' binary (README, "Agents"). A debug build:
 # it shares its dependencies with `cargo test`, where a release build
 # (`cargo build --release -p toolgate-mcp`, smaller and faster) takes minutes more.
@@ -426,8 +468,18 @@ case "${1:-build}" in
     # To stderr, so that stdout keeps only the browser benchmark's table or JSON.
     TOOLGATE_MCP=target/release/toolgate-mcp node benches/mcp.mjs >&2
     ;;
+  dist)
+    build
+    dist_extension
+    dist_host
+    ;;
+  dist-extension)
+    # The zip alone (tests/e2e/dist.test.mjs loads it); prints its path.
+    build
+    dist_extension
+    ;;
   *)
-    echo "usage: $0 [build|example|test|bench]" >&2
+    echo "usage: $0 [build|example|test|bench|dist]" >&2
     exit 2
     ;;
 esac

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BrowserNotFound, findChromium, startChromium } from '../../lib/chromium.mjs';
@@ -39,8 +39,17 @@ test('npm pack holds every file the manifest loads, the command and the fixture,
   assert.deepEqual(stray, [], 'nothing of the repository but the package');
 });
 
-test('the package is versioned with the extension', () => {
-  assert.equal(json(`${REPO}/package.json`).version, json(`${REPO}/manifest.json`).version);
+test('one version: the manifest, package.json, Cargo.toml\'s workspace and toolgate-mcp --version agree', async () => {
+  const version = json(`${REPO}/manifest.json`).version;
+  assert.equal(json(`${REPO}/package.json`).version, version, 'package.json');
+  const cargo = await readFile(`${REPO}/Cargo.toml`, 'utf8');
+  assert.equal(cargo.match(/\[workspace\.package\]\s*\nversion = "([^"]+)"/)?.[1], version, "Cargo.toml's workspace version");
+  for (const crate of ['Cargo.toml', 'toolgate-mcp/Cargo.toml']) {
+    const text = await readFile(`${REPO}/${crate}`, 'utf8');
+    assert.match(text, /^\[package\][^[]*^version\.workspace = true$/m, `${crate} takes the workspace's version`);
+  }
+  const { stdout } = await run(`${REPO}/target/debug/toolgate-mcp`, ['--version']);
+  assert.equal(stdout, `toolgate-mcp ${version}\n`);
 });
 
 test('Chromium is found the way Playwright users expect', async () => {

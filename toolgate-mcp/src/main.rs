@@ -39,6 +39,7 @@ usage:
                                    say what is missing; exit 1 if anything is
   toolgate-mcp chrome-extension://ID/
                                    the native-messaging host (the browser runs this)
+  toolgate-mcp --version           print its version
 
 MCP client configuration:
   {\"mcpServers\": {\"toolgate\": {\"command\": \"/path/to/toolgate-mcp\"}}}
@@ -55,6 +56,7 @@ enum Mode {
     Install(install::Options),
     Doctor(install::Options),
     Help,
+    Version,
 }
 
 fn mode(args: &[OsString]) -> Result<Mode, String> {
@@ -72,6 +74,7 @@ fn mode(args: &[OsString]) -> Result<Mode, String> {
         "install" => install::Options::parse(&args[1..]).map(Mode::Install),
         "doctor" => install::Options::parse(&args[1..]).map(Mode::Doctor),
         "help" | "--help" | "-h" => Ok(Mode::Help),
+        "--version" | "-V" => Ok(Mode::Version),
         other => Err(format!("not understood: {other}")),
     }
 }
@@ -106,6 +109,12 @@ fn main() -> ExitCode {
         Ok(Mode::Doctor(options)) => block_on(doctor::run(&options)),
         Ok(Mode::Help) => {
             print!("{USAGE}");
+            0
+        }
+        // The workspace's one version (Cargo.toml), which the extension's
+        // manifest and package.json carry too (tests/e2e/package.test.mjs).
+        Ok(Mode::Version) => {
+            println!("toolgate-mcp {}", env!("CARGO_PKG_VERSION"));
             0
         }
         Err(why) => {
