@@ -4,6 +4,7 @@
 import { closeCardWindow, openCard, openWaitingCards } from './card-windows.js';
 import { run } from './calls.js';
 import { errorReply, fromJson, toJson } from './core.js';
+import { chatNamed, requestCame } from './audit.js';
 import { keepError } from './errors.js';
 import { deliver, tellWaiting, waitFor } from './replies.js';
 import { changeSession } from './session.js';
@@ -16,6 +17,7 @@ export async function tabsInfo() {
 
 export async function agent(chatId, request, { onWaiting } = {}) {
   if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
+  requestCame(chatId, request);
   // Most requests are decided without the open tabs; looking them up costs
   // a round trip, so only a request that needs them is asked again with them.
   const decide = (tabs) => changeSession((core) => fromJson(
@@ -56,6 +58,7 @@ export async function closeChat(chat) {
 // Opens a chat; refused (a rejection, with why) for a chat that was closed.
 export async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
   await changeSession((core) => core.openChat(chatId, label, readOnly));
+  chatNamed(chatId, label);
   return { chat_id: chatId, read_only: readOnly };
 }
 

@@ -20,6 +20,36 @@ const AGENTS_BYTES = 512 * 1024;
 const TEXT_KEPT = 1000;
 const GATHER_MS = 250;
 
+// What an entry about an agent's request says beyond its reply: the chat's
+// name (as it opened), the tool and its tab, noted as the request comes in
+// (agents.js) and taken when its reply goes out (replies.js). The tab's site
+// is looked up as the entry is written. Bounded: a request never answered
+// ages out.
+const chatNames = new Map(); // chat id -> its name on cards
+const requests = new Map(); // "chat\0id" -> { tool, tab }
+const NOTED = 1000;
+const requestKey = (chat, id) => `${chat}\u0000${JSON.stringify(id)}`;
+export function chatNamed(chat, label) {
+  chatNames.delete(chat);
+  chatNames.set(chat, bounded(String(label)));
+  if (chatNames.size > NOTED) chatNames.delete(chatNames.keys().next().value);
+}
+export function requestCame(chat, request) {
+  const args = request?.params?.arguments;
+  if (request?.method !== 'tools/call' || typeof args !== 'object' || args === null) return;
+  const tool = typeof args.name === 'string' ? bounded(args.name) : undefined;
+  const tab = Number.isInteger(args.tabId) ? args.tabId : undefined;
+  requests.set(requestKey(chat, request.id ?? null), { tool, tab });
+  if (requests.size > NOTED) requests.delete(requests.keys().next().value);
+}
+// What is known of request `id` of `chat`, taken once.
+export function aboutRequest(chat, id) {
+  const key = requestKey(chat, id);
+  const about = requests.get(key) ?? {};
+  requests.delete(key);
+  return { by: chatNames.get(chat), ...about };
+}
+
 let gathered = { person: [], agents: [] };
 let timer = null;
 let writing = Promise.resolve();
@@ -61,6 +91,7 @@ function write() {
   writing = writing.then(async () => {
     // Only the logs this batch adds to are read and written.
     const logs = Object.keys(batch).filter((log) => batch[log].length);
+    await withSites(batch.agents);
     const stored = await chrome.storage.local.get(logs.map((log) => AUDIT_KEYS[log]));
     const changes = {};
     for (const log of logs) {
@@ -70,6 +101,25 @@ function write() {
     }
     await chrome.storage.local.set(changes);
   }).catch(() => {}); // A lost batch of the audit must not stop what it records.
+}
+
+// Each entry's `site` from its `tab`, where the tab is still open.
+async function withSites(entries) {
+  const sites = new Map();
+  for (const entry of entries) {
+    if (entry.tab === undefined || entry.site !== undefined) continue;
+    if (!sites.has(entry.tab)) {
+      const tab = await chrome.tabs.get(entry.tab).catch(() => null);
+      let site;
+      try {
+        site = tab?.url ? new URL(tab.url).origin : undefined;
+      } catch {
+        site = undefined;
+      }
+      sites.set(entry.tab, site);
+    }
+    if (sites.get(entry.tab)) entry.site = sites.get(entry.tab);
+  }
 }
 
 // The changes between two rule books, one entry each.

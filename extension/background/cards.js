@@ -14,8 +14,17 @@ export async function card(cardId) {
 
 export async function answer(cardId, given) {
   const tabs = await tabsInfo();
-  const answered = await changeSession((core) => fromJson(core.answer(cardId, toJson(given, 'answer'), toJson(tabs, 'tabs'), Date.now())));
-  record({ what: 'answer', card_id: cardId, chat: answered.chat, answer: given });
+  let shown = null;
+  const answered = await changeSession((core) => {
+    // What the card showed, for the audit: read in the answer's own turn.
+    try {
+      shown = fromJson(core.card(cardId, toJson(tabs, 'tabs'), Date.now()));
+    } catch {
+      shown = null;
+    }
+    return fromJson(core.answer(cardId, toJson(given, 'answer'), toJson(tabs, 'tabs'), Date.now()));
+  });
+  record({ what: 'answer', card_id: cardId, chat: answered.chat, answer: given, ...cardFacts(shown, given) });
   // The answer's write is issued before the calls it lets run start (so they
   // are on record first), and the card hears it was taken once it is stored:
   // a worker stopped before that leaves the card to send it again.
@@ -27,6 +36,16 @@ export async function answer(cardId, given) {
   openWaitingCards().catch((error) => keepError('opening the cards that waited', error));
   await stored;
   return { answered: true };
+}
+
+// The audit's words for an answer: the card's site, tool and chat's name, and
+// the label of the answer given, as the card showed them.
+function cardFacts(shown, given) {
+  if (!shown || typeof shown !== 'object') return {};
+  const choices = [shown.approve, ...(shown.approve_menu ?? []), shown.deny, ...(shown.deny_menu ?? [])];
+  const label = choices.find((choice) => JSON.stringify(choice?.answer) === JSON.stringify(given))?.label;
+  const by = (shown.asked_by ?? []).filter((part) => 'page' in part).map((part) => part.page).join('');
+  return { card: shown.kind, site: shown.site, tool: shown.tool ?? undefined, by: by || undefined, label };
 }
 
 // chrome.windows.onRemoved: closing a card's window counts as its closing

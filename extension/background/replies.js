@@ -3,7 +3,7 @@
 // the stored session: if the worker stops, the agent sends the same request
 // (same id) again and waits on the same card, and a card answered meanwhile
 // still runs its call, its reply kept for the agent.
-import { record } from './audit.js';
+import { aboutRequest, record } from './audit.js';
 import { toJson } from './core.js';
 import { changeSession } from './session.js';
 
@@ -36,7 +36,7 @@ export function tellWaiting(chat, id, cardId) {
 export function deliver(chat, id, reply, kept) {
   // What the agent was told, for the audit: the decision, or the error.
   const told = reply?.result?._meta?.toolgate ?? (reply?.error ? { error: reply.error.message } : null);
-  if (told) record({ what: 'decision', chat, request_id: id, ...told });
+  if (told) record({ what: 'decision', chat, request_id: id, ...aboutRequest(chat, id), ...told });
   const key = keyOf(chat, id);
   const waiting = waiters.get(key);
   if (!waiting) return undefined; // Kept in the session until the agent asks again.

@@ -4,6 +4,7 @@
 // ids are shown as text, never as HTML.
 import { $, el } from './dom.js';
 import { renderRules } from './site-rules.js';
+import { renderAudit } from './audit.js';
 
 const send = async (message) => {
   const answer = await chrome.runtime.sendMessage(message);
@@ -80,5 +81,6 @@ $('desktop-connect').addEventListener('click', async () => {
 
 render();
 renderRules();
+renderAudit();
 // Agents come and go: shown as they are now.
 setInterval(render, 2000);

@@ -9,7 +9,6 @@ import { changeRules as change } from './rule-changes.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
-const AUDIT_KEYS = ['audit', 'audit:agents']; // background/audit.js
 const KINDS = [
   ['read', 'Read', 'tools that only look things up'],
   ['write', 'Write', 'tools that change things on the site'],
@@ -23,7 +22,8 @@ const READ_FREELY = { read: 'allowed', write: 'ask_first', delete: 'ask_first', 
 
 const host = (site) => site.replace(/^[a-z]+:\/\//, '');
 const LEVEL_ORDER = ['allowed', 'ask_first', 'off'];
-const levelLabel = (value) => LEVELS.find(([v]) => v === value)?.[1] ?? value;
+export const levelLabel = (value) => LEVELS.find(([v]) => v === value)?.[1] ?? value;
+export const kindLabel = (value) => KINDS.find(([v]) => v === value)?.[1] ?? value;
 
 // An administrator's policy (chrome.storage.managed), or null unmanaged.
 async function managed() {
@@ -173,28 +173,9 @@ export async function renderRules() {
   $('overview-section').hidden = sites.length === 0;
 }
 
-// The audit (background/audit.js): the person's log and the agents', one
-// list oldest first, counted here and exported whole.
-async function audit() {
-  const stored = await chrome.storage.local.get(AUDIT_KEYS);
-  return AUDIT_KEYS.flatMap((key) => (Array.isArray(stored[key]) ? stored[key] : [])).sort((a, b) => a.at - b.at);
-}
-async function renderAudit() {
-  const count = (await audit()).length;
-  $('audit-count').textContent = `${count} ${count === 1 ? 'entry' : 'entries'} kept.`;
-}
-$('audit-export').addEventListener('click', async () => {
-  const blob = new Blob([JSON.stringify(await audit(), null, 2)], { type: 'application/json' });
-  const link = el('a', { href: URL.createObjectURL(blob), download: 'toolgate-audit.json' });
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-});
-renderAudit();
-
 $('unattended').addEventListener('change', () => update((book) => {
   book.unattended = $('unattended').checked;
 }));
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (RULES_KEY in changes || SEEN_KEY in changes)) renderRules();
-  if (area === 'local' && AUDIT_KEYS.some((key) => key in changes)) renderAudit();
 });
