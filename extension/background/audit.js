@@ -56,7 +56,9 @@ let writing = Promise.resolve();
 
 export function record(entry) {
   if (entry.what === 'decision') gathered.agents.push(bounded({ at: Date.now(), ...entry }));
-  else gathered.person.push({ at: Date.now(), ...entry });
+  // An answer carries the card's tool and chat names (already cut by the
+  // core); every text is held to TEXT_KEPT here too.
+  else gathered.person.push(bounded({ at: Date.now(), ...entry }));
   if (timer === null) timer = setTimeout(write, GATHER_MS);
 }
 
