@@ -10,6 +10,8 @@ import { keepError } from './errors.js';
 import { adminBook, policy } from './policy.js';
 
 export const SEEN_KEY = 'sites_seen';
+// The sites kept as they were, without rules (the settings page's "Keep it as it is").
+const KEPT_KEY = 'rules_kept';
 // The tools seen on each site ({site: [{name, area, kind}]}), which "Set areas
 // and tools apart" lists: only they can be set apart (docs/rules.md).
 const TOOLS_SEEN_KEY = 'tools_seen';
@@ -18,6 +20,14 @@ const MOST_TOOLS_KEPT = 2000;
 // chrome.storage.onChanged: the settings page changed the rules, or the
 // administrator's policy changed.
 export function onRulesChanged(changes, area) {
+  // "Keep it as it is" on a site without rules: the page remembers it; the
+  // audit records each answer (docs/rules.md, "Audit").
+  if (area === 'local' && KEPT_KEY in changes) {
+    const list = (value) => new Set(Array.isArray(value) ? value : []);
+    const [was, is] = [list(changes[KEPT_KEY].oldValue), list(changes[KEPT_KEY].newValue)];
+    for (const site of is) if (!was.has(site)) record({ what: 'kept', site, to: true });
+    for (const site of was) if (!is.has(site)) record({ what: 'kept', site, to: false });
+  }
   const own = area === 'local' && RULES_KEY in changes;
   if (!own && area !== 'managed') return;
   if (own) for (const change of ruleChanges(changes[RULES_KEY].oldValue, changes[RULES_KEY].newValue ?? {})) record(change);

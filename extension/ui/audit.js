@@ -8,7 +8,7 @@ import { kindLabel, levelLabel } from './site-rules.js';
 
 const AUDIT_KEYS = ['audit', 'audit:agents']; // background/audit.js
 const KINDS_OF_ENTRY = {
-  rules: ['rule', 'rules', 'areas', 'tools', 'unattended', 'policy'],
+  rules: ['rule', 'rules', 'kept', 'areas', 'tools', 'unattended', 'policy'],
   answers: ['answer'],
   decisions: ['decision'],
 };
@@ -36,6 +36,8 @@ function described(entry) {
         what: entry.to ? `Rules started: ${levels(entry.to)}` : 'Rules removed: as it was',
         decided: 'your change on the settings page',
       };
+    case 'kept':
+      return { by: you, what: entry.to ? 'Kept as it was: no rules' : 'Rules to be chosen again', decided: 'your answer on the settings page' };
     case 'areas':
       return { by: you, what: 'Areas set apart changed', decided: 'your change on the set-apart page' };
     case 'tools':

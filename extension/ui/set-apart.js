@@ -32,11 +32,16 @@ function lapsed(tool, rules) {
 // A level menu: "As its kinds" (or "As its area and kind") then the three
 // levels; under an administrator's policy, Allowed only where a person may
 // choose it (docs/rules.md, "Who can change the rules").
-function levelMenu(label, backText, current, onChange, allowedIsAdmins) {
+// On a site without rules, each level says in its own words that choosing
+// it starts the site's rules from the defaults (`starts`).
+function levelMenu(label, backText, current, onChange, allowedIsAdmins, starts) {
   const select = el('select', { 'aria-label': label, title: allowedIsAdmins ? ADMINS_ONLY : null }, [
     el('option', { value: '', text: backText, selected: current === undefined }),
     ...LEVELS.map(([value, text]) => el('option', {
-      value, text, selected: current === value, disabled: allowedIsAdmins && value === 'allowed',
+      value,
+      text: starts ? `${text}, and start this site's rules from the defaults` : text,
+      selected: current === value,
+      disabled: allowedIsAdmins && value === 'allowed',
     })),
   ]);
   let before = select.value;
@@ -61,6 +66,7 @@ async function main() {
     $('shown').textContent = `No tools have been seen on ${host}: only a site's tools seen can be set apart.`;
     return;
   }
+  let starts = !book?.sites?.[site];
   const rules = book?.sites?.[site] ?? { ...NEW_RULES, areas: {}, tools: {} };
   const areas = new Map();
   for (const tool of tools) {
@@ -71,6 +77,14 @@ async function main() {
   const send = (target, level) => changeRules(site, [{ ...target, level }]).then((refused) => {
     $('apart-error').textContent = refused ?? '';
     const saved = refused === null;
+    if (saved && starts) {
+      // The site has rules now: its levels say only themselves.
+      starts = false;
+      for (const option of $('areas').querySelectorAll('option')) {
+        const plain = LEVELS.find(([value]) => value === option.value)?.[1];
+        if (plain) option.text = plain;
+      }
+    }
     if (saved) {
       const [map, key] = target.target === 'area' ? [apart.areas, target.area] : [apart.tools, target.name];
       if (level === null) delete map[key];
@@ -89,7 +103,7 @@ async function main() {
         pageText(tool.name, 'code'),
         el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
         levelMenu(`What agents may do with ${tool.name}`, 'As its area and kind', rules.tools[tool.name],
-          (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside')),
+          (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside'), starts),
         ...[lapsed(tool, rules)].filter(Boolean).map((why) => el('p', { class: 'lapsed', text: why })),
       ]);
       rows.push({ row, tool, area });
@@ -106,7 +120,7 @@ async function main() {
         open,
         el('span', { class: 'count', text: ` ${members.length} ${members.length === 1 ? 'tool' : 'tools'} (${kinds}) ` }),
         levelMenu(`What the tools of ${area} may do`, 'As its kinds', rules.areas[area],
-          (level) => send({ target: 'area', area }, level), managed),
+          (level) => send({ target: 'area', area }, level), managed, starts),
       ]),
       list,
     ]);

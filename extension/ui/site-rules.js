@@ -9,6 +9,8 @@ import { changeRules as change } from './rule-changes.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
+// The sites the person answered "Keep it as it is" for (no rules, on purpose).
+export const KEPT_KEY = 'rules_kept';
 const KINDS = [
   ['read', 'Read', 'tools that only look things up'],
   ['write', 'Write', 'tools that change things on the site'],
@@ -45,9 +47,13 @@ export function refusedLevel(admin, site, kind, level) {
 }
 
 async function stored() {
-  const { [RULES_KEY]: rules, [SEEN_KEY]: seen } = await chrome.storage.local.get([RULES_KEY, SEEN_KEY]);
+  const { [RULES_KEY]: rules, [SEEN_KEY]: seen, [KEPT_KEY]: kept } = await chrome.storage.local.get([RULES_KEY, SEEN_KEY, KEPT_KEY]);
   const book = rules && typeof rules === 'object' ? rules : {};
-  return { book: { sites: {}, unattended: false, ...book }, seen: Array.isArray(seen) ? seen : [] };
+  return {
+    book: { sites: {}, unattended: false, ...book },
+    seen: Array.isArray(seen) ? seen : [],
+    kept: Array.isArray(kept) ? kept : [],
+  };
 }
 
 // One change of a site's rules; refused, the reason is said.
@@ -100,7 +106,7 @@ function unheldTabs(tabs) {
   ]);
 }
 
-function siteCard(site, book, unshimmed, admin) {
+function siteCard(site, book, unshimmed, admin, kept) {
   const rules = book.sites[site];
   const headingId = `rules-${site}`;
   const children = [el('h3', { id: headingId, text: host(site) }), el('h4', { text: 'What agents may do' })];
@@ -112,25 +118,59 @@ function siteCard(site, book, unshimmed, admin) {
     if (book.unattended) {
       children.push(el('p', { class: 'note', text: 'Unattended: nobody is here to ask, so Ask first acts as Off on this site.' }));
     }
+  } else if (kept.includes(site)) {
+    // "Keep it as it is", remembered: no level is shown, since none holds.
+    const again = el('button', { type: 'button', text: 'Choose rules for this site' });
+    again.addEventListener('click', () => keepAsItIs(site, false));
+    children.push(
+      el('p', { class: 'note', text: 'Kept as it was: no rules. Agents call every tool a chat allows, without asking first.' }),
+      el('p', { class: 'actions' }, [again]),
+    );
   } else {
+    // A site made before you could choose (docs/rules.md): its card says so,
+    // and offers the two answers; no level shows, since none holds yet.
     const freely = el('button', { type: 'button', text: 'Read freely, ask before the rest' });
-    freely.addEventListener('click', () => changeRules(
-      site,
-      Object.entries(READ_FREELY).map(([kind, level]) => ({ target: 'kind', kind, level })),
-    ));
+    freely.addEventListener('click', () => startRules(site, READ_FREELY));
     const keep = el('button', { type: 'button', text: 'Keep it as it is' });
-    keep.addEventListener('click', () => say(`${host(site)} keeps following the chat answers alone.`));
+    keep.addEventListener('click', () => keepAsItIs(site, true));
+    const defaults = el('button', { type: 'button', text: `Start from the defaults: ${levelsText(NEW_RULES)}` });
+    defaults.addEventListener('click', () => startRules(site, NEW_RULES));
     children.push(
       el('p', { class: 'note', text: 'This site has no rules: agents call every tool a chat allows, without asking first.' }),
       el('p', { class: 'actions' }, [freely, ' ', keep]),
-      el('p', { class: 'hint', text: 'Or choose a level below: the site\'s rules then start as Read Allowed, Write and Outside the site on Ask first, and Delete Off, with your change.' }),
-      kindRows(site, NEW_RULES, admin),
+      el('div', { class: 'start-defaults' }, [
+        el('p', { class: 'hint', text: 'Or set each kind yourself, starting from the defaults:' }),
+        defaults,
+      ]),
     );
   }
   return el('article', { class: 'site-rules', 'aria-labelledby': headingId }, children);
 }
 
 const say = (text) => { $('rules-status').textContent = text; };
+
+// "Read allowed, Write Ask first, …" for a whole rule set.
+const levelsText = (rules) => KINDS.map(([key, label]) => `${label} ${levelLabel(rules[key])}`).join(', ');
+
+// Starts a site's rules as a whole set, and forgets a "Keep it as it is".
+async function startRules(site, rules) {
+  if (await changeRules(site, Object.entries(rules).map(([kind, level]) => ({ target: 'kind', kind, level })))) {
+    await keepAsItIs(site, false, false);
+    say(`${host(site)} now has rules: ${levelsText(rules)}.`);
+  }
+}
+
+// Remembers (or forgets) that the person kept a rule-less site as it is;
+// the worker puts each such answer in the audit (background/rules.js).
+async function keepAsItIs(site, keep, tell = true) {
+  const { [KEPT_KEY]: stored } = await chrome.storage.local.get(KEPT_KEY);
+  const kept = new Set(Array.isArray(stored) ? stored : []);
+  if (kept.has(site) === keep) return;
+  if (keep) kept.add(site);
+  else kept.delete(site);
+  await chrome.storage.local.set({ [KEPT_KEY]: [...kept].sort() });
+  if (tell) say(keep ? `${host(site)} is kept as it was: no rules.` : `Choose the rules for ${host(site)}.`);
+}
 
 // The tabs no shim runs in, from the worker (only it can ask a tab's relay).
 async function tabsWithoutToolgate() {
@@ -139,7 +179,7 @@ async function tabsWithoutToolgate() {
 }
 
 // Every site's rules side by side: a row per site, a column per kind.
-function overview(sites, book) {
+function overview(sites, book, kept) {
   const levelText = (value) => LEVELS.find(([v]) => v === value)?.[1] ?? value;
   return el('table', { class: 'overview', 'aria-labelledby': 'overview-heading' }, [
     el('thead', {}, [el('tr', {}, [el('th', { scope: 'col', text: 'Site' }), ...KINDS.map(([, label]) => el('th', { scope: 'col', text: label }))])]),
@@ -147,14 +187,14 @@ function overview(sites, book) {
       const rules = book.sites[site];
       const cells = rules
         ? KINDS.map(([key]) => el('td', { text: levelText(rules[key]) }))
-        : [el('td', { colspan: KINDS.length, text: 'No rules: the chat answers alone' })];
+        : [el('td', { colspan: KINDS.length, text: kept.includes(site) ? 'Kept as it was: no rules' : 'No rules: the chat answers alone' })];
       return el('tr', {}, [el('th', { scope: 'row', text: host(site) }), ...cells]);
     })),
   ]);
 }
 
 export async function renderRules() {
-  const [{ book, seen }, unshimmed, admin] = await Promise.all([stored(), tabsWithoutToolgate(), managed()]);
+  const [{ book, seen, kept }, unshimmed, admin] = await Promise.all([stored(), tabsWithoutToolgate(), managed()]);
   $('unattended').checked = book.unattended === true || admin?.unattended === true;
   $('unattended').disabled = admin?.unattended === true;
   $('managed').hidden = !admin;
@@ -167,9 +207,9 @@ export async function renderRules() {
   }
   const sites = [...new Set([...seen, ...Object.keys(book.sites)])].sort();
   $('sites').replaceChildren(...(sites.length
-    ? sites.map((site) => siteCard(site, book, unshimmed, admin))
+    ? sites.map((site) => siteCard(site, book, unshimmed, admin, kept))
     : [el('p', { class: 'hint', text: 'No site has published tools yet.' })]));
-  $('overview').replaceChildren(...(sites.length ? [overview(sites, book)] : []));
+  $('overview').replaceChildren(...(sites.length ? [overview(sites, book, kept)] : []));
   $('overview-section').hidden = sites.length === 0;
 }
 
@@ -177,5 +217,5 @@ $('unattended').addEventListener('change', () => update((book) => {
   book.unattended = $('unattended').checked;
 }));
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && (RULES_KEY in changes || SEEN_KEY in changes)) renderRules();
+  if (area === 'local' && (RULES_KEY in changes || SEEN_KEY in changes || KEPT_KEY in changes)) renderRules();
 });

@@ -45,13 +45,24 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   await card.waitFor();
   await card.getByRole('heading', { name: 'What agents may do' }).waitFor();
   assert.equal(await card.locator('.note').innerText(), 'This site has no rules: agents call every tool a chat allows, without asking first.');
+  // No level shows where none holds: the two answers, and apart from them a start from the defaults.
+  assert.equal(await card.getByRole('combobox').count(), 0, 'no level menu on a site without rules');
+  await card.getByRole('button', { name: 'Start from the defaults: Read Allowed, Write Ask first, Delete Off, Outside the site Ask first' }).waitFor();
+  // "Keep it as it is" is remembered, said, audited, and can be taken back.
   await card.getByRole('button', { name: 'Keep it as it is' }).click();
-  assert.equal(await settings.locator('#rules-status').innerText(), `${host} keeps following the chat answers alone.`);
+  assert.equal(await settings.locator('#rules-status').innerText(), `${host} is kept as it was: no rules.`);
+  await card.locator('.note', { hasText: 'Kept as it was: no rules.' }).waitFor();
+  await settings.reload();
+  await card.locator('.note', { hasText: 'Kept as it was: no rules.' }).waitFor();
+  assert.equal(await card.getByRole('button', { name: 'Keep it as it is' }).count(), 0, 'not asked again');
+  await settings.locator('#audit-rows tr', { hasText: 'Kept as it was: no rules' }).waitFor();
+  await card.getByRole('button', { name: 'Choose rules for this site' }).click();
+  await card.getByRole('button', { name: 'Read freely, ask before the rest' }).click();
+  await card.getByRole('combobox', { name: 'Delete' }).waitFor();
   for (const [label, meaning] of KINDS) {
     const row = card.getByRole('row', { name: new RegExp(`^${label}`) });
     assert.equal(await row.locator('.meaning').innerText(), meaning);
   }
-  await card.getByRole('button', { name: 'Read freely, ask before the rest' }).click();
   await card.getByRole('combobox', { name: 'Delete' }).waitFor();
   await settings.waitForFunction(() => !document.querySelector('.site-rules button'));
   const level = (label) => card.getByRole('combobox', { name: label, exact: true });
@@ -277,8 +288,15 @@ test('areas and tools set apart: listed by area, found and filtered, set and put
     await settings.getByLabel('Kind').selectOption({ label: 'Every kind' });
 
     // Set apart: billing.refund (Delete, Off by its kind) Allowed; the notes area Off.
-    await settings.getByRole('combobox', { name: 'What agents may do with billing.refund' }).selectOption({ label: 'Allowed' });
-    await settings.getByRole('combobox', { name: 'What the tools of notes may do' }).selectOption({ label: 'Off' });
+    // The site has no rules yet: each level says, in the menu itself, that it starts them.
+    const refund = settings.getByRole('combobox', { name: 'What agents may do with billing.refund' });
+    assert.deepStrictEqual(await refund.evaluate((s) => [...s.options].map((o) => o.text)), ['As its area and kind',
+      "Allowed, and start this site's rules from the defaults", "Ask first, and start this site's rules from the defaults",
+      "Off, and start this site's rules from the defaults"]);
+    await refund.selectOption({ label: "Allowed, and start this site's rules from the defaults" });
+    const notesArea = settings.getByRole('combobox', { name: 'What the tools of notes may do' });
+    await notesArea.locator('option', { hasText: /^Off$/ }).waitFor({ state: 'attached' });
+    await notesArea.selectOption({ label: 'Off' });
     await settings.getByLabel('Only what\'s set apart').check();
     await settings.locator('#shown', { hasText: '3 of 5 tools shown.' }).waitFor();
     const stored = await (await h.browser.worker()).evaluate(async (site) => (await chrome.storage.local.get('rules')).rules.sites[site], `http://${host}`);
