@@ -337,6 +337,15 @@ impl Core {
         write(&crate::decisions::rules::site_tools(&self.0.registry, site))
     }
 
+    /// What agents may do with each of `tools` (`[SeenTool]` as JSON text)
+    /// under `site`'s rules as they hold now, the administrator's bounds
+    /// included (`[Standing]` as JSON text): the set-apart page's words.
+    #[wasm_bindgen(js_name = "toolStandings")]
+    pub fn tool_standings(&self, site: &str, tools: &str) -> Result<String, JsError> {
+        let tools: Vec<crate::decisions::rules::SeenTool> = read(tools, "tools seen")?;
+        write(&self.0.session.rules.standings(site, &tools))
+    }
+
     /// The site rules as JSON text (docs/rules.md), whole: the person's,
     /// and the administrator's when Toolgate is managed (else null), which
     /// bound them.

@@ -9,7 +9,7 @@ import { fromJson, ready, toJson } from './core.js';
 import { agentsStatus, desktop, external } from './outside.js';
 import { fromPage } from './pages.js';
 import { palette, tabsWithoutToolgate } from './palette.js';
-import { changeRules, siteTools } from './rules.js';
+import { changeRules, siteToolsShown } from './rules.js';
 
 const OWN_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
 function tierOf(sender) {
@@ -45,7 +45,7 @@ async function fromUi(message) {
     case 'forget_extension': return external.forget(request.extension_id);
     case 'connect_desktop': return desktop.retry();
     case 'tabs_without_toolgate': return tabsWithoutToolgate();
-    case 'site_tools': return siteTools(request.site);
+    case 'site_tools': return siteToolsShown(request.site);
     case 'change_rules': return changeRules(request.site, request.changes);
     default: throw new Error(`no handler for ${request.type}`);
   }

@@ -78,6 +78,14 @@ export async function siteTools(site) {
   return tools;
 }
 
+// The tools seen on `site` as the set-apart page lists them: each with what
+// agents may do with it now and which rule says so, in the core's words.
+export async function siteToolsShown(site) {
+  const tools = await siteTools(site);
+  const standings = fromJson((await ready).toolStandings(site, JSON.stringify(tools)));
+  return tools.map((tool, i) => ({ ...tool, standing: standings[i] }));
+}
+
 // One change of `site`'s rules from the settings page: the core checks it
 // against the stored rules and the tools seen (its limits, whole or not at
 // all), then the new rules are stored, and reach the core through

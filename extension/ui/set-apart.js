@@ -52,6 +52,14 @@ function levelMenu(label, backText, current, onChange, allowedIsAdmins, starts) 
   return select;
 }
 
+// What an area's tools may do, counted by level ("2 Allowed, 1 Off"), or
+// that the site has no rules.
+function summaryOf(tools) {
+  if (tools.some((tool) => tool.standing && tool.standing.level === null)) return tools[0].standing.says;
+  const counts = LEVELS.map(([value, text]) => [tools.filter((tool) => tool.standing?.level === value).length, text]);
+  return `What they may do: ${counts.filter(([n]) => n > 0).map(([n, text]) => `${n} ${text}`).join(', ')}`;
+}
+
 async function main() {
   const host = site.replace(/^[a-z]+:\/\//, '');
   $('heading').textContent = `Set areas and tools apart on ${host}`;
@@ -74,7 +82,7 @@ async function main() {
     areas.get(tool.area).push(tool);
   }
   const apart = { areas: { ...rules.areas }, tools: { ...rules.tools } };
-  const send = (target, level) => changeRules(site, [{ ...target, level }]).then((refused) => {
+  const send = (target, level) => changeRules(site, [{ ...target, level }]).then(async (refused) => {
     $('apart-error').textContent = refused ?? '';
     const saved = refused === null;
     if (saved && starts) {
@@ -90,6 +98,7 @@ async function main() {
       if (level === null) delete map[key];
       else map[key] = level;
       filter();
+      await refresh();
     }
     return saved;
   });
@@ -99,14 +108,18 @@ async function main() {
     const listId = `area-${index}`;
     const open = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': listId }, [pageText(area)]);
     const list = el('ul', { id: listId, class: 'tools', hidden: true }, members.map((tool) => {
+      const holds = el('span', { class: 'holds', text: tool.standing?.says ?? '' });
       const row = el('li', { class: 'tool' }, [
         pageText(tool.name, 'code'),
         el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
+        el('span', { class: 'apart', text: 'Set apart', hidden: !(tool.name in apart.tools) }),
+        holds,
+        ' ',
         levelMenu(`What agents may do with ${tool.name}`, 'As its area and kind', rules.tools[tool.name],
           (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside'), starts),
         ...[lapsed(tool, rules)].filter(Boolean).map((why) => el('p', { class: 'lapsed', text: why })),
       ]);
-      rows.push({ row, tool, area });
+      rows.push({ row, tool, area, holds });
       return row;
     }));
     open.addEventListener('click', () => {
@@ -115,18 +128,39 @@ async function main() {
       list.hidden = expanded;
     });
     const kinds = [...new Set(members.map((t) => KIND_LABELS[t.kind]))].join(', ');
+    const summary = el('span', { class: 'holds', text: summaryOf(members) });
     const item = el('li', { class: 'area' }, [
       el('div', { class: 'area-row' }, [
         open,
         el('span', { class: 'count', text: ` ${members.length} ${members.length === 1 ? 'tool' : 'tools'} (${kinds}) ` }),
+        el('span', { class: 'apart', text: 'Set apart', hidden: !(area in apart.areas) }),
+        summary,
+        ' ',
         levelMenu(`What the tools of ${area} may do`, 'As its kinds', rules.areas[area],
           (level) => send({ target: 'area', area }, level), managed, starts),
       ]),
       list,
     ]);
-    rows.push({ row: item, area, members, list, open });
+    rows.push({ row: item, area, members, list, open, holds: summary });
     return item;
   }));
+
+  // What every tool may do now, as the worker's core says once a change is
+  // saved; and which areas and tools are set apart.
+  async function refresh() {
+    const now = await chrome.runtime.sendMessage({ type: 'site_tools', site });
+    const byName = new Map((Array.isArray(now) ? now : []).map((tool) => [tool.name, tool]));
+    for (const entry of rows) {
+      if (entry.tool) {
+        entry.tool.standing = byName.get(entry.tool.name)?.standing ?? entry.tool.standing;
+        entry.holds.textContent = entry.tool.standing?.says ?? '';
+        entry.row.querySelector('.apart').hidden = !(entry.tool.name in apart.tools);
+      } else {
+        entry.holds.textContent = summaryOf(entry.members);
+        entry.row.querySelector('.area-row > .apart').hidden = !(entry.area in apart.areas);
+      }
+    }
+  }
 
   // Hides what does not match, without building anything again.
   function filter() {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 mod book;
 mod late;
-pub use book::{site_tools, RuleBook, SeenTool};
+pub use book::{site_tools, RuleBook, SeenTool, Standing};
 pub use late::{ask_deadline, LateYes, LateYeses, SameCall};
 
 /// How long a call that asks first waits for an answer, and how long a yes

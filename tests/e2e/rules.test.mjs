@@ -288,6 +288,9 @@ test('areas and tools set apart: listed by area, found and filtered, set and put
     await settings.getByLabel('Kind').selectOption({ label: 'Every kind' });
 
     // Set apart: billing.refund (Delete, Off by its kind) Allowed; the notes area Off.
+    // Before any rule: what the tools may do is said without opening a menu.
+    assert.deepStrictEqual(await settings.locator('.area-row .holds').allInnerTexts(),
+      ['No rules: what a chat allows', 'No rules: what a chat allows']);
     // The site has no rules yet: each level says, in the menu itself, that it starts them.
     const refund = settings.getByRole('combobox', { name: 'What agents may do with billing.refund' });
     assert.deepStrictEqual(await refund.evaluate((s) => [...s.options].map((o) => o.text)), ['As its area and kind',
@@ -297,6 +300,19 @@ test('areas and tools set apart: listed by area, found and filtered, set and put
     const notesArea = settings.getByRole('combobox', { name: 'What the tools of notes may do' });
     await notesArea.locator('option', { hasText: /^Off$/ }).waitFor({ state: 'attached' });
     await notesArea.selectOption({ label: 'Off' });
+    // Each tool says what it may do now and which rule says so; what is set apart is marked.
+    const toolRow = (name) => settings.locator('li.tool', { has: settings.locator('code', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
+    await toolRow('notes.edit').locator('.holds', { hasText: 'Off, by the area notes' }).waitFor({ state: 'attached' });
+    const holds = async (name) => toolRow(name).locator('.holds').textContent();
+    assert.deepStrictEqual(await Promise.all(['billing.refund', 'billing.charge', 'export_all', 'notes.list', 'notes.edit'].map(holds)), [
+      'Allowed, set apart', 'Ask first, by the rule for Outside the site tools', 'Allowed, by the rule for Read tools',
+      'Off, by the area notes', 'Off, by the area notes',
+    ]);
+    assert.deepStrictEqual(await settings.locator('.area-row .holds').allInnerTexts(),
+      ['What they may do: 2 Allowed, 1 Ask first', 'What they may do: 2 Off']);
+    assert.equal(await toolRow('billing.refund').locator('.apart').isHidden(), false, 'billing.refund is marked set apart');
+    assert.equal(await toolRow('billing.charge').locator('.apart').isHidden(), true);
+    assert.deepStrictEqual(await settings.locator('.area-row > .apart').evaluateAll((spans) => spans.map((s) => s.hidden)), [true, false]);
     await settings.getByLabel('Only what\'s set apart').check();
     await settings.locator('#shown', { hasText: '3 of 5 tools shown.' }).waitFor();
     const stored = await (await h.browser.worker()).evaluate(async (site) => (await chrome.storage.local.get('rules')).rules.sites[site], `http://${host}`);

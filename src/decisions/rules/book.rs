@@ -176,3 +176,56 @@ impl RuleBook {
         gate(self.sites.get(site), tool, mode)
     }
 }
+
+/// What agents may do with one tool seen on a site, as the set-apart page
+/// shows it (docs/rules.md): the level that holds now, and where it comes
+/// from in plain words ("Off, by the rule for Delete tools"; "Allowed, set
+/// apart"). `level` is `None` on a site without rules.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Standing {
+    pub name: String,
+    pub level: Option<Level>,
+    pub says: String,
+}
+
+impl RuleBook {
+    /// Each of `tools`' standing under `site`'s rules, in their order.
+    pub fn standings(&self, site: &str, tools: &[SeenTool]) -> Vec<Standing> {
+        let Some(rules) = self.sites.get(site) else {
+            return tools
+                .iter()
+                .map(|tool| Standing {
+                    name: tool.name.clone(),
+                    level: None,
+                    says: "No rules: what a chat allows".to_owned(),
+                })
+                .collect();
+        };
+        tools
+            .iter()
+            .map(|tool| {
+                let (level, because) = rules.level(RuleFacts {
+                    name: &tool.name,
+                    area: &tool.area,
+                    kind: tool.kind,
+                    definition: &tool.definition,
+                });
+                let from = match because {
+                    Because::Tool { .. } => "set apart".to_owned(),
+                    Because::Area { area } => format!("by the area {area}"),
+                    Because::Kind { kind } => format!("by the rule for {} tools", kind.label()),
+                };
+                let unattended = if level == Level::AskFirst && self.unattended {
+                    " (Off while Toolgate runs unattended)"
+                } else {
+                    ""
+                };
+                Standing {
+                    name: tool.name.clone(),
+                    level: Some(level),
+                    says: format!("{}{unattended}, {from}", level.label()),
+                }
+            })
+            .collect()
+    }
+}
