@@ -100,9 +100,14 @@ fn ask_first_asks_on_its_own_card_every_time_whatever_the_chat_allowed() {
         lines,
         [
             "The agent wants to call \u{201c}add_note\u{201d} on notes.example.",
-            "It asks first because of the rule for Outside the site tools on notes.example. Allow once lets this call run, this once.",
+            "It asks first because of the rule for tools that act outside the site on notes.example. Allow once lets this call run, this once.",
         ]
     );
+    assert_eq!(
+        card.rule.as_deref(),
+        Some("Ask first: the rule for tools that act outside the site")
+    );
+    assert_eq!(card.class, Some("Mutating"), "beside the class badge");
     assert_eq!(card.arguments, [("title".to_owned(), "x".to_owned())]);
     assert_eq!(
         h.session.close_answer(id),

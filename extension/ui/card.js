@@ -185,8 +185,13 @@ function render(card) {
   $('heading').replaceChildren(...lineNodes(card.heading));
   $('lines').replaceChildren(...card.lines.map((parts) => el('p', {}, lineNodes(parts))));
   if (card.class) {
-    $('class').hidden = false;
+    $('badges').hidden = false;
     $('class').textContent = card.class;
+  }
+  // A rule's card: the level that asks and its rule, beside the class.
+  if (card.rule) {
+    $('rule').hidden = false;
+    $('rule').textContent = card.rule;
   }
   if (card.changed) {
     $('changed').hidden = false;

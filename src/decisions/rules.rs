@@ -55,6 +55,15 @@ impl ToolKind {
         }
     }
 
+    /// The kind's tools in plain words, on their own (a rule's card:
+    /// "the rule for tools that act outside the site").
+    pub fn plain(self) -> &'static str {
+        match self {
+            ToolKind::Outside => "tools that act outside the site",
+            other => other.meaning(),
+        }
+    }
+
     /// What the row's tools are.
     pub fn meaning(self) -> &'static str {
         match self {
@@ -133,6 +142,15 @@ impl Because {
             Because::Tool { name } => format!("the rule for the tool {name}"),
             Because::Area { area } => format!("the rule for the area {area}"),
             Because::Kind { kind } => format!("the rule for {} tools", kind.label()),
+        }
+    }
+
+    /// The same rule in plain words, as a rule's card says it.
+    pub fn plain(&self) -> String {
+        match self {
+            Because::Tool { .. } => "your rule for this tool".to_owned(),
+            Because::Area { area } => format!("the rule for the area {area}"),
+            Because::Kind { kind } => format!("the rule for {}", kind.plain()),
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
-use crate::decisions::rules::{RuleBook, RuleFacts};
+use crate::decisions::rules::{Level, RuleBook, RuleFacts};
 use crate::page::classify::Class;
 use crate::page::registry::is_opaque_site;
 use crate::views::text::{
@@ -48,6 +48,10 @@ pub struct Card {
     /// and values, as shown).
     pub tool: Option<String>,
     pub class: Option<&'static str>,
+    /// A rule's card: the level that asks and the rule, in plain words
+    /// ("Ask first: the rule for tools that act outside the site"), shown
+    /// beside the class badge.
+    pub rule: Option<String>,
     pub argument_count: Option<String>,
     pub arguments: Vec<(String, String)>,
     /// Set when an "Always allow" lapsed because the tool changed.
@@ -171,6 +175,7 @@ pub fn card(
                 ],
                 tool: None,
                 class: None,
+                rule: None,
                 argument_count: None,
                 arguments: Vec::new(),
                 changed: None,
@@ -230,6 +235,7 @@ pub fn card(
                 lines: Vec::new(),
                 tool: Some(name.clone()),
                 class: class.map(Class::label),
+                rule: None,
                 argument_count: Some(argument_count(&arguments)),
                 arguments,
                 changed: pending.changed.then(|| {
@@ -269,10 +275,10 @@ pub fn card(
                     "The agent stopped waiting. Allow once lets its same call, with the same arguments, run once if it asks again within 10 minutes.",
                 ));
             }
-            if let Some(because) = because {
+            if let Some(because) = &because {
                 lines.push(Line::ours(format!(
                     "It asks first because of {} on {site}. Allow once lets this call run, this once.",
-                    because.text()
+                    because.plain()
                 )));
             }
             Card {
@@ -283,6 +289,8 @@ pub fn card(
                 lines,
                 tool: Some(name),
                 class: Some(call.class.label()),
+                rule: because
+                    .map(|because| format!("{}: {}", Level::AskFirst.label(), because.plain())),
                 argument_count: Some(argument_count(&arguments)),
                 arguments,
                 changed: None,

@@ -112,8 +112,11 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
   assert.deepStrictEqual(
     await ruleCard.locator('#lines p').allInnerTexts(),
     [`The agent wants to call \u201cadd_note\u201d on ${host}.`,
-      `It asks first because of the rule for Write tools on ${host}. Allow once lets this call run, this once.`],
+      `It asks first because of the rule for tools that change things on the site on ${host}. Allow once lets this call run, this once.`],
   );
+  // The rule that asks, in plain words, beside the tool's class.
+  assert.deepStrictEqual([await ruleCard.locator('#class').innerText(), await ruleCard.locator('#rule').innerText()],
+    ['Mutating', 'Ask first: the rule for tools that change things on the site']);
   assert.deepStrictEqual(await ruleCard.locator('.answers button:visible').allInnerTexts(), ['Allow once', 'Refuse']);
   const folded = ruleCard.locator('#rule-arguments');
   assert.equal(await folded.getAttribute('open'), null, 'the arguments are folded');

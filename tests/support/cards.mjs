@@ -51,7 +51,8 @@ export function readCard(card) {
     return {
       chat: $('chat').textContent,
       heading: $('heading').textContent,
-      class: visible($('class')) ? $('class').textContent : null,
+      class: visible($('badges')) ? $('class').textContent : null,
+      rule: visible($('rule')) ? $('rule').textContent : null,
       changed: visible($('changed')) ? $('changed').textContent : null,
       lines: [...$('lines').children].map((p) => p.textContent),
       argumentCount: visible($('arguments-section')) ? $('argument-count').textContent : null,
