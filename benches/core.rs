@@ -16,6 +16,11 @@
 //! - `decide/read-only call, request + finish`: the core's whole part of an
 //!   agent call to a Read-only tool on a localhost tab of three tools (what
 //!   figure 4 of the browser benchmark pays in the Wasm).
+//! - `read/page report of 1000 tools`: the JSON text of one page report
+//!   registering 1,000 tools (the mix above) read as a `FromPage`, as the
+//!   service worker reads every report; `read/settings change` and
+//!   `read/navigated`: a small message of the settings page (`FromUi`) and
+//!   of the shell (`Event`).
 //!
 //! "A decision with 500 tools set apart" is about site rules, which are not
 //! built yet. The closest decision the core makes today is the one benched
@@ -35,6 +40,7 @@ use std::hint::black_box;
 use std::time::Duration;
 use toolgate::decisions::agent::{Session, Step, TabInfo, World};
 use toolgate::decisions::answers::{CallAnswer, SiteAnswer, ToolFacts};
+use toolgate::messages::{FromPage, FromUi};
 use toolgate::page::classify::classify;
 use toolgate::page::declaration::{Declaration, Kind, Path, RawDeclaration, RawHint};
 use toolgate::page::registry::{Event, FrameRef, Op, Registry, StoredTool};
@@ -432,6 +438,37 @@ fn bench_decide(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_read(c: &mut Criterion) {
+    const TOOLS: usize = 1_000;
+    let ops: Vec<Op> = raw_declarations(0x5eed_0004, TOOLS)
+        .into_iter()
+        .map(|decl| Op::Register {
+            decl: Box::new(decl),
+        })
+        .collect();
+    let report = json!({"type": "updates", "batch": 1, "ops": ops}).to_string();
+    let change = json!({"type": "change_rules", "site": "https://shop.example", "changes": [
+        {"target": "kind", "kind": "delete", "level": "allowed"},
+        {"target": "tool", "name": "tool_7", "level": null}]})
+    .to_string();
+    let navigated =
+        json!({"type": "navigated", "tab_id": 1, "frame_id": 0, "document_id": "D"}).to_string();
+    let mut group = c.benchmark_group("read");
+    group.sample_size(30);
+    group.throughput(Throughput::Elements(TOOLS as u64));
+    group.bench_function("page report of 1000 tools", |b| {
+        b.iter(|| serde_json::from_str::<FromPage>(black_box(&report)).expect("a report"))
+    });
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("settings change", |b| {
+        b.iter(|| serde_json::from_str::<FromUi>(black_box(&change)).expect("a change"))
+    });
+    group.bench_function("navigated", |b| {
+        b.iter(|| serde_json::from_str::<Event>(black_box(&navigated)).expect("an event"))
+    });
+    group.finish();
+}
+
 /// An agent's call of the Read-only tool `noop` on tab 2, as JSON text.
 fn noop_call(id: u64) -> String {
     format!(
@@ -450,6 +487,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_classify, bench_registry, bench_decide
+    targets = bench_classify, bench_registry, bench_decide, bench_read
 }
 criterion_main!(benches);

@@ -8,8 +8,8 @@
 //! - [`protocol`]: what agents send and are sent: JSON-RPC and MCP, and the desktop bridge;
 //! - [`toolgate`]: everything the service worker holds, rebuilt from storage;
 //! - [`messages`]: every message the service worker accepts, typed once, by trust tier;
-//! - [`wire`]: how tagged messages are read (one reader per type);
-//! - [`vecmap`]: the small sorted map every map in the core is.
+//! - [`wire`]: how a page's messages are read (one flat reader per type);
+//! - [`vecmap`]: the small sorted map of a declaration's annotations and hints.
 //!
 //! The `wasm` module is the only binding to JavaScript and holds no logic.
 #![deny(clippy::unwrap_used)]

@@ -39,8 +39,8 @@ enum PageName {
     NativeCall,
 }
 
-/// Every field any `FromPage` has, flat (a `RawValue` cannot be read
-/// through serde's internally tagged enums).
+/// Every field any `FromPage` has, flat (see `crate::wire`; a `RawValue`
+/// cannot be read through serde's internally tagged enums either).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PageWire {
@@ -99,9 +99,9 @@ impl TryFrom<PageWire> for FromPage {
 
 /// What Toolgate's own pages (the palette popup, cards, the agent console)
 /// may send. Answers to cards come only this way: no agent channel carries them.
-/// Read through `UiWire` (see `crate::wire`).
+/// Each variant has only its own fields: any other is refused.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "UiWire")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FromUi {
     /// The palette of one tab.
     Palette { tab_id: TabId },
@@ -116,6 +116,7 @@ pub enum FromUi {
     OpenChat {
         chat_id: String,
         label: String,
+        #[serde(default)]
         read_only: bool,
     },
     /// An agent request from the agent console, as its chat.
@@ -124,16 +125,22 @@ pub enum FromUi {
         request: serde_json::Value,
     },
     /// The settings page: which agents are connected, allowed and refused.
-    Agents,
+    /// (No fields, as a struct variant: serde reads a unit variant of a
+    /// tagged enum ignoring any other field.)
+    Agents {},
     /// The settings page: lets an extension connect as an agent.
-    AllowExtension { extension_id: String, label: String },
+    AllowExtension {
+        extension_id: String,
+        #[serde(default)]
+        label: String,
+    },
     /// The settings page: no longer lets an extension connect.
     ForgetExtension { extension_id: String },
     /// The settings page's "Connect again" to toolgate-mcp.
-    ConnectDesktop,
+    ConnectDesktop {},
     /// The settings page: the tabs loaded before Toolgate was installed or
     /// updated, which carry no shim and so are held to nothing (docs/rules.md).
-    TabsWithoutToolgate,
+    TabsWithoutToolgate {},
     /// "Set areas and tools apart": the tools seen on a site.
     SiteTools { site: String },
     /// The settings page: one change of a site's rules, whole or not at all.
@@ -141,132 +148,4 @@ pub enum FromUi {
         site: String,
         changes: Vec<crate::decisions::rules::Change>,
     },
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum UiName {
-    Palette,
-    Card,
-    Answer,
-    OpenChat,
-    Agent,
-    Agents,
-    AllowExtension,
-    ForgetExtension,
-    ConnectDesktop,
-    TabsWithoutToolgate,
-    SiteTools,
-    ChangeRules,
-}
-
-/// Every field any `FromUi` has, flat.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UiWire {
-    #[serde(rename = "type")]
-    message: UiName,
-    tab_id: Option<TabId>,
-    card_id: Option<u64>,
-    answer: Option<crate::decisions::answers::Answer>,
-    chat_id: Option<String>,
-    label: Option<String>,
-    read_only: Option<bool>,
-    request: Option<serde_json::Value>,
-    extension_id: Option<String>,
-    site: Option<String>,
-    changes: Option<Vec<crate::decisions::rules::Change>>,
-}
-
-impl TryFrom<UiWire> for FromUi {
-    type Error = String;
-
-    fn try_from(w: UiWire) -> Result<FromUi, String> {
-        let present = [
-            ("tab_id", w.tab_id.is_some()),
-            ("card_id", w.card_id.is_some()),
-            ("answer", w.answer.is_some()),
-            ("chat_id", w.chat_id.is_some()),
-            ("label", w.label.is_some()),
-            ("read_only", w.read_only.is_some()),
-            ("request", w.request.is_some()),
-            ("extension_id", w.extension_id.is_some()),
-            ("site", w.site.is_some()),
-            ("changes", w.changes.is_some()),
-        ];
-        Ok(match w.message {
-            UiName::Palette => {
-                only(&present, &["tab_id"])?;
-                FromUi::Palette {
-                    tab_id: needed(w.tab_id, "tab_id")?,
-                }
-            }
-            UiName::Card => {
-                only(&present, &["card_id"])?;
-                FromUi::Card {
-                    card_id: needed(w.card_id, "card_id")?,
-                }
-            }
-            UiName::Answer => {
-                only(&present, &["card_id", "answer"])?;
-                FromUi::Answer {
-                    card_id: needed(w.card_id, "card_id")?,
-                    answer: needed(w.answer, "answer")?,
-                }
-            }
-            UiName::OpenChat => {
-                only(&present, &["chat_id", "label", "read_only"])?;
-                FromUi::OpenChat {
-                    chat_id: needed(w.chat_id, "chat_id")?,
-                    label: needed(w.label, "label")?,
-                    read_only: w.read_only.unwrap_or(false),
-                }
-            }
-            UiName::Agent => {
-                only(&present, &["chat_id", "request"])?;
-                FromUi::Agent {
-                    chat_id: needed(w.chat_id, "chat_id")?,
-                    request: needed(w.request, "request")?,
-                }
-            }
-            UiName::Agents => {
-                only(&present, &[])?;
-                FromUi::Agents
-            }
-            UiName::AllowExtension => {
-                only(&present, &["extension_id", "label"])?;
-                FromUi::AllowExtension {
-                    extension_id: needed(w.extension_id, "extension_id")?,
-                    label: w.label.unwrap_or_default(),
-                }
-            }
-            UiName::ForgetExtension => {
-                only(&present, &["extension_id"])?;
-                FromUi::ForgetExtension {
-                    extension_id: needed(w.extension_id, "extension_id")?,
-                }
-            }
-            UiName::ConnectDesktop => {
-                only(&present, &[])?;
-                FromUi::ConnectDesktop
-            }
-            UiName::TabsWithoutToolgate => {
-                only(&present, &[])?;
-                FromUi::TabsWithoutToolgate
-            }
-            UiName::SiteTools => {
-                only(&present, &["site"])?;
-                FromUi::SiteTools {
-                    site: needed(w.site, "site")?,
-                }
-            }
-            UiName::ChangeRules => {
-                only(&present, &["site", "changes"])?;
-                FromUi::ChangeRules {
-                    site: needed(w.site, "site")?,
-                    changes: needed(w.changes, "changes")?,
-                }
-            }
-        })
-    }
 }

@@ -295,9 +295,9 @@ fn withdrawing_a_chat_withdraws_each_of_its_waiting_requests_and_no_other_chats(
     let withdrawn = h.session.withdraw_chat("mcp:a");
     assert_eq!(withdrawn.requests, vec![json!(2), json!(1)]);
     assert_eq!(withdrawn.close_windows, vec![10]);
-    assert!(h.session.pending.get(&a).is_none());
+    assert!(!h.session.pending.contains_key(&a));
     assert!(
-        h.session.pending.get(&b).is_some(),
+        h.session.pending.contains_key(&b),
         "another chat's card stays"
     );
     assert!(h.session.unsaved());
@@ -309,7 +309,7 @@ fn withdrawing_a_request_that_waits_on_nothing_changes_nothing() {
     let card = card_of(&h.list("mcp:a", 1));
     let withdrawn = h.session.withdraw("mcp:a", &json!(9));
     assert_eq!(withdrawn, Default::default());
-    assert!(h.session.pending.get(&card).is_some());
+    assert!(h.session.pending.contains_key(&card));
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn every_op_reads_from_its_tagged_json() {
 
 #[test]
 fn malformed_messages_get_serdes_own_words() {
-    let cases: [(serde_json::Value, &str); 8] = [
+    let cases: [(serde_json::Value, &str); 9] = [
         // A field another op has is still not this op's.
         (
             json!({"op": "clear", "source": "document", "decl": {"name": "a"}}),
@@ -64,6 +64,10 @@ fn malformed_messages_get_serdes_own_words() {
         (
             json!({"op": "reset", "decl": "not a declaration"}),
             "invalid type",
+        ),
+        (
+            json!({"op": "register", "decl": {"name": "a"}, "decls": []}),
+            "unknown field `decls`",
         ),
     ];
     for (message, expected) in cases {
@@ -111,6 +115,52 @@ fn events_page_messages_and_ui_messages_read_by_their_type() {
         read::<Event>(json!({"type": "tab_closed", "tab_id": 1, "documents": []}))
             .expect_err("not a tab_closed field")
             .contains("unknown field `documents`")
+    );
+}
+
+#[test]
+fn every_variant_refuses_a_field_it_does_not_have() {
+    // serde reads a unit variant of a tagged enum ignoring any other field,
+    // so the variants without fields are struct variants: each is checked.
+    for message in [
+        json!({"type": "agents", "tab_id": 1}),
+        json!({"type": "connect_desktop", "extra": true}),
+        json!({"type": "tabs_without_toolgate", "site": "https://a.example"}),
+        json!({"type": "open_chat", "chat_id": "c", "label": "L", "request": {}}),
+        json!({"type": "allow_extension", "extension_id": "e", "mystery": 1}),
+    ] {
+        let error = read::<FromUi>(message.clone()).expect_err("an unknown field");
+        assert!(error.contains("unknown field"), "{message}: {error}");
+    }
+    for message in [
+        json!({"type": "navigated", "tab_id": 1, "frame_id": 0, "document_id": "D", "url": "u"}),
+        json!({"type": "live_documents", "tab_id": 1, "documents": [], "frame_id": 0}),
+        json!({"type": "page", "from": {"tab_id": 1, "frame_id": 0, "document_id": "D",
+            "origin": "https://a.example"}, "ops": [], "batch": 1}),
+    ] {
+        let error = read::<Event>(message.clone()).expect_err("an unknown field");
+        assert!(error.contains("unknown field"), "{message}: {error}");
+    }
+    let error = read::<Vec<Op>>(json!([{"op": "reset"}, {"op": "reset", "x": 1}]))
+        .expect_err("an unknown field");
+    assert!(error.contains("unknown field `x`"), "{error}");
+    // Without the unknown fields, each reads; the fields with defaults may be left out.
+    for message in [
+        json!({"type": "agents"}),
+        json!({"type": "connect_desktop"}),
+        json!({"type": "tabs_without_toolgate"}),
+        json!({"type": "allow_extension", "extension_id": "e"}),
+    ] {
+        read::<FromUi>(message.clone()).unwrap_or_else(|e| panic!("{message}: {e}"));
+    }
+    // And each is written back as it was read.
+    assert_eq!(
+        serde_json::to_value(FromUi::Agents {}).expect("writes"),
+        json!({"type": "agents"})
+    );
+    assert_eq!(
+        serde_json::to_value(Op::Reset).expect("writes"),
+        json!({"op": "reset"})
     );
 }
 

@@ -1,5 +1,5 @@
 //! The core's small map keeps keys in order, and reads and writes the same
-//! JSON as `BTreeMap` (stored sessions and records are written this way).
+//! JSON as `BTreeMap` (a stored tool's annotations are written this way).
 
 use std::collections::BTreeMap;
 use toolgate::vecmap::VecMap;

@@ -16,9 +16,9 @@ use crate::protocol::{
     error_reply, initialized, pong, read_request, tool_result, tools_listed, BrowserCall, Method,
     Reply, RpcError, CALL_TOOL, LIST_TOOLS,
 };
-use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 mod answering;
 mod budget;
@@ -298,15 +298,15 @@ pub struct Session {
     pub answers: Answers,
     /// Open cards, by card id.
     #[serde(default)]
-    pub pending: VecMap<u64, Pending>,
+    pub pending: BTreeMap<u64, Pending>,
     /// Calls running in a page, by call id.
     #[serde(default)]
-    pub running: VecMap<u64, RunningCall>,
+    pub running: BTreeMap<u64, RunningCall>,
     /// Calls to Read-only tools running in this worker, the same way. They
     /// are never stored: running one again after a stop is harmless, and a
     /// call its agent took the reply of directly then costs no write at all.
     #[serde(skip)]
-    repeatable: VecMap<u64, RunningCall>,
+    repeatable: BTreeMap<u64, RunningCall>,
     /// Replies not yet collected by an agent that lost its wait, by request
     /// key, oldest first: past `KEPT_REPLIES`, the oldest goes.
     #[serde(default)]

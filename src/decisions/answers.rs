@@ -7,8 +7,8 @@
 use crate::page::classify::Class;
 use crate::page::declaration::{Hint, HintState};
 use crate::page::registry::{is_opaque_site, Tool};
-use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// How long an approved idempotent call may be retried without asking.
 pub const RETRY_WINDOW_MS: u64 = 2 * 60 * 1000;
@@ -228,7 +228,7 @@ pub struct SiteGrant {
     pub denied: bool,
     /// "Always allow": tool name → the definition it was given for.
     #[serde(default)]
-    pub always: VecMap<String, String>,
+    pub always: BTreeMap<String, String>,
 }
 
 /// The last call a person approved once, for the immediate-retry rule.
@@ -249,7 +249,7 @@ pub struct Chat {
     #[serde(default)]
     pub read_only: bool,
     #[serde(default)]
-    pub sites: VecMap<String, SiteGrant>,
+    pub sites: BTreeMap<String, SiteGrant>,
     #[serde(default)]
     pub last_approval: Option<Approval>,
     /// Ended (its MCP session or port closed): its id cannot be opened
@@ -262,7 +262,7 @@ pub struct Chat {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answers {
     #[serde(default)]
-    pub chats: VecMap<String, Chat>,
+    pub chats: BTreeMap<String, Chat>,
     /// "Never allow": (site, tool), in every chat, until the browser restarts.
     #[serde(default)]
     pub never: Vec<(String, String)>,
@@ -296,9 +296,7 @@ impl Answers {
     /// # Errors
     /// A closed chat cannot be opened again (docs/agents.md, "Chats").
     pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) -> Result<(), String> {
-        let entry = self
-            .chats
-            .get_or_insert_with(chat.to_owned(), Default::default);
+        let entry = self.chats.entry(chat.to_owned()).or_default();
         if entry.closed {
             return Err(format!(
                 "chat {chat} was closed, and a closed chat cannot be opened again: start a new one"
@@ -314,7 +312,7 @@ impl Answers {
     pub fn close_chat(&mut self, chat: &str) {
         let entry = self.chat(chat);
         entry.closed = true;
-        entry.sites = VecMap::default();
+        entry.sites = BTreeMap::default();
         entry.last_approval = None;
     }
 
@@ -329,7 +327,7 @@ impl Answers {
     }
 
     fn chat(&mut self, chat: &str) -> &mut Chat {
-        self.chats.get_or_insert_with(chat.to_owned(), || Chat {
+        self.chats.entry(chat.to_owned()).or_insert_with(|| Chat {
             label: chat.to_owned(),
             ..Chat::default()
         })
@@ -484,10 +482,7 @@ impl Answers {
                 })
             }
             SiteAnswer::DenyForChat => {
-                let grant = self
-                    .chat(chat)
-                    .sites
-                    .get_or_insert_with(site.to_owned(), Default::default);
+                let grant = self.chat(chat).sites.entry(site.to_owned()).or_default();
                 *grant = SiteGrant {
                     denied: true,
                     ..SiteGrant::default()
@@ -500,10 +495,7 @@ impl Answers {
             SiteAnswer::AllowNonConsequential => Width::NonConsequential,
             SiteAnswer::AllowAll => Width::All,
         };
-        let grant = self
-            .chat(chat)
-            .sites
-            .get_or_insert_with(site.to_owned(), Default::default);
+        let grant = self.chat(chat).sites.entry(site.to_owned()).or_default();
         grant.width = Some(width);
         grant.denied = false;
         None
@@ -535,7 +527,7 @@ impl Answers {
                 }
             }
             CallAnswer::AlwaysAllowTool => {
-                let grant = chat_state.sites.get_or_insert_with(site, Default::default);
+                let grant = chat_state.sites.entry(site).or_default();
                 grant
                     .always
                     .insert(name.clone(), tool.definition.to_owned());
@@ -545,7 +537,7 @@ impl Answers {
             }
             CallAnswer::AllowClass => {
                 let localhost_default = is_localhost(&site).then_some(Width::ReadOnly);
-                let grant = chat_state.sites.get_or_insert_with(site, Default::default);
+                let grant = chat_state.sites.entry(site).or_default();
                 let wider = Width::of(tool.class)
                     .max(grant.width.or(localhost_default).unwrap_or(Width::ReadOnly));
                 grant.width = Some(wider);

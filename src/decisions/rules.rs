@@ -9,8 +9,8 @@
 use crate::page::classify::Class;
 use crate::page::declaration::{Hint, HintState};
 use crate::page::registry::Tool;
-use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 mod book;
 mod late;
@@ -192,19 +192,19 @@ pub struct SiteRules {
     pub delete: Level,
     pub outside: Level,
     #[serde(default)]
-    pub areas: VecMap<String, Level>,
+    pub areas: BTreeMap<String, Level>,
     #[serde(default)]
-    pub tools: VecMap<String, Level>,
+    pub tools: BTreeMap<String, Level>,
     /// The definition each tool set apart had when the person set it: its
     /// level holds for that definition only (docs/rules.md, "A rule holds
     /// for what you saw"). A tool with none here (set by an administrator's
     /// policy, which names tools) holds for any.
-    #[serde(default, skip_serializing_if = "VecMap::is_empty")]
-    pub tool_definitions: VecMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tool_definitions: BTreeMap<String, String>,
     /// The kinds of tools each area set apart held when the person set it:
     /// its level covers those kinds only. An area with none here holds for all.
-    #[serde(default, skip_serializing_if = "VecMap::is_empty")]
-    pub area_kinds: VecMap<String, Vec<ToolKind>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub area_kinds: BTreeMap<String, Vec<ToolKind>>,
 }
 
 impl Default for SiteRules {
@@ -222,10 +222,10 @@ impl SiteRules {
             write,
             delete,
             outside,
-            areas: VecMap::new(),
-            tools: VecMap::new(),
-            tool_definitions: VecMap::new(),
-            area_kinds: VecMap::new(),
+            areas: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            tool_definitions: BTreeMap::new(),
+            area_kinds: BTreeMap::new(),
         }
     }
 
@@ -330,7 +330,7 @@ impl SiteRules {
     }
 }
 
-fn set(map: &mut VecMap<String, Level>, key: &str, level: Option<Level>) {
+fn set(map: &mut BTreeMap<String, Level>, key: &str, level: Option<Level>) {
     match level {
         Some(level) => {
             map.insert(key.to_owned(), level);

@@ -10,15 +10,14 @@
 
 use crate::page::classify::{classify, Verdict};
 use crate::page::declaration::{Declaration, HintState, Invalid, Kind, Path, RawDeclaration};
-use crate::vecmap::VecMap;
-use crate::wire::{needed, only};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 mod stored;
 mod wire;
 use stored::{Room, Writes};
 pub use stored::{StoredTool, PAGE_BYTES, SITE_BYTES, TAB_BYTES, TOOL_KEY};
-use wire::{EventWire, OpWire};
+use wire::OpWire;
 
 pub type TabId = i64;
 pub type FrameId = i64;
@@ -115,10 +114,10 @@ pub struct Registered {
     pub error: Option<String>,
 }
 
-/// An event the shell feeds the registry: `{"type": "navigated", …}`. Read
-/// through `EventWire` (see `crate::wire`).
+/// An event the shell feeds the registry: `{"type": "navigated", …}`, with
+/// only its variant's fields.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "EventWire")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Event {
     /// A content script reported changes.
     Page { from: FrameRef, ops: Vec<Op> },
@@ -149,7 +148,7 @@ pub enum Effect {
     /// faster than the same data as objects.
     Store {
         tab_id: TabId,
-        set: VecMap<String, String>,
+        set: BTreeMap<String, String>,
         remove: Vec<String>,
     },
     /// Show the tab's tool count on the action icon (when it changed).
@@ -441,7 +440,7 @@ fn site_of(origin: &str, document_id: &str) -> String {
 /// The registry of every tab's tools.
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
-    tabs: VecMap<TabId, VecMap<FrameId, Frame>>,
+    tabs: BTreeMap<TabId, BTreeMap<FrameId, Frame>>,
     /// The next registration's place in order (`Tool::seq`).
     next_seq: u64,
 }
@@ -493,7 +492,7 @@ impl Registry {
                     from.frame_id,
                     &site_of(&from.origin, &from.document_id),
                 );
-                let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
+                let frames = self.tabs.entry(tab_id).or_default();
                 let current = frames.get(&from.frame_id).map(|f| f.document_id.as_str());
                 if current.is_some_and(|doc| doc != from.document_id)
                     && !ops.iter().any(Op::registers)
@@ -502,7 +501,9 @@ impl Registry {
                     // (it went away as the next one arrived): nothing to change.
                     return (Vec::new(), Vec::new());
                 }
-                let frame = frames.get_or_insert_with(from.frame_id, || Frame::new(&from));
+                let frame = frames
+                    .entry(from.frame_id)
+                    .or_insert_with(|| Frame::new(&from));
                 if frame.document_id != from.document_id || frame.origin != from.origin {
                     // A new document registers: the old one is gone.
                     writes.drop_frame(tab_id, frame);
@@ -523,7 +524,7 @@ impl Registry {
                 document_id,
                 ..
             } => {
-                let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
+                let frames = self.tabs.entry(tab_id).or_default();
                 if let Some(stale) = frames
                     .get(&frame_id)
                     .filter(|f| f.document_id != document_id)
@@ -533,7 +534,7 @@ impl Registry {
                 }
             }
             Event::LiveDocuments { documents, .. } => {
-                let frames = self.tabs.get_or_insert_with(tab_id, Default::default);
+                let frames = self.tabs.entry(tab_id).or_default();
                 frames.retain(|id, f| {
                     let live = documents
                         .iter()

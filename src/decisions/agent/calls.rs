@@ -230,7 +230,7 @@ impl Session {
             // rule allows runs (its Off and Ask first were refused above);
             // what would need the chat's answer is refused.
             Decision::AskSite | Decision::AskCall { .. }
-                if self.rules.unattended && self.rules.sites.get(&call.site).is_some() =>
+                if self.rules.unattended && self.rules.sites.contains_key(&call.site) =>
             {
                 let why = "the site's rule allows it, and Toolgate runs unattended".to_owned();
                 let repeatable = facts.class == Class::ReadOnly;

@@ -35,7 +35,7 @@ impl Session {
                 // Unattended, no card ever opens (docs/rules.md): a site with
                 // rules lists what they do not turn Off; one without is withheld.
                 Decision::AskSite | Decision::AskCall { .. }
-                    if self.rules.unattended && self.rules.sites.get(site.as_str()).is_some() =>
+                    if self.rules.unattended && self.rules.sites.contains_key(site.as_str()) =>
                 {
                     listed.push(site.clone())
                 }

@@ -13,7 +13,7 @@ pub struct RuleBook {
     /// Rule sets by site (an origin, as a frame's site is written). A site
     /// without one follows the chat's answers alone.
     #[serde(default)]
-    pub sites: VecMap<String, SiteRules>,
+    pub sites: BTreeMap<String, SiteRules>,
     /// Unattended mode: no card ever opens; Ask first acts as Off.
     #[serde(default)]
     pub unattended: bool,
@@ -32,7 +32,7 @@ pub struct SeenTool {
 
 /// The tools `site` publishes in the open tabs, each once, by name.
 pub fn site_tools(registry: &Registry, site: &str) -> Vec<SeenTool> {
-    let mut seen: VecMap<String, SeenTool> = VecMap::new();
+    let mut seen: BTreeMap<String, SeenTool> = BTreeMap::new();
     for tab in registry.tab_ids() {
         for frame in registry.frames(tab).filter(|f| f.site() == site) {
             for facts in frame.tools.iter().filter_map(RuleFacts::of) {

@@ -62,7 +62,7 @@ pub(super) fn entry_bytes(key: &str, text: &str) -> usize {
 
 /// The writes one event comes to, key by key: the last word on each key wins.
 #[derive(Debug, Default)]
-pub(super) struct Writes(VecMap<String, Option<String>>);
+pub(super) struct Writes(BTreeMap<String, Option<String>>);
 
 impl Writes {
     pub(super) fn set(&mut self, key: String, text: String) {
@@ -84,7 +84,7 @@ impl Writes {
         if self.0.is_empty() {
             return None;
         }
-        let mut set = VecMap::new();
+        let mut set = BTreeMap::new();
         let mut remove = Vec::new();
         for (key, text) in self.0 {
             match text {
@@ -221,8 +221,10 @@ impl Registry {
             };
             let frame = registry
                 .tabs
-                .get_or_insert_with(s.tab_id, Default::default)
-                .get_or_insert_with(s.frame_id, || Frame::new(&from));
+                .entry(s.tab_id)
+                .or_default()
+                .entry(s.frame_id)
+                .or_insert_with(|| Frame::new(&from));
             if frame.document_id != from.document_id {
                 // Each write removes a frame's old document's tools as it
                 // stores the new one's: two documents in one frame are not
