@@ -143,6 +143,9 @@ pub enum FromUi {
     TabsWithoutToolgate {},
     /// "Set areas and tools apart": the tools seen on a site.
     SiteTools { site: String },
+    /// The settings pages: the site rules' words, from the core
+    /// (`views::rule_words`).
+    RuleWords {},
     /// The settings page: one change of a site's rules, whole or not at all.
     ChangeRules {
         site: String,

@@ -142,6 +142,13 @@ pub fn change_rules(
     write(&book)
 }
 
+/// The site rules' words and the class labels (`views::rule_words`), as
+/// JSON text: what the settings pages show, from one place.
+#[wasm_bindgen(js_name = "ruleWords")]
+pub fn rule_words() -> Result<String, JsError> {
+    write(&crate::views::rule_words::rule_words())
+}
+
 #[wasm_bindgen(js_name = "parseAgentMessage")]
 pub fn parse_agent_message(message: &str) -> Result<String, JsError> {
     let parsed: crate::protocol::bridge::FromAgent = read(message, "agent message")?;

@@ -2,7 +2,7 @@
 // what the browser says about the sender, before the message is read. A page
 // can send any message; it is only ever parsed as a page report about its own
 // frame.
-import { parseUiMessage } from '../../pkg/toolgate.js';
+import { parseUiMessage, ruleWords } from '../../pkg/toolgate.js';
 import { agent, openChat } from './agents.js';
 import { answer, card } from './cards.js';
 import { fromJson, ready, toJson } from './core.js';
@@ -46,6 +46,7 @@ async function fromUi(message) {
     case 'connect_desktop': return desktop.retry();
     case 'tabs_without_toolgate': return tabsWithoutToolgate();
     case 'site_tools': return siteToolsShown(request.site);
+    case 'rule_words': return fromJson(ruleWords());
     case 'change_rules': return changeRules(request.site, request.changes);
     default: throw new Error(`no handler for ${request.type}`);
   }

@@ -8,10 +8,12 @@ import { $, el, pageText } from './dom.js';
 import { changeRules } from './rule-changes.js';
 
 const site = new URLSearchParams(location.search).get('site') ?? '';
-const KIND_LABELS = { read: 'Read', write: 'Write', delete: 'Delete', outside: 'Outside the site' };
-const LEVELS = [['allowed', 'Allowed'], ['ask_first', 'Ask first'], ['off', 'Off']];
-const NEW_RULES = { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' };
-const ADMINS_ONLY = 'Your administrator manages Toolgate: only they can set this to Allowed.';
+// The rules' words, from the core (src/views/rule_words.rs) through the worker.
+const WORDS = await chrome.runtime.sendMessage({ type: 'rule_words' });
+const KIND_LABELS = Object.fromEntries(WORDS.kinds.map(({ key, label }) => [key, label]));
+const LEVELS = WORDS.levels.map(({ key, label }) => [key, label]);
+const NEW_RULES = WORDS.new_rules;
+const ADMINS_ONLY = WORDS.owners_only;
 const LEVEL_LABELS = Object.fromEntries(LEVELS);
 
 // Why a tool's own or its area's level no longer holds for it (docs/rules.md,

@@ -11,19 +11,17 @@ const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
 // The sites the person answered "Keep it as it is" for (no rules, on purpose).
 export const KEPT_KEY = 'rules_kept';
-const KINDS = [
-  ['read', 'Read', 'tools that only look things up'],
-  ['write', 'Write', 'tools that change things on the site'],
-  ['delete', 'Delete', 'tools that remove things'],
-  ['outside', 'Outside the site', 'tools that act beyond it'],
-];
-const LEVELS = [['allowed', 'Allowed'], ['ask_first', 'Ask first'], ['off', 'Off']];
-// A new rule set, and "Read freely, ask before the rest".
-const NEW_RULES = { read: 'allowed', write: 'ask_first', delete: 'off', outside: 'ask_first' };
-const READ_FREELY = { read: 'allowed', write: 'ask_first', delete: 'ask_first', outside: 'ask_first' };
+// The rules' words (the kinds, the levels, a new rule set, "Read freely",
+// why a level cannot be chosen) come from the core, in one place
+// (src/views/rule_words.rs), through the worker.
+export const WORDS = await chrome.runtime.sendMessage({ type: 'rule_words' });
+const KINDS = WORDS.kinds.map(({ key, label, meaning }) => [key, label, meaning]);
+const LEVELS = WORDS.levels.map(({ key, label }) => [key, label]);
+const NEW_RULES = WORDS.new_rules;
+const READ_FREELY = WORDS.read_freely.levels;
 
 const host = (site) => site.replace(/^[a-z]+:\/\//, '');
-const LEVEL_ORDER = ['allowed', 'ask_first', 'off'];
+const LEVEL_ORDER = LEVELS.map(([value]) => value); // from most to least
 export const levelLabel = (value) => LEVELS.find(([v]) => v === value)?.[1] ?? value;
 export const kindLabel = (value) => KINDS.find(([v]) => v === value)?.[1] ?? value;
 
@@ -36,12 +34,10 @@ async function managed() {
 // Why a level cannot be chosen for a kind under the policy, or null.
 export function refusedLevel(admin, site, kind, level) {
   if (!admin) return null;
-  if (level === 'allowed' && (kind === 'delete' || kind === 'outside')) {
-    return 'Only your administrator can let agents delete or act outside the site without asking.';
-  }
+  if (level === 'allowed' && (kind === 'delete' || kind === 'outside')) return WORDS.owners_only;
   const bound = admin.sites?.[site]?.[kind];
   if (LEVEL_ORDER.includes(bound) && LEVEL_ORDER.indexOf(level) < LEVEL_ORDER.indexOf(bound)) {
-    return `Your administrator set this to ${levelLabel(bound)}: you can choose less, never more.`;
+    return WORDS.wider_than_admin.find(([value]) => value === bound)[1];
   }
   return null;
 }
@@ -129,7 +125,7 @@ function siteCard(site, book, unshimmed, admin, kept) {
   } else {
     // A site made before you could choose (docs/rules.md): its card says so,
     // and offers the two answers; no level shows, since none holds yet.
-    const freely = el('button', { type: 'button', text: 'Read freely, ask before the rest' });
+    const freely = el('button', { type: 'button', text: WORDS.read_freely.label });
     freely.addEventListener('click', () => startRules(site, READ_FREELY));
     const keep = el('button', { type: 'button', text: 'Keep it as it is' });
     keep.addEventListener('click', () => keepAsItIs(site, true));

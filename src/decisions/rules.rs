@@ -424,6 +424,20 @@ pub enum RuleError {
     WiderThanAdmin { change: Change, admin: Level },
 }
 
+/// Why Allowed cannot be chosen for Delete, Outside the site, or an area or
+/// tool of those kinds, under an administrator's policy (the settings pages
+/// say it beside the level; a change that tries it is refused with it).
+pub const OWNERS_ONLY: &str = "Letting agents delete or act outside the site without asking is for your administrator to decide: \
+     Delete, Outside the site, an area, or a tool of those kinds cannot be set to Allowed.";
+
+/// Why a level wider than the administrator's `admin` cannot be chosen.
+pub fn wider_than_admin(admin: Level) -> String {
+    format!(
+        "Your administrator set this to {}; you can choose less, never more.",
+        admin.label()
+    )
+}
+
 impl std::fmt::Display for RuleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let nothing = "Nothing was saved.";
@@ -437,20 +451,19 @@ impl std::fmt::Display for RuleError {
             RuleError::TooManyTools { would_be } => {
                 write!(f, "A site can set up to {MAX_TOOLS} tools apart; this change would make {would_be}. {nothing}")
             }
-            RuleError::KindNeedsLevel { kind } => write!(f, "{} needs a level. {nothing}", kind.label()),
-            RuleError::NotSeen { what } => {
-                write!(f, "{what} can be set apart once its tools have been seen on this site. {nothing}")
+            RuleError::KindNeedsLevel { kind } => {
+                write!(f, "{} needs a level. {nothing}", kind.label())
             }
-            RuleError::OwnersOnly { .. } => write!(
-                f,
-                "Letting agents delete or act outside the site without asking is for your administrator to decide: \
-                 Delete, Outside the site, an area, or a tool of those kinds cannot be set to Allowed. {nothing}"
-            ),
-            RuleError::WiderThanAdmin { admin, .. } => write!(
-                f,
-                "Your administrator set this to {}; you can choose less, never more. {nothing}",
-                admin.label()
-            ),
+            RuleError::NotSeen { what } => {
+                write!(
+                    f,
+                    "{what} can be set apart once its tools have been seen on this site. {nothing}"
+                )
+            }
+            RuleError::OwnersOnly { .. } => write!(f, "{OWNERS_ONLY} {nothing}"),
+            RuleError::WiderThanAdmin { admin, .. } => {
+                write!(f, "{} {nothing}", wider_than_admin(*admin))
+            }
         }
     }
 }

@@ -58,6 +58,9 @@ pub struct Group {
     pub entries: Vec<Entry>,
 }
 
+/// A skill's badge (docs/classes.md, "Badges").
+pub const SKILL: &str = "Skill";
+
 /// The palette of one tab: groups in the order their sites first appear
 /// (the top frame first), entries in registration order.
 pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
@@ -102,7 +105,7 @@ pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Ve
                 title: decl.title.as_deref().map(|t| page_line(t, TITLE_CAP)),
                 kind: decl.kind,
                 class: verdict.class,
-                badge: verdict.class.map_or("Skill", Class::label),
+                badge: verdict.class.map_or(SKILL, Class::label),
                 badges: verdict.badges.clone(),
                 // An unreadable declaration's reason may quote the page.
                 rule: verdict

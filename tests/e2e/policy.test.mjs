@@ -52,8 +52,9 @@ test('an administrator\'s policy bounds the person\'s rules: shown on the settin
     assert.deepStrictEqual(await disabled('Write'), ['Allowed']);
     assert.deepStrictEqual(await disabled('Outside the site'), ['Allowed']);
     assert.deepStrictEqual(await disabled('Read'), []);
-    assert.equal((await card.locator('.why').first().innerText()).trim(), 'Your administrator set this to Ask first: you can choose less, never more.');
-    assert.match((await card.locator('.why').nth(1).innerText()).trim(), /^Only your administrator can let agents delete or act outside the site without asking\.$/);
+    // The core's words (src/views/rule_words.rs), the same a refused change gives, without "Nothing was saved."
+    assert.equal((await card.locator('.why').first().innerText()).trim(), 'Your administrator set this to Ask first; you can choose less, never more.');
+    assert.match((await card.locator('.why').nth(1).innerText()).trim(), /^Letting agents delete or act outside the site without asking is for your administrator to decide: Delete, Outside the site, an area, or a tool of those kinds cannot be set to Allowed\.$/);
 
     // A wider change is refused by the worker too, however it is sent, and nothing is saved.
     const refused = await settings.evaluate((s) => chrome.runtime.sendMessage({
