@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { TOOLGATE_ID, launch } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 import { choose } from '../support/cards.mjs';
+import { sourcesHash } from '../../scripts/pictures.mjs';
 
 let browser;
 before(async () => {
@@ -129,4 +130,11 @@ describe('in both themes', () => {
     await rule.reply;
     await page.close();
   });
+});
+
+// The README's pictures (docs/images/) are made from Toolgate's pages, the
+// core's views and the Notes example; made again whenever those change.
+test('the README\'s pictures are made from the pages as they are now', () => {
+  const made = JSON.parse(readFileSync(fileURLToPath(new URL('../../docs/images/sources.json', import.meta.url)), 'utf8'));
+  assert.equal(made.sha256, sourcesHash(), 'docs/images/ is stale: run `node scripts/pictures.mjs` after ./build.sh build');
 });
