@@ -1,6 +1,8 @@
 // A page's tools as Toolgate classes them (docs/ci.md): the palette the
 // worker gives (`self.toolgate.palette`), read once the page's registrations
 // have settled, and what in it fails a site's CI.
+import { readFileSync } from 'node:fs';
+import { initSync, ruleWords } from '../pkg/toolgate.js';
 
 // The id Chromium gave the tab showing `page`.
 export async function tabIdOf(worker, page) {
@@ -55,8 +57,10 @@ export async function publishes(worker, tabId, name, { timeoutMs = 10_000 } = {}
   }
 }
 
-// What the badge of an entry is: its class, or "Skill".
-export const CLASSES = ['Read only', 'Mutating', 'Consequential', 'Skill'];
+// What the badge of an entry is: its class, or "Skill", in the core's words
+// (src/views/rule_words.rs): the core the package ships, loaded here once.
+initSync({ module: readFileSync(new URL('../pkg/toolgate_bg.wasm', import.meta.url)) });
+export const CLASSES = JSON.parse(ruleWords()).classes;
 
 // Why `entry` fails a site's CI, one sentence each: its lint notes of the
 // error kind (a class left to a default, an unreadable declaration…;

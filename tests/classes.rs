@@ -531,3 +531,19 @@ fn a_schema_outside_the_proposed_subset_is_a_warning_that_names_the_place() {
     );
     assert_eq!(note(json!(true)), None);
 }
+
+/// The copy Toolgate registers with the browser's own WebMCP carries hints
+/// that give the browser the same class (the shim takes them as they come).
+#[test]
+fn each_class_has_the_browsers_hints_for_it() {
+    let hints = |class: Class| serde_json::to_value(class.native_hints()).expect("JSON");
+    assert_eq!(hints(Class::ReadOnly), json!({ "readOnlyHint": true }));
+    assert_eq!(
+        hints(Class::Mutating),
+        json!({ "readOnlyHint": false, "consequentialHint": false })
+    );
+    assert_eq!(
+        hints(Class::Consequential),
+        json!({ "readOnlyHint": false, "consequentialHint": true })
+    );
+}

@@ -16,7 +16,7 @@
 // isolated from the console's own words.
 
 import init, { pageText as shownAs } from '../../pkg/toolgate.js';
-import { $, badge, el, pageText, pressOnly, prettyJson, siteLabel as host } from './dom.js';
+import { $, badge, classBadge, el, pageText, pressOnly, prettyJson, siteLabel as host } from './dom.js';
 
 await init();
 // Page text of a kind (title, name, url, value, description, schema, result)
@@ -225,7 +225,7 @@ function showListing(content) {
       const button = el('button', { type: 'button', 'aria-pressed': 'false' }, [
         el('span', { class: 'name' }, [pageText(shown(entry.name, 'name'))]),
         ...(entry.title ? [el('span', { class: 'title' }, [pageText(shown(entry.title, 'title'))])] : []),
-        badge(entry.kind === 'skill' ? 'Skill' : entry.class),
+        classBadge(entry.kind === 'skill' ? 'Skill' : entry.class),
       ]);
       button.addEventListener('click', () => showTool(entry, button));
       return el('li', {}, [button]);
@@ -254,7 +254,7 @@ function showTool(entry, button) {
   const name = pageText(shown(entry.name, 'name'));
   $('tool-name').replaceChildren(...(entry.title ? [pageText(shown(entry.title, 'title')), ' (', name, ')'] : [name]));
   const extras = (entry.badges ?? []).map(String);
-  $('tool-badges').replaceChildren(badge(entry.kind === 'skill' ? 'Skill' : entry.class), ...extras.map(badge));
+  $('tool-badges').replaceChildren(classBadge(entry.kind === 'skill' ? 'Skill' : entry.class), ...extras.map(badge));
   $('tool-site').textContent = `Published by ${host(entry.site)}`;
   $('tool-description').replaceChildren(pageText(shown(entry.description, 'description'), 'span'));
   const skill = entry.kind === 'skill';

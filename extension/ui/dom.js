@@ -33,13 +33,15 @@ export function lineNodes(parts) {
 // The same line as plain text (a window title, an accessible name).
 export const lineText = (parts) => parts.map((part) => part.page ?? part.toolgate).join('');
 
-// A class badge ("Read only", "Mutating", "Consequential", "Skill") or another badge.
-export function badge(text) {
-  const kind = ['Read only', 'Mutating', 'Consequential', 'Skill'].includes(text)
-    ? text.toLowerCase().replace(' ', '-')
-    : 'extra';
-  return el('span', { class: `badge ${kind}`, text });
+// A class badge: the class's label as the core gives it (docs/classes.md,
+// "Badges"), styled by its words ("Read only" is `.read-only`).
+export function classBadge(label) {
+  const text = String(label ?? '');
+  return el('span', { class: `badge ${text.toLowerCase().replaceAll(' ', '-')}`, text });
 }
+
+// Any other badge ("off-site").
+export const badge = (text) => el('span', { class: 'badge extra', text });
 
 // The site as people read it ("notes.localhost:8000"); opaque origins as they are.
 export function siteLabel(site) {

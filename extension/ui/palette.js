@@ -4,7 +4,7 @@
 // wherever its title is, since the title is the page's to choose and may copy
 // another tool's (docs/cards.md, "How page text is shown").
 
-import { $, badge, el, pageText, pressOnly, siteLabel } from './dom.js';
+import { $, badge, classBadge, el, pageText, pressOnly, siteLabel } from './dom.js';
 
 // A tool's name, then its title if it has one, each apart.
 const nameAndTitle = (entry) => [
@@ -16,7 +16,7 @@ function showDetails(entry, button) {
   pressOnly(document.querySelectorAll('ul.tools button'), button);
   $('details').hidden = false;
   $('detail-name').replaceChildren(...nameAndTitle(entry));
-  $('detail-badges').replaceChildren(badge(entry.badge), ...entry.badges.map(badge));
+  $('detail-badges').replaceChildren(classBadge(entry.badge), ...entry.badges.map(badge));
   $('detail-description').replaceChildren(pageText(entry.description, 'span'));
   $('detail-rule').textContent = entry.rule ?? 'A skill: instructions for agents, never called, never confirmed.';
   // The site's rule for it (docs/rules.md), where the site has rules.
@@ -46,7 +46,7 @@ function render(palette) {
       el('ul', { class: 'tools' }, group.entries.map((entry) => {
         const button = el('button', { type: 'button', 'aria-pressed': 'false' }, [
           el('span', { class: 'name' }, nameAndTitle(entry)),
-          badge(entry.badge),
+          classBadge(entry.badge),
           ...entry.badges.filter((b) => b === 'off-site').map(badge),
         ]);
         button.addEventListener('click', () => showDetails(entry, button));

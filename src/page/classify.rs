@@ -24,6 +24,24 @@ impl Class {
             Class::Consequential => "Consequential",
         }
     }
+
+    /// The hints that give this class in the browser's own WebMCP: the
+    /// annotations of the copy Toolgate registers there.
+    pub fn native_hints(self) -> NativeHints {
+        NativeHints {
+            read_only_hint: self == Class::ReadOnly,
+            consequential_hint: (self != Class::ReadOnly).then_some(self == Class::Consequential),
+        }
+    }
+}
+
+/// The annotations a tool's copy carries in the browser's own WebMCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NativeHints {
+    pub read_only_hint: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consequential_hint: Option<bool>,
 }
 
 /// The rule that decided a tool's class, in the order they are tried.

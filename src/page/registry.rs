@@ -110,8 +110,24 @@ pub struct Registered {
     pub name: Option<String>,
     /// The class's label, or `None` for skills and refused declarations.
     pub class: Option<crate::page::classify::Class>,
+    /// The annotations of the copy the shim registers with the browser's
+    /// own WebMCP, so that the browser's agent sees the same class
+    /// (`Class::native_hints`); `None` for skills and refused declarations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<crate::page::classify::NativeHints>,
     /// Why the declaration was refused.
     pub error: Option<String>,
+}
+
+impl Registered {
+    fn refused(name: Option<String>, error: String) -> Registered {
+        Registered {
+            name,
+            class: None,
+            annotations: None,
+            error: Some(error),
+        }
+    }
 }
 
 /// An event the shell feeds the registry: `{"type": "navigated", …}`, with
@@ -350,13 +366,7 @@ impl Frame {
         let name = raw.name.clone();
         let mut tool = match Tool::new(raw, provided) {
             Ok(tool) => tool,
-            Err(invalid) => {
-                return Registered {
-                    name,
-                    class: None,
-                    error: Some(invalid.to_string()),
-                }
-            }
+            Err(invalid) => return Registered::refused(name, invalid.to_string()),
         };
         let class = tool.verdict.class;
         // One name is one tool in a document, whichever object registered it
@@ -371,25 +381,21 @@ impl Frame {
             .map(|i| &self.tools[i])
             .filter(|t| t.source != tool.source)
         {
-            return Registered {
+            return Registered::refused(
                 name,
-                class: None,
-                error: Some(format!(
+                format!(
                     "InvalidStateError: a {} named {:?} is already registered in this document, on {}",
                     tool.decl.kind.noun(),
                     tool.decl.name,
                     first.source.api()
-                )),
-            };
+                ),
+            );
         }
         if slot.is_none() && self.tools.len() >= MAX_TOOLS_PER_DOCUMENT {
-            return Registered {
+            return Registered::refused(
                 name,
-                class: None,
-                error: Some(format!(
-                    "a document may publish at most {MAX_TOOLS_PER_DOCUMENT} tools"
-                )),
-            };
+                format!("a document may publish at most {MAX_TOOLS_PER_DOCUMENT} tools"),
+            );
         }
         // A replacement keeps its place, and so its key.
         let (seq, old_bytes) = match slot {
@@ -404,11 +410,7 @@ impl Frame {
         let bytes = self.bytes - old_bytes + tool.bytes;
         if bytes > self.bytes {
             if let Some(error) = report.room.refuses(bytes, tool.decl.kind.noun()) {
-                return Registered {
-                    name,
-                    class: None,
-                    error: Some(error),
-                };
+                return Registered::refused(name, error);
             }
         }
         self.bytes = bytes;
@@ -423,6 +425,7 @@ impl Frame {
         Registered {
             name,
             class,
+            annotations: class.map(crate::page::classify::Class::native_hints),
             error: None,
         }
     }

@@ -465,7 +465,7 @@ fn malformed_frames_from_the_browser_are_refused_and_the_host_goes_on() {
         browser.write(&[byte]);
     }
     assert_eq!(text_of(&client.response(id)), "ok");
-    let stderr = browser.stderr();
+    let stderr = browser.stderr_with(&["refused a message from the browser", "not open"]);
     assert!(
         stderr.contains("refused a message from the browser"),
         "{stderr}"

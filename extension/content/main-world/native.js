@@ -145,13 +145,16 @@ function refusalOf(reply) {
   return new ErrorCtor(ran ? why : `Toolgate refused this call: ${why}`);
 }
 
-// Annotations for the native copy: the class Toolgate decided.
+// Annotations for the native copy: the class Toolgate decided, as the
+// core gives its hints (Class::native_hints); Consequential's where none came.
 function nativeAnnotations(result) {
-  switch (result?.class) {
-    case 'Read only': return { readOnlyHint: true };
-    case 'Mutating': return { readOnlyHint: false, consequentialHint: false };
-    default: return { readOnlyHint: false, consequentialHint: true };
+  const given = result?.annotations;
+  if (given && typeof given.readOnlyHint === 'boolean') {
+    const copy = { readOnlyHint: given.readOnlyHint };
+    if (typeof given.consequentialHint === 'boolean') copy.consequentialHint = given.consequentialHint;
+    return copy;
   }
+  return { readOnlyHint: false, consequentialHint: true };
 }
 
 // Registers Toolgate's copy of a tool with the browser's own API once the

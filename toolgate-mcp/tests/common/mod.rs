@@ -139,6 +139,20 @@ impl Browser {
         self.stderr.lock().expect("lock").clone()
     }
 
+    /// What the host wrote to stderr, once it holds every one of `lines`
+    /// (a thread collects it, a moment behind the host), or as it is after
+    /// `WAIT`.
+    pub fn stderr_with(&self, lines: &[&str]) -> String {
+        let until = Instant::now() + WAIT;
+        loop {
+            let text = self.stderr();
+            if lines.iter().all(|line| text.contains(line)) || Instant::now() >= until {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// The next message the host hands the browser.
     pub fn recv(&self) -> Value {
         match self.frames.recv_timeout(WAIT) {
