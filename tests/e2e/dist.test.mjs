@@ -56,22 +56,51 @@ test('unzipped and loaded unpacked, it gates a call through the site card and th
   const server = await serve('tests/pages/answers');
   const browser = await launch({ extension: false, alsoLoad: [dir], args: REAL_HOSTS });
   try {
+    // Its worker, the newest one (as lib/chromium.mjs's toolgateWorker finds
+    // Toolgate's): Chromium may start an unpacked extension's worker twice.
     const isWorker = (sw) => sw.url().endsWith('/pkg/worker.js');
-    const sw = browser.context.serviceWorkers().find(isWorker) ?? await browser.context.waitForEvent('serviceworker', { predicate: isWorker });
-    await sw.evaluate(() => self.toolgate.ready());
-    const id = new URL(sw.url()).host;
+    const worker = async () => {
+      const sw = browser.context.serviceWorkers().filter(isWorker).at(-1)
+        ?? await browser.context.waitForEvent('serviceworker', { predicate: isWorker });
+      await sw.evaluate(() => self.toolgate.ready());
+      return sw;
+    };
+    const id = new URL((await worker()).url()).host;
     const page = await browser.newPage(server.url('notes.test', '/'));
-    const tabId = await sw.evaluate(async (url) => (await chrome.tabs.query({})).find((t) => t.url === url)?.id, page.url());
-    await page.waitForFunction(() => window.calls !== undefined);
+    const tabId = await (await worker()).evaluate(async (url) => (await chrome.tabs.query({})).find((t) => t.url === url)?.id, page.url());
+    // Until the worker lists the page's tools, as every test waits for its palette.
+    await (await worker()).evaluate(async (tab) => {
+      for (;;) {
+        const palette = await self.toolgate.palette(tab);
+        if (palette.groups.flatMap((g) => g.entries).length >= 11) return;
+        await new Promise((done) => setTimeout(done, 20));
+      }
+    }, tabId);
+    const sw = await worker();
+    // The next card window of this extension, as it opens (a window may open
+    // on about:blank and then navigate to its card).
     const isCard = (p) => p.url().startsWith(`chrome-extension://${id}/extension/ui/card.html`);
+    const nextCard = () => new Promise((resolve) => {
+      const onPage = (p) => {
+        const found = () => {
+          if (!isCard(p)) return false;
+          browser.context.off('page', onPage);
+          resolve(p);
+          return true;
+        };
+        if (!found()) p.on('framenavigated', found);
+      };
+      browser.context.on('page', onPage);
+    });
     await openChat(sw, 'dist', 'From the zip');
-    const siteCard = browser.context.waitForEvent('page', { predicate: isCard });
+    const siteCard = nextCard();
     const replied = send(sw, 'dist', callRequest(1, tabId, 'delete_note', { title: 'Groceries' }));
+    replied.catch(() => {}); // awaited below; a failure meanwhile is not unhandled
     const site = await siteCard;
-    const callCard = browser.context.waitForEvent('page', { predicate: isCard });
+    const callCard = nextCard();
     await choose(site, 'Allow non-consequential read/write tools on this website');
     const call = await callCard;
-    assert.match(await call.locator('#heading').textContent(), /delete_note/);
+    await call.locator('#heading', { hasText: 'delete_note' }).waitFor();
     await choose(call, 'Allow this call only');
     const reply = await replied;
     assert.equal(reply.result?.isError, false, JSON.stringify(reply));
