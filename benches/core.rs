@@ -338,7 +338,7 @@ fn bench_decide(c: &mut Criterion) {
         .answer_site(CHAT, SITE, SiteAnswer::AllowReadOnly);
     let frame = registry.frames(1).next().expect("the tab's frame");
     for tool in &frame.tools {
-        let facts = ToolFacts::of(tool, SITE).expect("a tool, not a skill");
+        let facts = ToolFacts::of(tool, SITE, &registry.flags).expect("a tool, not a skill");
         session.answers.answer_call(
             CHAT,
             &facts,
@@ -409,7 +409,7 @@ fn bench_decide(c: &mut Criterion) {
                 panic!("a Read-only call on localhost runs");
             };
             let (_, _, reply) = session
-                .finish(run.call_id, Ok(&ok), 1 << 20, true)
+                .finish(run.call_id, Ok(&ok), 1 << 20, true, None)
                 .expect("running");
             reply
         })
@@ -429,7 +429,7 @@ fn bench_decide(c: &mut Criterion) {
                 };
                 let outcome: &RawValue = serde_json::from_str(black_box(r#""ok""#)).expect("JSON");
                 let (_, _, reply) = session
-                    .finish(run.call_id, Ok(outcome), 1 << 20, true)
+                    .finish(run.call_id, Ok(outcome), 1 << 20, true, None)
                     .expect("running");
                 (step_text, reply.text().to_owned())
             })

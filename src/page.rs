@@ -7,6 +7,7 @@
 //! - [`schema`]: arguments checked against a tool's inputSchema.
 
 pub mod classify;
+pub mod conduct;
 pub mod declaration;
 pub mod registry;
 pub mod schema;

@@ -8,15 +8,32 @@ use crate::decisions::agent::{
 };
 use crate::decisions::answers::Answer;
 use crate::decisions::rules::RuleBook;
+use crate::page::conduct::{Conduct, Seen, Watch};
 use crate::page::registry::{Effect, Event, Registered, Registry};
 use crate::views::cards::{self, Card};
+use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The registry and the agent session, as one worker holds them.
 #[derive(Debug, Default)]
 pub struct Toolgate {
     pub registry: Registry,
     pub session: Session,
+    /// What running calls were seen doing, for their replies (`observe`).
+    conduct: BTreeMap<u64, Conduct>,
+}
+
+/// A tool flagged for breaking its hints: what the shell stores (the whole
+/// record of flags, `Flags`, as JSON text) and audits.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct Flagged {
+    pub site: String,
+    pub tool: String,
+    pub said: String,
+    /// In plain words, the page's part as the page wrote it (cut).
+    pub text: String,
+    pub record: String,
 }
 
 impl Toolgate {
@@ -36,7 +53,11 @@ impl Toolgate {
             None => Session::default(),
         };
         session.restarted();
-        Ok(Toolgate { registry, session })
+        Ok(Toolgate {
+            registry,
+            session,
+            conduct: BTreeMap::new(),
+        })
     }
 
     /// The site rules (docs/rules.md) as JSON text, as the shell keeps them
@@ -171,8 +192,59 @@ impl Toolgate {
         taken: bool,
     ) -> Option<String> {
         let outcome = page_outcome(result, failure);
+        let conduct = self.conduct.remove(&call_id);
         self.session
-            .finish(call_id, outcome, cap, taken)
+            .finish(call_id, outcome, cap, taken, conduct.as_ref())
             .map(|(_, _, reply)| reply.text().to_owned())
+    }
+
+    /// The flags of tools that broke their hints, as the shell stored them
+    /// (`Flagged::record`).
+    ///
+    /// # Errors
+    /// When the text is not a record of flags; the flags stay as they were.
+    pub fn set_flags(&mut self, text: &str) -> Result<(), String> {
+        self.registry.flags =
+            serde_json::from_str(text).map_err(|e| format!("bad record of flags: {e}"))?;
+        Ok(())
+    }
+
+    /// What a call's tab was seen doing (`watch`, the call's `Run::watch`):
+    /// told in the reply of `call_id` if it still runs, and judged. A tool
+    /// that broke its hints is flagged on its site until the person clears
+    /// it (docs/classes.md, "Hints held to their word").
+    pub fn observe(
+        &mut self,
+        call_id: Option<u64>,
+        watch: &Watch,
+        seen: &[Seen],
+        overlapped: bool,
+        now_ms: u64,
+    ) -> Option<Flagged> {
+        let seen = &seen[..seen.len().min(Conduct::SEEN_TOLD)];
+        let broken = watch.judge(seen, now_ms);
+        if let Some(call_id) = call_id.filter(|id| self.session.runs(*id)) {
+            let conduct = Conduct::of(watch, seen, overlapped, broken.as_ref());
+            self.conduct.insert(call_id, conduct);
+        }
+        let broken = broken?;
+        let (said, text) = (broken.said.clone(), broken.text(&broken.to));
+        self.registry.flags.flag(&watch.site, &watch.tool, broken);
+        Some(Flagged {
+            site: watch.site.clone(),
+            tool: watch.tool.clone(),
+            said,
+            text,
+            record: serde_json::to_string(&self.registry.flags).unwrap_or_default(),
+        })
+    }
+
+    /// The person cleared a flag (`tool`'s on `site`, or with no tool the
+    /// site's as a whole): the record to store, or `None` if there was none.
+    pub fn clear_flag(&mut self, site: &str, tool: Option<&str>) -> Option<String> {
+        self.registry
+            .flags
+            .clear(site, tool)
+            .then(|| serde_json::to_string(&self.registry.flags).unwrap_or_default())
     }
 }

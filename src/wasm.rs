@@ -319,6 +319,47 @@ impl Core {
         )
     }
 
+    /// The flags of tools that broke their hints, as stored (JSON text).
+    #[wasm_bindgen(js_name = "setFlags")]
+    pub fn set_flags(&mut self, record: &str) -> Result<(), JsError> {
+        self.0.set_flags(record).map_err(|e| JsError::new(&e))
+    }
+
+    /// What a call's tab was seen doing: `{watch, seen, overlapped}` as JSON
+    /// text (`watch` is the call's `Run::watch`); `call_id` if the call still
+    /// runs. Returns the tool's new flag (`Flagged`) as JSON text, if it broke
+    /// its hints.
+    pub fn observe(
+        &mut self,
+        call_id: Option<f64>,
+        conduct: &str,
+        now_ms: f64,
+    ) -> Result<Option<String>, JsError> {
+        #[derive(serde::Deserialize)]
+        struct Observed {
+            watch: crate::page::conduct::Watch,
+            seen: Vec<crate::page::conduct::Seen>,
+            #[serde(default)]
+            overlapped: bool,
+        }
+        let observed: Observed = read(conduct, "what a call was seen doing")?;
+        let flagged = self.0.observe(
+            call_id.map(|id| id as u64),
+            &observed.watch,
+            &observed.seen,
+            observed.overlapped,
+            now_ms as u64,
+        );
+        flagged.map(|f| write(&f)).transpose()
+    }
+
+    /// The person cleared a flag: the record of flags to store, or
+    /// `undefined` if there was none.
+    #[wasm_bindgen(js_name = "clearFlag")]
+    pub fn clear_flag(&mut self, site: &str, tool: Option<String>) -> Option<String> {
+        self.0.clear_flag(site, tool.as_deref())
+    }
+
     /// An agent took its reply directly: it need not be kept. Whether the
     /// session changed, `sessionUnsaved` says.
     pub fn collected(&mut self, chat: &str, request_id: &str) -> Result<(), JsError> {

@@ -459,6 +459,7 @@ impl Driver {
             arguments: run.arguments.clone(),
             allowed_once: false,
             rule_yes: false,
+            broken: None,
         };
         let facts = facts(&call, tool);
         let tool = tool.clone();

@@ -80,7 +80,7 @@ impl CallTarget {
     /// The tool's facts as the registry holds them now, in the same
     /// document; `None` when it is no longer published there.
     pub(crate) fn facts<'a>(&self, registry: &'a Registry, site: &'a str) -> Option<ToolFacts<'a>> {
-        ToolFacts::of(self.tool(registry)?, site)
+        ToolFacts::of(self.tool(registry)?, site, &registry.flags)
     }
 
     /// The tool as the registry holds it now, in the same document.
@@ -111,6 +111,11 @@ pub struct Run {
     /// call that is not, so that a worker stopped mid-call never runs it
     /// again for a re-sent request; a repeatable call need not wait for that.
     pub repeatable: bool,
+    /// What to watch the call for: its hints' promises (docs/classes.md,
+    /// "Hints held to their word"); `None` when they promise nothing a
+    /// call could break, and the shell need not watch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<crate::page::conduct::Watch>,
 }
 
 /// What the shell must do next.
@@ -184,6 +189,10 @@ pub struct PageCall {
     /// The site rule's card allowed it ("Allow once", docs/rules.md).
     #[serde(default)]
     pub rule_yes: bool,
+    /// The tool was seen doing more than its hints said when the request
+    /// found it: its card says so and offers answers for this call only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broken: Option<crate::page::conduct::Broken>,
 }
 
 impl PageCall {
@@ -259,6 +268,26 @@ pub struct Pending {
     pub waiting: Vec<WaitingRequest>,
 }
 
+impl Pending {
+    /// The answers its card offers: a call card for a tool that broke its
+    /// hints offers none that would cover a later call (docs/classes.md).
+    pub fn offered(&self) -> Vec<crate::decisions::answers::Answer> {
+        use crate::decisions::answers::{Answer, CallAnswer};
+        let mut offers = self.card.offered(&self.site);
+        if self.card == CardKind::Call
+            && matches!(&self.action, Action::Call(call) if call.broken.is_some())
+        {
+            offers.retain(|a| {
+                !matches!(
+                    a,
+                    Answer::Call(CallAnswer::AlwaysAllowTool | CallAnswer::AllowClass)
+                )
+            });
+        }
+        offers
+    }
+}
+
 /// A request waiting on a site card another request of its chat opened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WaitingRequest {
@@ -289,6 +318,9 @@ pub struct RunningCall {
     pub chat: String,
     pub request_id: Value,
     pub why: String,
+    /// The tool declared `untrustedContentHint: true`: its reply says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub untrusted_content: bool,
 }
 
 /// Everything the agent entry keeps, persisted as one record.

@@ -5,6 +5,7 @@
 //! comes out as a value the shell acts on.
 
 use crate::page::classify::Class;
+use crate::page::conduct::{Broken, Flags};
 use crate::page::declaration::{Hint, HintState};
 use crate::page::registry::{is_opaque_site, Tool};
 use serde::{Deserialize, Serialize};
@@ -202,17 +203,28 @@ pub struct ToolFacts<'a> {
     /// are bound to it.
     pub definition: &'a str,
     pub idempotent: bool,
+    /// The tool was seen doing more than its hints said: it is treated as
+    /// Consequential and confirmed per call, on every chat, until the person
+    /// clears it (docs/classes.md, "Hints held to their word").
+    pub broken: Option<&'a Broken>,
 }
 
 impl<'a> ToolFacts<'a> {
-    /// What answers need to know of a registered tool; `None` for skills.
-    pub fn of(tool: &'a Tool, site: &'a str) -> Option<ToolFacts<'a>> {
+    /// What answers need to know of a registered tool, with the flags of
+    /// tools that broke their hints; `None` for skills.
+    pub fn of(tool: &'a Tool, site: &'a str, flags: &'a Flags) -> Option<ToolFacts<'a>> {
+        let broken = flags.of(site, &tool.decl.name);
         Some(ToolFacts {
             site,
             name: &tool.decl.name,
-            class: tool.verdict.class?,
+            class: if broken.is_some() {
+                tool.verdict.class.map(|_| Class::Consequential)?
+            } else {
+                tool.verdict.class?
+            },
             definition: tool.definition(),
             idempotent: tool.decl.hint(Hint::Idempotent) == HintState::True,
+            broken,
         })
     }
 }
@@ -426,6 +438,11 @@ impl Answers {
         let Some(width) = self.width(chat, site) else {
             return Decision::AskSite;
         };
+        // A tool that broke its hints is confirmed per call: no width,
+        // "Always allow" or retry covers it (docs/classes.md).
+        if tool.broken.is_some() {
+            return Decision::AskCall { changed: false };
+        }
         if width.covers(tool.class) {
             return Decision::Run {
                 why: format!(

@@ -446,6 +446,10 @@ pub struct Registry {
     tabs: BTreeMap<TabId, BTreeMap<FrameId, Frame>>,
     /// The next registration's place in order (`Tool::seq`).
     next_seq: u64,
+    /// The tools seen doing more than their hints said, by site, until the
+    /// person clears them: each is treated as Consequential on its site
+    /// (docs/classes.md, "Hints held to their word").
+    pub flags: crate::page::conduct::Flags,
 }
 
 /// Two registries are the same when they hold the same tools; where their

@@ -10,6 +10,7 @@ use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
 use crate::decisions::rules::{Level, RuleBook, RuleFacts};
 use crate::page::classify::Class;
+use crate::page::conduct::{Broken, SEEN_CAP};
 use crate::page::registry::is_opaque_site;
 use crate::views::text::{
     page_line, Line, ARGUMENT_NAME_CAP, ARGUMENT_VALUE_CAP, CHAT_CAP, NAME_CAP, TITLE_CAP, URL_CAP,
@@ -134,7 +135,7 @@ pub fn card(
     world: &World,
     rules: &RuleBook,
 ) -> Option<Card> {
-    let offers = pending.card.offered(&pending.site);
+    let offers = pending.offered();
     let tab_id = pending.action.tab_id();
     let site = shown_site(&pending.site, world.tab(tab_id));
     let publishes: Vec<Published> = world
@@ -208,6 +209,7 @@ pub fn card(
                 target,
                 arguments,
                 class,
+                broken,
                 ..
             }) = &pending.action
             else {
@@ -232,7 +234,7 @@ pub fn card(
                 kind: CardKind::Call,
                 asked_by,
                 heading: Line::default().quote(name.clone()),
-                lines: Vec::new(),
+                lines: broken.iter().map(|b| broken_line(&name, b)).collect(),
                 tool: Some(name.clone()),
                 class: class.map(Class::label),
                 rule: None,
@@ -275,6 +277,9 @@ pub fn card(
                     "The agent stopped waiting. Allow once lets its same call, with the same arguments, run once if it asks again within 10 minutes.",
                 ));
             }
+            if let Some(broken) = &call.broken {
+                lines.push(broken_line(&name, broken));
+            }
             if let Some(because) = &because {
                 lines.push(Line::ours(format!(
                     "It asks first because of {} on {site}. Allow once lets this call run, this once.",
@@ -306,4 +311,19 @@ pub fn card(
     card.approve_menu.retain(|c| offers.contains(&c.answer));
     card.deny_menu.retain(|c| offers.contains(&c.answer));
     Some(card)
+}
+
+/// Why a tool that broke its hints is asked about at every call
+/// (docs/classes.md, "Hints held to their word").
+fn broken_line(name: &str, broken: &Broken) -> Line {
+    let (head, tail) = broken.around();
+    Line::ours("Toolgate asks about every call of \u{201c}")
+        .quote(name.to_owned())
+        .say(format!(
+            "\u{201d} and treats it as Consequential: it {head}"
+        ))
+        .quote(page_line(&broken.to, SEEN_CAP))
+        .say(format!(
+            "{tail}. You can clear this in the palette or on the settings page."
+        ))
 }

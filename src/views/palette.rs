@@ -7,6 +7,7 @@
 
 use crate::decisions::rules::{Level, RuleBook, RuleFacts};
 use crate::page::classify::{Badge, Class, Severity};
+use crate::page::conduct::SEEN_CAP;
 use crate::page::declaration::{Kind, Path};
 use crate::page::registry::{FrameId, Registry, TabId};
 use crate::views::text::{page_block, page_line, BLOCK_CAP, DESCRIPTION_CAP, NAME_CAP, TITLE_CAP};
@@ -31,6 +32,11 @@ pub struct Entry {
     /// says so (docs/rules.md); `None` for skills and sites without rules.
     pub agents: Option<String>,
     pub lints: Vec<Note>,
+    /// Seen doing more than its hints said, in plain words, the page's part
+    /// escaped: treated as Consequential on its site until the person clears
+    /// it (docs/classes.md, "Hints held to their word").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broke: Option<String>,
     pub description: String,
     /// The input schema as the page gave it (JSON text).
     pub input_schema: Option<String>,
@@ -100,13 +106,18 @@ pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Ve
         for tool in &frame.tools {
             let decl = &tool.decl;
             let verdict = &tool.verdict;
+            let broken = registry.flags.of(&site, &decl.name);
+            let mut badges = verdict.badges.clone();
+            if broken.is_some_and(|b| b.off_site) && !badges.contains(&Badge::OffSite) {
+                badges.push(Badge::OffSite);
+            }
             groups[index].entries.push(Entry {
                 name: page_line(&decl.name, NAME_CAP),
                 title: decl.title.as_deref().map(|t| page_line(t, TITLE_CAP)),
                 kind: decl.kind,
                 class: verdict.class,
                 badge: verdict.class.map_or(SKILL, Class::label),
-                badges: verdict.badges.clone(),
+                badges,
                 // An unreadable declaration's reason may quote the page.
                 rule: verdict
                     .rule
@@ -122,6 +133,7 @@ pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Ve
                         text: page_block(&l.explain_on(decl.path), DESCRIPTION_CAP),
                     })
                     .collect(),
+                broke: broken.map(|b| b.text(&page_line(&b.to, SEEN_CAP))),
                 description: page_block(&decl.description, DESCRIPTION_CAP),
                 input_schema: decl.input_schema.clone(),
                 schema: decl

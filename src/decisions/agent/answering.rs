@@ -67,7 +67,7 @@ impl Session {
             .pending
             .get(&card_id)
             .ok_or_else(|| format!("card {card_id} is not waiting for an answer"))?;
-        if !pending.card.offered(&pending.site).contains(&answer) {
+        if !pending.offered().contains(&answer) {
             return Err(format!("{answer:?} is not an answer card {card_id} offers"));
         }
         let pending = self.pending.remove(&card_id).ok_or("card vanished")?;

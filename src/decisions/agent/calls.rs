@@ -5,7 +5,8 @@
 use super::*;
 use crate::decisions::answers::site_host;
 use crate::decisions::rules::{Gate, RuleFacts};
-use crate::page::declaration::Kind;
+use crate::page::conduct::Watch;
+use crate::page::declaration::{Hint, HintState, Kind};
 use crate::page::registry::{is_opaque_site, Frame, Tool};
 use crate::protocol::CallTool;
 
@@ -143,11 +144,12 @@ impl Session {
                 return self.undecidable(chat, id, RpcError::InvalidParams(message));
             }
         }
-        let Some(facts) = ToolFacts::of(found.tool, &found.site) else {
+        let Some(facts) = ToolFacts::of(found.tool, &found.site, &world.registry.flags) else {
             let message = format!("{name} is not a tool");
             return self.undecidable(chat, id, RpcError::InvalidParams(message));
         };
         let (class, definition) = (facts.class, facts.definition.to_owned());
+        let broken = facts.broken.cloned();
         let call = PageCall {
             target: found.target,
             site: found.site,
@@ -156,6 +158,7 @@ impl Session {
             arguments: arguments.to_owned(),
             allowed_once: false,
             rule_yes: false,
+            broken,
         };
         self.decide_call(chat, id, call, world)
     }
@@ -221,26 +224,30 @@ impl Session {
                 .decide_call(chat, &facts, &call.arguments, world.now_ms)
         };
         match decision {
-            Decision::Run { why } => {
-                let repeatable = facts.class == Class::ReadOnly;
-                self.start_run(chat, id, call, why, repeatable)
-            }
+            Decision::Run { why } => self.start_run(chat, id, call, why, world),
             refused @ Decision::Refuse { .. } => refusal(id, refused),
             // Unattended, no card ever opens (docs/rules.md): what the site's
             // rule allows runs (its Off and Ask first were refused above);
             // what would need the chat's answer is refused.
             Decision::AskSite | Decision::AskCall { .. }
-                if self.rules.unattended && self.rules.sites.contains_key(&call.site) =>
+                if self.rules.unattended
+                    && self.rules.sites.contains_key(&call.site)
+                    && facts.broken.is_none() =>
             {
                 let why = "the site's rule allows it, and Toolgate runs unattended".to_owned();
-                let repeatable = facts.class == Class::ReadOnly;
-                self.start_run(chat, id, call, why, repeatable)
+                self.start_run(chat, id, call, why, world)
             }
             Decision::AskSite | Decision::AskCall { .. } if self.rules.unattended => {
-                let why = format!(
-                    "Nothing ran: {} needs an answer on a card, and no one was there to ask (Toolgate runs unattended).",
-                    call.target.name
-                );
+                let name = &call.target.name;
+                let why = match facts.broken {
+                    Some(broken) => format!(
+                        "Nothing ran: {name} {}, so each of its calls needs an answer on a card, and no one was there to ask (Toolgate runs unattended).",
+                        broken.text(&broken.to)
+                    ),
+                    None => format!(
+                        "Nothing ran: {name} needs an answer on a card, and no one was there to ask (Toolgate runs unattended)."
+                    ),
+                };
                 refusal(id, Decision::Refuse { why })
             }
             Decision::AskSite => {
@@ -261,13 +268,19 @@ impl Session {
         id: &Value,
         call: PageCall,
         why: String,
-        repeatable: bool,
+        world: &World,
     ) -> Step {
+        // Running a Read only tool twice is harmless (`Run::repeatable`).
+        let repeatable = call.class == Class::ReadOnly;
+        let tool = call.target.tool(world.registry);
         let running = RunningCall {
             chat: chat.to_owned(),
             request_id: id.clone(),
             why,
+            untrusted_content: tool
+                .is_some_and(|t| t.decl.hint(Hint::UntrustedContent) == HintState::True),
         };
+        let watch = tool.and_then(|t| Watch::of(t, &call.site));
         let call_id = if repeatable {
             self.next_repeatable += 1;
             let call_id = REPEATABLE_IDS + self.next_repeatable;
@@ -284,6 +297,7 @@ impl Session {
                 target: call.target,
                 arguments: call.arguments,
                 repeatable,
+                watch,
             },
         }
     }

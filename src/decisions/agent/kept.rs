@@ -2,6 +2,7 @@
 //! (the worker stopped): collected by sending the same request again.
 
 use super::*;
+use crate::page::conduct::Conduct;
 use crate::protocol::result_reply;
 use serde_json::value::RawValue;
 
@@ -21,22 +22,39 @@ pub fn page_outcome(result: Option<&str>, failure: Option<String>) -> Result<&Ra
     }
 }
 
+/// What a call's reply says under `_meta.toolgate`: what let it run, whether
+/// its tool said its result holds untrusted content (so that a client can set
+/// it apart), and what its tab was seen doing.
+#[derive(Serialize)]
+struct RunMeta<'a> {
+    #[serde(flatten)]
+    decision: Decision,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    untrusted_content: bool,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    conduct: Option<&'a Conduct>,
+}
+
 impl Session {
     /// A finished call's outcome, from the page: `Ok(result)`, the result as
     /// JSON text, or `Err(reason)`. `taken`: its agent is waiting and takes
     /// the reply now; otherwise the reply is kept until the agent sends the
     /// same request again.
+    /// `conduct`: what the call's tab was seen doing, if anything
+    /// (docs/classes.md, "Hints held to their word"); its reply says so.
     pub fn finish(
         &mut self,
         call_id: u64,
         outcome: Result<&RawValue, String>,
         cap: usize,
         taken: bool,
+        conduct: Option<&Conduct>,
     ) -> Option<(String, Value, Reply)> {
         let RunningCall {
             chat,
             request_id: id,
             why,
+            untrusted_content,
         } = match self.running.remove(&call_id) {
             Some(running) => {
                 self.unsaved = true;
@@ -44,15 +62,24 @@ impl Session {
             }
             None => self.repeatable.remove(&call_id)?,
         };
-        let decision = Decision::Run { why };
+        let meta = RunMeta {
+            decision: Decision::Run { why },
+            untrusted_content,
+            conduct,
+        };
         let reply = match outcome {
-            Err(reason) => tool_result(&id, &reason, true, &decision),
-            Ok(result) => result_reply(&id, result.get(), cap, &decision),
+            Err(reason) => tool_result(&id, &reason, true, &meta),
+            Ok(result) => result_reply(&id, result.get(), cap, &meta),
         };
         if !taken {
             self.keep_reply(&chat, &id, reply.clone());
         }
         Some((chat, id, reply))
+    }
+
+    /// Whether call `call_id` is running.
+    pub fn runs(&self, call_id: u64) -> bool {
+        self.running.contains_key(&call_id) || self.repeatable.contains_key(&call_id)
     }
 
     /// Keeps a reply for an agent that may have lost its wait (the worker

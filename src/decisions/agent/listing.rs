@@ -108,7 +108,7 @@ impl Session {
             let site = frame.site();
             for tool in &frame.tools {
                 let d = &tool.decl;
-                match ToolFacts::of(tool, &site) {
+                match ToolFacts::of(tool, &site, &world.registry.flags) {
                     None => skills.push(json!({"name": d.name, "title": d.title, "description": d.description,
                                                "instructions": d.instructions, "site": site})),
                     // A tool its site's rule turns Off is not listed (docs/rules.md).

@@ -1,0 +1,484 @@
+//! Hints held to their word (docs/classes.md, "Hints held to their word"):
+//! what a tool's tab was seen doing while the tool ran for an agent, whether
+//! that broke the tool's hints, and the tools that did, by site, until the
+//! person clears them. Pure: the shell watches and hands over what it saw.
+
+use crate::page::classify::Class;
+use crate::page::declaration::{Hint, HintState};
+use crate::page::registry::Tool;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What the page chose that a flag quotes (a URL, a storage key) is cut to this.
+pub const SEEN_CAP: usize = 200;
+/// Tools flagged on one site: past this, the whole site is flagged.
+pub const FLAGS_PER_SITE: usize = 64;
+/// Sites with flags: past this, the site flagged longest ago is forgotten.
+pub const FLAGGED_SITES: usize = 500;
+
+/// One thing a tool's tab was seen doing during a call. `together`: another
+/// call ran in the tab at the time, and Toolgate cannot tell which did it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Seen {
+    /// A request the browser saw the tab send (`chrome.webRequest`).
+    Request {
+        method: String,
+        url: String,
+        /// The browser's resource type: `xmlhttprequest`, `ping`, `main_frame`, …
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        together: bool,
+    },
+    /// A write to the page's storage the shim saw.
+    Storage {
+        /// `localStorage`, `sessionStorage`, `indexedDB` or `cookie`.
+        area: String,
+        /// `set`, `remove`, `clear`, `delete_database`.
+        op: String,
+        /// The key, cookie name, or IndexedDB database and store.
+        #[serde(default)]
+        key: String,
+        #[serde(default)]
+        together: bool,
+    },
+}
+
+/// The request types that reach out on a tool's behalf: another site seen
+/// in one of these breaks `openWorldHint: false`. Images, styles, scripts
+/// and fonts a page loads are left out: they render, they do not act.
+const ACTIVE_TYPES: [&str; 5] = [
+    "xmlhttprequest",
+    "ping",
+    "websocket",
+    "main_frame",
+    "sub_frame",
+];
+
+impl Seen {
+    fn together(&self) -> bool {
+        match self {
+            Seen::Request { together, .. } | Seen::Storage { together, .. } => *together,
+        }
+    }
+
+    /// Whether it changes state: a request other than GET, HEAD or OPTIONS,
+    /// a navigation of the tab (a frame's, unless by GET), a storage write.
+    pub fn changes_state(&self) -> bool {
+        match self {
+            Seen::Request { method, kind, .. } => {
+                kind == "main_frame"
+                    || !["GET", "HEAD", "OPTIONS"].contains(&method.to_ascii_uppercase().as_str())
+            }
+            Seen::Storage { .. } => true,
+        }
+    }
+
+    /// Whether it reaches a site other than `site` (an origin).
+    pub fn off_site(&self, site: &str) -> bool {
+        match self {
+            Seen::Request { url, kind, .. } => {
+                origin_of(url) != site
+                    && (ACTIVE_TYPES.contains(&kind.as_str()) || self.changes_state())
+            }
+            Seen::Storage { .. } => false,
+        }
+    }
+
+    /// What was done, in Toolgate's words, and what it was done to, as the
+    /// page chose it (cut): "sent POST" and "/api/notes/delete".
+    pub fn words(&self, site: &str) -> (String, String) {
+        match self {
+            Seen::Request {
+                method, url, kind, ..
+            } => {
+                let method = method.to_ascii_uppercase();
+                // On its own site a path says enough; elsewhere, where to.
+                let place = if origin_of(url) == site {
+                    &url[site.len()..]
+                } else {
+                    url.as_str()
+                };
+                let place = cut(if place.is_empty() { "/" } else { place });
+                let done = match kind.as_str() {
+                    "main_frame" if method == "GET" => "navigated the tab to".to_owned(),
+                    "main_frame" => format!("navigated the tab with {method}"),
+                    "sub_frame" => format!("navigated a frame with {method}"),
+                    "ping" => format!("sent a beacon, {method}"),
+                    _ => format!("sent {method}"),
+                };
+                (done, place)
+            }
+            Seen::Storage { area, op, key, .. } => {
+                let area = match area.as_str() {
+                    "localStorage" | "sessionStorage" | "indexedDB" | "cookie" => area.as_str(),
+                    _ => "storage",
+                };
+                let done = match (area, op.as_str()) {
+                    ("cookie", _) => "set the cookie".to_owned(),
+                    ("indexedDB", "delete_database") => "deleted the IndexedDB database".to_owned(),
+                    ("indexedDB", "remove") => "deleted from IndexedDB".to_owned(),
+                    ("indexedDB", "clear") => "cleared in IndexedDB".to_owned(),
+                    ("indexedDB", _) => "wrote to IndexedDB".to_owned(),
+                    (_, "remove") => format!("removed from {area}"),
+                    (_, "clear") => format!("cleared {area}"),
+                    _ => format!("wrote {area}"),
+                };
+                (done, cut(key))
+            }
+        }
+    }
+}
+
+/// The origin of a URL as the browser writes one (`scheme://host[:port]`).
+fn origin_of(url: &str) -> &str {
+    let Some(after) = url.find("://").map(|i| i + 3) else {
+        return url;
+    };
+    let end = url[after..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| after + i);
+    &url[..end]
+}
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(SEEN_CAP) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// A tool seen doing more than its hints said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Broken {
+    /// What it said: "Read only", or "openWorldHint: false".
+    pub said: String,
+    /// What it was seen doing, in Toolgate's words: "sent POST".
+    pub done: String,
+    /// What to, as the page chose it: "/api/notes/delete".
+    pub to: String,
+    /// It reached another site.
+    #[serde(default)]
+    pub off_site: bool,
+    /// Another call ran in the tab at the time: Toolgate cannot tell which did it.
+    #[serde(default)]
+    pub together: bool,
+    /// More was seen than this.
+    #[serde(default)]
+    pub more: usize,
+    pub at_ms: u64,
+}
+
+impl Broken {
+    /// The flag in plain words: "said Read only; during a call it sent POST /api/notes/delete",
+    /// with `to`, the page's part, as the caller shows it (views escape it).
+    pub fn text(&self, to: &str) -> String {
+        let (head, tail) = self.around();
+        format!("{head}{to}{tail}")
+    }
+
+    /// Toolgate's words before and after the page's part (`to`).
+    pub fn around(&self) -> (String, String) {
+        let head = format!("said {}; during a call it {} ", self.said, self.done);
+        let mut tail = String::new();
+        if self.more > 0 {
+            tail.push_str(&format!(" (and {} more)", self.more));
+        }
+        if self.together {
+            tail.push_str(
+                "; another call ran in the tab at the same time, and Toolgate cannot tell which of them did it",
+            );
+        }
+        (head, tail)
+    }
+}
+
+/// What a call is watched for, taken when it starts: its tool's site and
+/// name, and what its hints said. Taken then, since a call may end with its
+/// document gone (it navigated), and the tool with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watch {
+    pub site: String,
+    pub tool: String,
+    /// Its hints said Read only.
+    pub read_only: bool,
+    /// It declared `openWorldHint: false` and is not Consequential.
+    pub stays_on_site: bool,
+}
+
+impl Watch {
+    /// What to watch a call of `tool` on `site` for; `None` when its hints
+    /// promise nothing a call could be seen breaking (a Consequential tool).
+    pub fn of(tool: &Tool, site: &str) -> Option<Watch> {
+        let class = tool.verdict.class?;
+        let read_only = class == Class::ReadOnly;
+        let stays_on_site =
+            class != Class::Consequential && tool.decl.hint(Hint::OpenWorld) == HintState::False;
+        (read_only || stays_on_site).then(|| Watch {
+            site: site.to_owned(),
+            tool: tool.decl.name.clone(),
+            read_only,
+            stays_on_site,
+        })
+    }
+
+    /// Whether what the call's tab was seen doing broke its hints: a Read
+    /// only tool that changed state, or one that declared `openWorldHint:
+    /// false` and reached another site (docs/classes.md).
+    pub fn judge(&self, seen: &[Seen], now_ms: u64) -> Option<Broken> {
+        let site = self.site.as_str();
+        let (said, found): (&str, Vec<&Seen>) =
+            if self.read_only && seen.iter().any(Seen::changes_state) {
+                (
+                    "Read only",
+                    seen.iter().filter(|s| s.changes_state()).collect(),
+                )
+            } else if self.stays_on_site && seen.iter().any(|s| s.off_site(site)) {
+                (
+                    "openWorldHint: false",
+                    seen.iter().filter(|s| s.off_site(site)).collect(),
+                )
+            } else {
+                return None;
+            };
+        // Told apart, a seen thing counts before one that cannot be.
+        let first = found
+            .iter()
+            .find(|s| !s.together())
+            .or(found.first())
+            .copied()?;
+        let (done, to) = first.words(site);
+        Some(Broken {
+            said: said.to_owned(),
+            done,
+            to,
+            off_site: first.off_site(site),
+            together: first.together(),
+            more: found.len() - 1,
+            at_ms: now_ms,
+        })
+    }
+}
+
+/// What a call's tab was seen doing, as its reply tells its agent (under
+/// `_meta.toolgate`): each thing in Toolgate's words, and the broken hint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Conduct {
+    pub seen: Vec<SeenWords>,
+    /// Another call ran in the tab meanwhile.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub overlapped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broke: Option<BrokeWords>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeenWords {
+    pub done: String,
+    pub to: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub off_site: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cannot_tell: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BrokeWords {
+    /// The hint broken: "Read only", "openWorldHint: false".
+    pub said: String,
+    pub text: String,
+}
+
+impl Conduct {
+    /// At most this many things seen are told (and judged) per call.
+    pub const SEEN_TOLD: usize = 20;
+
+    pub fn of(watch: &Watch, seen: &[Seen], overlapped: bool, broke: Option<&Broken>) -> Conduct {
+        Conduct {
+            seen: seen
+                .iter()
+                .take(Conduct::SEEN_TOLD)
+                .map(|s| {
+                    let (done, to) = s.words(&watch.site);
+                    SeenWords {
+                        done,
+                        to,
+                        off_site: s.off_site(&watch.site),
+                        cannot_tell: s.together(),
+                    }
+                })
+                .collect(),
+            overlapped,
+            broke: broke.map(|b| BrokeWords {
+                said: b.said.clone(),
+                text: b.text(&b.to),
+            }),
+        }
+    }
+}
+
+/// The flags of one site.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteFlags {
+    /// By tool name.
+    #[serde(default)]
+    pub tools: BTreeMap<String, Broken>,
+    /// Past `FLAGS_PER_SITE` tools, the site as a whole: every tool on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole: Option<Broken>,
+}
+
+/// Every flag, by site: what `chrome.storage.local` keeps (`hints_broken`).
+/// A re-registration does not clear a flag (a tool that lied would register
+/// again after each call); only the person does.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flags {
+    #[serde(default)]
+    pub sites: BTreeMap<String, SiteFlags>,
+}
+
+impl Flags {
+    /// The flag that holds for `tool` on `site`, if any.
+    pub fn of(&self, site: &str, tool: &str) -> Option<&Broken> {
+        let flags = self.sites.get(site)?;
+        flags.tools.get(tool).or(flags.whole.as_ref())
+    }
+
+    /// Flags `tool` on `site` (a flag it has is replaced by the newer).
+    pub fn flag(&mut self, site: &str, tool: &str, broken: Broken) {
+        if !self.sites.contains_key(site) && self.sites.len() >= FLAGGED_SITES {
+            let oldest = self
+                .sites
+                .iter()
+                .min_by_key(|(_, f)| f.tools.values().chain(&f.whole).map(|b| b.at_ms).max())
+                .map(|(s, _)| s.clone());
+            if let Some(oldest) = oldest {
+                self.sites.remove(&oldest);
+            }
+        }
+        let flags = self.sites.entry(site.to_owned()).or_default();
+        if flags.tools.contains_key(tool) || flags.tools.len() < FLAGS_PER_SITE {
+            flags.tools.insert(tool.to_owned(), broken);
+        } else {
+            flags.whole = Some(broken);
+        }
+    }
+
+    /// The person cleared `tool`'s flag on `site` (with no tool, the site's
+    /// flag as a whole). Whether there was one.
+    pub fn clear(&mut self, site: &str, tool: Option<&str>) -> bool {
+        let Some(flags) = self.sites.get_mut(site) else {
+            return false;
+        };
+        let cleared = match tool {
+            Some(tool) => flags.tools.remove(tool).is_some(),
+            None => flags.whole.take().is_some(),
+        };
+        if flags.tools.is_empty() && flags.whole.is_none() {
+            self.sites.remove(site);
+        }
+        cleared
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post(url: &str) -> Seen {
+        Seen::Request {
+            method: "POST".into(),
+            url: url.into(),
+            kind: "xmlhttprequest".into(),
+            together: false,
+        }
+    }
+
+    #[test]
+    fn a_request_other_than_get_head_or_options_changes_state_and_a_get_does_not() {
+        assert!(post("https://a.test/x").changes_state());
+        for method in ["GET", "head", "OPTIONS"] {
+            let seen = Seen::Request {
+                method: method.into(),
+                url: "https://a.test/x".into(),
+                kind: "xmlhttprequest".into(),
+                together: false,
+            };
+            assert!(!seen.changes_state(), "{method}");
+        }
+        let navigation = Seen::Request {
+            method: "GET".into(),
+            url: "https://a.test/next".into(),
+            kind: "main_frame".into(),
+            together: false,
+        };
+        assert!(navigation.changes_state());
+        assert_eq!(navigation.words("https://a.test").0, "navigated the tab to");
+    }
+
+    #[test]
+    fn a_path_on_the_tools_own_site_and_the_whole_url_elsewhere() {
+        assert_eq!(
+            post("https://a.test/api/notes/delete?id=1").words("https://a.test"),
+            ("sent POST".to_owned(), "/api/notes/delete?id=1".to_owned())
+        );
+        assert_eq!(
+            post("https://b.test/collect").words("https://a.test").1,
+            "https://b.test/collect"
+        );
+        assert!(post("https://b.test/collect").off_site("https://a.test"));
+        assert!(!post("https://a.test/collect").off_site("https://a.test"));
+        assert!(post("https://a.test:8443/").off_site("https://a.test"));
+        let image = Seen::Request {
+            method: "GET".into(),
+            url: "https://cdn.test/logo.png".into(),
+            kind: "image".into(),
+            together: false,
+        };
+        assert!(!image.off_site("https://a.test"));
+    }
+
+    #[test]
+    fn what_the_page_chose_is_cut() {
+        let long = format!("https://a.test/{}", "x".repeat(1000));
+        let (_, to) = post(&long).words("https://a.test");
+        assert_eq!(to.chars().count(), SEEN_CAP + 1);
+    }
+
+    #[test]
+    fn flags_past_a_sites_cap_flag_the_whole_site_and_only_the_person_clears_them() {
+        let broken = |at_ms| Broken {
+            said: "Read only".into(),
+            done: "sent POST".into(),
+            to: "/x".into(),
+            off_site: false,
+            together: false,
+            more: 0,
+            at_ms,
+        };
+        let mut flags = Flags::default();
+        for i in 0..FLAGS_PER_SITE {
+            flags.flag("https://a.test", &format!("t{i}"), broken(1));
+        }
+        assert!(flags.of("https://a.test", "other").is_none());
+        flags.flag("https://a.test", "other", broken(2));
+        assert_eq!(
+            flags.of("https://a.test", "another").map(|b| b.at_ms),
+            Some(2)
+        );
+        assert!(flags.clear("https://a.test", None));
+        assert!(flags.of("https://a.test", "another").is_none());
+        assert!(flags.of("https://a.test", "t0").is_some());
+        assert!(flags.clear("https://a.test", Some("t0")));
+        assert!(!flags.clear("https://a.test", Some("t0")));
+        for i in 0..FLAGGED_SITES {
+            flags.flag(&format!("https://s{i}.test"), "t", broken(10 + i as u64));
+        }
+        assert!(flags.sites.len() <= FLAGGED_SITES);
+        assert!(
+            flags.of("https://a.test", "t1").is_none(),
+            "the oldest site went first"
+        );
+    }
+}

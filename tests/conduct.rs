@@ -1,0 +1,314 @@
+//! Hints held to their word (docs/classes.md): what a call's tab was seen
+//! doing comes in as an event, a tool that broke its hints is flagged on its
+//! site, and from then on each of its calls is confirmed, on every chat,
+//! until the person clears it; a re-registration does not clear it.
+
+use serde_json::{json, Value};
+use toolgate::decisions::agent::{Run, Step, TabInfo};
+use toolgate::page::conduct::{Seen, Watch};
+use toolgate::toolgate::Toolgate;
+use toolgate::views::palette::palette;
+
+mod common;
+use common::{frame, page};
+
+const SITE: &str = "https://notes.example";
+
+fn tools() -> Value {
+    json!([
+        {"op": "register", "decl": {"path": "document_object", "name": "list_notes", "description": "List notes",
+            "annotations": {"readOnlyHint": true}}},
+        {"op": "register", "decl": {"path": "document_object", "name": "pin_note", "description": "Pin a note",
+            "annotations": {"readOnlyHint": false, "consequentialHint": false, "openWorldHint": false}}},
+        {"op": "register", "decl": {"path": "document_object", "name": "send_note", "description": "Send a note",
+            "annotations": {"consequentialHint": true}}},
+        {"op": "register", "decl": {"path": "document_object", "name": "search_web", "description": "Search",
+            "annotations": {"readOnlyHint": true, "untrustedContentHint": true}}},
+    ])
+}
+
+fn core() -> Toolgate {
+    let mut core = Toolgate::default();
+    core.apply(page(frame(1, 0, "doc-1", SITE), tools()));
+    core
+}
+
+fn tabs() -> Vec<TabInfo> {
+    vec![TabInfo {
+        id: 1,
+        title: "Notes".into(),
+        url: format!("{SITE}/"),
+    }]
+}
+
+fn request(core: &mut Toolgate, chat: &str, id: i64, tool: &str) -> Step {
+    let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "browser_call_webmcp_tool",
+        "arguments": {"tabId": 1, "name": tool, "arguments": {}}}});
+    core.request(chat, &request.to_string(), Some(&tabs()), 0)
+}
+
+/// A chat that allowed all tools on the site, and its call of `tool`, run.
+fn allowed_run(core: &mut Toolgate, chat: &str, tool: &str) -> Run {
+    let step = request(core, chat, 1, tool);
+    let step = match step {
+        Step::Ask { card_id } => {
+            let answer = serde_json::from_value(json!({"site": "allow_all"})).expect("answer");
+            core.answer(card_id, answer, &tabs(), 0)
+                .expect("answered")
+                .step
+        }
+        step => step,
+    };
+    match step {
+        Step::Run { run } => run,
+        other => panic!("expected the call to run, got {other:?}"),
+    }
+}
+
+fn post(path: &str) -> Seen {
+    Seen::Request {
+        method: "POST".into(),
+        url: format!("{SITE}{path}"),
+        kind: "xmlhttprequest".into(),
+        together: false,
+    }
+}
+
+fn observed(core: &mut Toolgate, run: &Run, seen: &[Seen]) -> Option<String> {
+    let watch = run.watch.as_ref().expect("a Read only call is watched");
+    core.observe(Some(run.call_id), watch, seen, false, 5)
+        .map(|f| f.text)
+}
+
+fn reply(core: &mut Toolgate, run: &Run) -> Value {
+    let text = core
+        .finish(run.call_id, Some("\"ok\""), None, 1024, true)
+        .expect("a reply");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+#[test]
+fn a_read_only_tool_seen_posting_is_flagged_and_its_reply_says_what_was_seen() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let flag = observed(&mut core, &run, &[post("/api/notes/delete")]);
+    assert_eq!(
+        flag.as_deref(),
+        Some("said Read only; during a call it sent POST /api/notes/delete")
+    );
+    let reply = reply(&mut core, &run);
+    let meta = &reply["result"]["_meta"]["toolgate"];
+    assert_eq!(meta["decision"], "run");
+    assert_eq!(meta["seen"][0]["done"], "sent POST");
+    assert_eq!(meta["seen"][0]["to"], "/api/notes/delete");
+    assert_eq!(meta["broke"]["said"], "Read only");
+    let entry = &palette(&core.registry, 1)[0].entries[0];
+    assert_eq!(
+        entry.broke.as_deref(),
+        Some("said Read only; during a call it sent POST /api/notes/delete")
+    );
+}
+
+#[test]
+fn a_flagged_tool_is_confirmed_per_call_on_every_chat_and_its_card_says_why() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "list_notes");
+    observed(&mut core, &run, &[post("/api/notes/delete")]).expect("flagged");
+    reply(&mut core, &run);
+    for chat in ["a", "b"] {
+        let step = request(&mut core, chat, 2, "list_notes");
+        let step = match step {
+            // Chat b is asked the site question first, as any chat is.
+            Step::Ask { card_id }
+                if core.card(card_id, &tabs(), 0).expect("card").kind
+                    == toolgate::decisions::answers::CardKind::Site =>
+            {
+                let answer = serde_json::from_value(json!({"site": "allow_all"})).expect("answer");
+                core.answer(card_id, answer, &tabs(), 0)
+                    .expect("answered")
+                    .step
+            }
+            step => step,
+        };
+        let Step::Ask { card_id } = step else {
+            panic!("{chat}: a flagged tool is confirmed per call, got {step:?}")
+        };
+        let card = core.card(card_id, &tabs(), 0).expect("the call card");
+        assert_eq!(card.class, Some("Consequential"));
+        let why = card
+            .lines
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            why.contains("said Read only; during a call it sent POST /api/notes/delete"),
+            "{why}"
+        );
+        let offered: Vec<String> = card
+            .approve_menu
+            .iter()
+            .map(|c| c.label.to_string())
+            .collect();
+        assert!(
+            offered.is_empty(),
+            "no answer covers a later call: {offered:?}"
+        );
+        // "Always allow" is not taken either.
+        let always = serde_json::from_value(json!({"call": "always_allow_tool"})).expect("answer");
+        assert!(core.answer(card_id, always, &tabs(), 0).is_err());
+        let once = serde_json::from_value(json!({"call": "allow_once"})).expect("answer");
+        let step = core
+            .answer(card_id, once, &tabs(), 0)
+            .expect("answered")
+            .step;
+        assert!(
+            matches!(step, Step::Run { .. }),
+            "{chat}: allowed this once"
+        );
+    }
+}
+
+#[test]
+fn a_re_registered_tool_keeps_its_flag_until_the_person_clears_it() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "list_notes");
+    observed(&mut core, &run, &[post("/x")]).expect("flagged");
+    reply(&mut core, &run);
+    // The same definition again, then a changed one, in a new document.
+    core.apply(page(frame(1, 0, "doc-2", SITE), tools()));
+    let changed = json!([{"op": "register", "decl": {"path": "document_object", "name": "list_notes",
+        "description": "List notes, honestly", "annotations": {"readOnlyHint": true, "openWorldHint": false}}}]);
+    core.apply(page(frame(1, 0, "doc-3", SITE), changed));
+    assert!(matches!(
+        request(&mut core, "a", 3, "list_notes"),
+        Step::Ask { .. }
+    ));
+    let record = core
+        .clear_flag(SITE, Some("list_notes"))
+        .expect("there was a flag");
+    assert_eq!(record, r#"{"sites":{}}"#);
+    assert!(core.clear_flag(SITE, Some("list_notes")).is_none());
+    assert!(matches!(
+        request(&mut core, "a", 4, "list_notes"),
+        Step::Run { .. }
+    ));
+    // The record the shell stores brings the flag back in a new worker.
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let flagged = core
+        .observe(
+            Some(run.call_id),
+            run.watch.as_ref().expect("watched"),
+            &[post("/x")],
+            false,
+            5,
+        )
+        .expect("flagged");
+    let mut again = Toolgate::default();
+    again.apply(page(frame(1, 0, "doc-1", SITE), tools()));
+    again.set_flags(&flagged.record).expect("a record of flags");
+    assert!(palette(&again.registry, 1)[0].entries[0].broke.is_some());
+}
+
+#[test]
+fn an_honest_read_only_call_and_a_consequential_one_are_never_flagged() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let get = Seen::Request {
+        method: "GET".into(),
+        url: format!("{SITE}/api/notes"),
+        kind: "xmlhttprequest".into(),
+        together: false,
+    };
+    assert_eq!(observed(&mut core, &run, &[get]), None);
+    let reply = reply(&mut core, &run);
+    assert_eq!(
+        reply["result"]["_meta"]["toolgate"]["seen"][0]["done"],
+        "sent GET"
+    );
+    assert!(reply["result"]["_meta"]["toolgate"].get("broke").is_none());
+    // A Consequential tool promises nothing a call could break: not watched.
+    let run = allowed_run(&mut core, "a", "send_note");
+    assert_eq!(run.watch, None);
+}
+
+#[test]
+fn a_tool_that_stays_on_its_site_seen_reaching_another_is_flagged_off_site() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "pin_note");
+    let watch: &Watch = run.watch.as_ref().expect("openWorldHint: false is watched");
+    assert!(!watch.read_only && watch.stays_on_site);
+    // Its own site's writes are what a Mutating tool does.
+    assert!(core
+        .observe(Some(run.call_id), watch, &[post("/pin")], false, 5)
+        .is_none());
+    let away = Seen::Request {
+        method: "POST".into(),
+        url: "https://tracker.example/collect".into(),
+        kind: "ping".into(),
+        together: true,
+    };
+    let flagged = core
+        .observe(None, watch, &[away], true, 5)
+        .expect("flagged");
+    assert_eq!(
+        flagged.text,
+        "said openWorldHint: false; during a call it sent a beacon, POST https://tracker.example/collect; \
+         another call ran in the tab at the same time, and Toolgate cannot tell which of them did it"
+    );
+    let entry = &palette(&core.registry, 1)[0].entries[1];
+    assert!(entry
+        .badges
+        .iter()
+        .any(|b| serde_json::to_value(b).expect("JSON") == "off-site"));
+}
+
+#[test]
+fn storage_writes_navigations_and_untrusted_content_in_the_reply() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "search_web");
+    let seen = [
+        Seen::Storage {
+            area: "localStorage".into(),
+            op: "set".into(),
+            key: "last".into(),
+            together: false,
+        },
+        Seen::Request {
+            method: "GET".into(),
+            url: format!("{SITE}/elsewhere"),
+            kind: "main_frame".into(),
+            together: false,
+        },
+    ];
+    assert_eq!(
+        observed(&mut core, &run, &seen).as_deref(),
+        Some("said Read only; during a call it wrote localStorage last (and 1 more)")
+    );
+    let reply = reply(&mut core, &run);
+    let meta = &reply["result"]["_meta"]["toolgate"];
+    assert_eq!(meta["untrusted_content"], true);
+    assert_eq!(meta["seen"][1]["done"], "navigated the tab to");
+}
+
+#[test]
+fn unattended_a_flagged_tool_the_sites_rule_allows_is_refused_and_told_why() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "list_notes");
+    observed(&mut core, &run, &[post("/x")]).expect("flagged");
+    reply(&mut core, &run);
+    let rules = json!({"unattended": true, "sites": {SITE: {"read": "allowed", "write": "allowed", "delete": "allowed", "outside": "allowed"}}});
+    core.set_rules(&rules.to_string(), "null").expect("rules");
+    let Step::Reply { reply } = request(&mut core, "ci", 9, "list_notes") else {
+        panic!("refused")
+    };
+    let text = reply.value()["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        text.contains("said Read only; during a call it sent POST /x"),
+        "{text}"
+    );
+    assert!(text.contains("no one was there to ask"), "{text}");
+}
