@@ -23,7 +23,9 @@ not decide the class, the legacy API) are shown as warnings.
 options:
   --expect FILE        a JSON or YAML file of tool name -> class to hold the tools to
   --write-expect FILE  write the classes found to FILE (YAML for .yaml/.yml, else JSON)
-  --strict             a hint left out fails too, even one that did not decide the class
+  --strict             a hint left out fails too, even one that did not decide the class,
+                       and so do the notes on texts that talk to the agent (hidden
+                       characters, a long description, words addressed to the model)
   --json               print the palettes as Toolgate's worker gives them, not a table
   --junit FILE         write JUnit XML, one test case per tool
   --browser PATH       the Chromium to run (else CHROMIUM, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH,

@@ -3,11 +3,15 @@
 //!
 //! - [`declaration`]: raw page snapshots in, validated declarations out;
 //! - [`classify`]: classes, deciding rules, badges and lint notes (docs/classes.md);
+//! - [`hidden`]: the characters people do not see, which notes name and views escape;
+//! - [`addressed`]: the phrases that speak to the agent's model, in one list;
 //! - [`registry`]: the tools each tab, frame and document publishes, as a state machine;
 //! - [`schema`]: arguments checked against a tool's inputSchema.
 
+pub mod addressed;
 pub mod classify;
 pub mod conduct;
 pub mod declaration;
+pub mod hidden;
 pub mod registry;
 pub mod schema;

@@ -1,8 +1,18 @@
 //! How a tool is classed: the hints decide the class, and the first rule
 //! that applies decides (docs/classes.md, "The decision order").
 
+use crate::page::addressed::addressed_to_model;
 use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
+use crate::page::hidden::{hidden, hidden_in_block};
 use serde::{Deserialize, Serialize};
+
+/// The longest description Chrome's WebMCP guidance suggests for a tool, in
+/// characters: a recommendation to developers, which neither the browser nor
+/// the draft enforces (docs/classes.md, "Lint notes", says where it comes from).
+pub const DESCRIPTION_BUDGET: usize = 500;
+
+/// How many of a text's hidden characters a lint note names; the rest are counted.
+const HIDDEN_NAMED: usize = 3;
 
 /// What the person is asked before a tool runs. Ordered from least to most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -140,6 +150,52 @@ pub enum Lint {
     /// proposal would hold it to (`problem` says where); Toolgate, the
     /// browser and the merged draft accept it.
     ProposedSubset { problem: String },
+    /// A title, description or skill's instructions holds characters people
+    /// do not see (`page::hidden`): `count` of them, the first few distinct
+    /// ones in `named`, and `more` when there are other kinds besides.
+    HiddenCharacters {
+        part: TextPart,
+        count: usize,
+        named: Vec<char>,
+        more: bool,
+    },
+    /// The description is longer than Chrome's WebMCP guidance suggests
+    /// ([`DESCRIPTION_BUDGET`]), `chars` characters.
+    LongDescription { chars: usize },
+    /// A title or description holds words addressed to the agent's model
+    /// (`page::addressed`), rather than describing the tool.
+    AddressedToModel {
+        part: TextPart,
+        phrases: Vec<&'static str>,
+    },
+}
+
+/// Which of a declaration's texts a lint note is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextPart {
+    Title,
+    Description,
+    Instructions,
+}
+
+impl TextPart {
+    /// The part as notes name it.
+    pub fn word(self) -> &'static str {
+        match self {
+            TextPart::Title => "title",
+            TextPart::Description => "description",
+            TextPart::Instructions => "instructions",
+        }
+    }
+
+    /// "has", or "have" for the instructions.
+    fn has(self) -> &'static str {
+        match self {
+            TextPart::Instructions => "have",
+            _ => "has",
+        }
+    }
 }
 
 /// How much a lint note matters in a site's own CI (docs/ci.md): an error
@@ -162,13 +218,20 @@ impl Lint {
             Lint::Contradictory { .. } => "contradictory",
             Lint::LegacyApi => "legacy_api",
             Lint::ProposedSubset { .. } => "proposed_subset",
+            Lint::HiddenCharacters { .. } => "hidden_characters",
+            Lint::LongDescription { .. } => "long_description",
+            Lint::AddressedToModel { .. } => "addressed_to_model",
         }
     }
 
     /// Errors are what a developer must fix: a declaration Toolgate cannot
     /// read, one that contradicts itself or puts a hint where it is ignored,
     /// and a class left to a default. A form cannot declare hints, so its
-    /// default is a warning, as are hints left out and the legacy API.
+    /// default is a warning, as are hints left out and the legacy API. The
+    /// notes on texts that talk to the agent are warnings too: each can be
+    /// honest (a joiner inside an emoji, a long description, a phrase in a
+    /// tool about prompts), so only `toolgate check --strict` fails them
+    /// (docs/ci.md).
     pub fn severity(&self, path: Path) -> Severity {
         match self {
             Lint::Unreadable { .. }
@@ -221,6 +284,44 @@ impl Lint {
             Lint::ProposedSubset { problem } => {
                 format!("inputSchema {problem}, which the proposed schema subset would refuse")
             }
+            Lint::HiddenCharacters {
+                part,
+                count,
+                named,
+                more,
+            } => {
+                let mut names: Vec<String> = named
+                    .iter()
+                    .map(|c| format!("U+{:04X}", u32::from(*c)))
+                    .collect();
+                if *more {
+                    names.push("…".to_owned());
+                }
+                let many = if *count == 1 {
+                    "a hidden or control character, which is".to_owned()
+                } else {
+                    format!("{count} hidden or control characters, which are")
+                };
+                format!(
+                    "the {} {} {many} read by agents but not seen by people ({})",
+                    part.word(),
+                    part.has(),
+                    names.join(", ")
+                )
+            }
+            Lint::LongDescription { chars } => format!(
+                "the description is {chars} characters, over the {DESCRIPTION_BUDGET} \
+                 Chrome's WebMCP guidance suggests for a tool's description"
+            ),
+            Lint::AddressedToModel { part, phrases } => format!(
+                "the {} speaks to the agent's model instead of describing the tool: {}",
+                part.word(),
+                phrases
+                    .iter()
+                    .map(|p| format!("\"{p}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 }
@@ -243,6 +344,7 @@ pub fn classify(decl: &Declaration) -> Verdict {
         lints.push(Lint::LegacyApi);
     }
     if decl.kind == Kind::Skill {
+        lints.extend(hidden_characters(decl));
         return Verdict {
             class: None,
             rule: None,
@@ -319,10 +421,77 @@ pub fn classify(decl: &Declaration) -> Verdict {
         }
     }
 
+    lints.extend(hidden_characters(decl));
+    if decl.description.len() > DESCRIPTION_BUDGET {
+        let chars = decl.description.chars().count();
+        if chars > DESCRIPTION_BUDGET {
+            lints.push(Lint::LongDescription { chars });
+        }
+    }
+    for (part, text) in [
+        (TextPart::Title, decl.title.as_deref()),
+        (TextPart::Description, Some(decl.description.as_str())),
+    ] {
+        let phrases = text.map(addressed_to_model).unwrap_or_default();
+        if !phrases.is_empty() {
+            lints.push(Lint::AddressedToModel { part, phrases });
+        }
+    }
+
     Verdict {
         class: Some(rule.class()),
         rule: Some(rule),
         badges,
         lints,
     }
+}
+
+impl Verdict {
+    /// Whether the tool declares `untrustedContentHint: true`: its results
+    /// hold content its own site does not vouch for (the **untrusted
+    /// content** badge; docs/classes.md, "Badges").
+    pub fn untrusted_content(&self) -> bool {
+        self.badges.contains(&Badge::UntrustedContent)
+    }
+}
+
+/// A note for each of the declaration's texts that holds hidden characters:
+/// its title as a line, its description and instructions as blocks, each as
+/// Toolgate's pages show them (docs/cards.md, "How page text is shown"). A
+/// name cannot hold any: the name rule allows none.
+fn hidden_characters(decl: &Declaration) -> Vec<Lint> {
+    let texts = [
+        (TextPart::Title, decl.title.as_deref()),
+        (TextPart::Description, Some(decl.description.as_str())),
+        (TextPart::Instructions, decl.instructions.as_deref()),
+    ];
+    let mut lints = Vec::new();
+    for (part, text) in texts {
+        let Some(text) = text else { continue };
+        let is_hidden: fn(char) -> bool = if part == TextPart::Title {
+            hidden
+        } else {
+            hidden_in_block
+        };
+        let (mut count, mut named, mut more) = (0, Vec::new(), false);
+        for c in text.chars().filter(|&c| is_hidden(c)) {
+            count += 1;
+            if !named.contains(&c) {
+                if named.len() < HIDDEN_NAMED {
+                    named.push(c);
+                } else {
+                    more = true;
+                }
+            }
+        }
+        if count > 0 {
+            lints.push(Lint::HiddenCharacters {
+                part,
+                count,
+                named,
+                more,
+            });
+        }
+    }
+    lints
 }

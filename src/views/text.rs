@@ -4,6 +4,7 @@
 //! apart from Toolgate's own words, so a page can neither reorder nor
 //! imitate a card's sentences.
 
+use crate::page::hidden::{hidden, hidden_in_block};
 use serde::Serialize;
 use std::fmt;
 
@@ -27,22 +28,6 @@ pub const BLOCK_CAP: usize = 4000;
 /// What ends a cut text.
 pub const ELLIPSIS: char = '\u{2026}';
 
-/// Whether `c` is shown as an escape: controls (general category Cc: C0, C1
-/// and DEL), format characters (Cf: the bidi marks, embeddings, overrides and
-/// isolates, zero-width spaces and joiners, U+FEFF, the tag characters), the
-/// line and paragraph separators (Zl, Zp), and the Hangul fillers, letters
-/// that show as nothing (docs/cards.md, "How page text is shown").
-fn escaped(c: char) -> bool {
-    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
-    if c.is_ascii() {
-        return c.is_ascii_control();
-    }
-    matches!(
-        c.general_category(),
-        G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
-    ) || matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
-}
-
 /// One line of page text as shown: every control and bidi character
 /// escaped, line feeds and tabs included, and at most `cap` characters (an
 /// escape counts its full width, and is never split); a longer text ends in
@@ -59,7 +44,8 @@ pub fn page_block(text: &str, cap: usize) -> String {
 
 fn shown(text: &str, cap: usize, block: bool) -> String {
     // Most page text is short and plain: shown as it is, without a walk.
-    let plain = |c: char| !escaped(c) || (block && matches!(c, '\n' | '\t'));
+    let escaped = |c: char| if block { hidden_in_block(c) } else { hidden(c) };
+    let plain = |c: char| !escaped(c);
     if text.len() <= cap && text.chars().all(plain) {
         return text.to_owned();
     }
@@ -70,7 +56,7 @@ fn shown(text: &str, cap: usize, block: bool) -> String {
     let mut cut_at = None;
     for c in text.chars() {
         let start = out.len();
-        let width = if escaped(c) && !(block && matches!(c, '\n' | '\t')) {
+        let width = if escaped(c) {
             let escape = format!("\u{27E8}U+{:04X}\u{27E9}", u32::from(c));
             let width = escape.chars().count();
             out.push_str(&escape);
