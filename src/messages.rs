@@ -146,6 +146,13 @@ pub enum FromUi {
     /// The settings pages: the site rules' words, from the core
     /// (`views::rule_words`).
     RuleWords {},
+    /// The palette or the settings page: the person clears a tool's flag for
+    /// breaking its hints (with no tool, the site's as a whole).
+    ClearFlag {
+        site: String,
+        #[serde(default)]
+        tool: Option<String>,
+    },
     /// The settings page: one change of a site's rules, whole or not at all.
     ChangeRules {
         site: String,

@@ -55,7 +55,8 @@ let timer = null;
 let writing = Promise.resolve();
 
 export function record(entry) {
-  if (entry.what === 'decision') gathered.agents.push(bounded({ at: Date.now(), ...entry }));
+  // A tool flagged for what a page did during a call is the page's doing too.
+  if (entry.what === 'decision' || entry.what === 'flagged') gathered.agents.push(bounded({ at: Date.now(), ...entry }));
   // An answer carries the card's tool and chat names (already cut by the
   // core); every text is held to TEXT_KEPT here too.
   else gathered.person.push(bounded({ at: Date.now(), ...entry }));

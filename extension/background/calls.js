@@ -7,6 +7,7 @@ import { withTimeout } from '../shared/deadlines.js';
 import { deliver, isWaitedFor } from './replies.js';
 import { changeSession, recordBeforeRun } from './session.js';
 import { settings, settingsNow } from './settings.js';
+import { ended, watchCall } from './watch.js';
 
 // Runs a tool in the frame and document that registered it, for request
 // `id` of `chat`.
@@ -16,15 +17,25 @@ export async function run(chat, id, spec) {
   const { callTimeoutMs, resultCapBytes } = settingsNow() ?? await settings();
   // A call is recorded before it starts, unless running it twice is harmless.
   if (!spec.repeatable && !policyChanged) recordBeforeRun(loaded ?? await ready);
-  const { result, failure } = policyChanged ? { failure: policyChanged } : await runInPage(chat, id, spec, callTimeoutMs);
+  const { result, failure } = policyChanged ? { failure: policyChanged } : await watched(chat, id, spec, callTimeoutMs);
   // An agent waiting here takes the reply now: it need not be kept.
   const taken = isWaitedFor(chat, id);
   const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken)));
   if (reply) await deliver(chat, id, reply, !taken);
 }
 
+// The call run in its page, and what its tab was seen doing meanwhile
+// (watch.js); judged before the reply is written, which then says so.
+async function watched(chat, id, spec, callTimeoutMs) {
+  const watch = watchCall(spec);
+  const { result, failure, seen } = await runInPage(chat, id, spec, callTimeoutMs);
+  await ended(watch, seen, spec.call_id);
+  return { result, failure };
+}
+
 // The call sent to its frame: `{ result }`, the result's JSON text as the
-// page wrote it, or `{ failure }`, why there is none.
+// page wrote it, or `{ failure }`, why there is none; `seen`, the storage
+// writes the page saw meanwhile, for a watched call.
 async function runInPage(chat, id, spec, callTimeoutMs) {
   try {
     const answer = await withTimeout(
@@ -35,14 +46,16 @@ async function runInPage(chat, id, spec, callTimeoutMs) {
           type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments), timeout_ms: callTimeoutMs,
           // For the browser's own agent, the page hands it the tool's own value.
           native_call: nativeCallOf(chat, id, spec.document_id),
+          watch: spec.watch !== undefined,
         },
         { frameId: spec.frame_id, documentId: spec.document_id },
       ),
       callTimeoutMs,
       `${spec.name} did not answer within ${seconds(callTimeoutMs)} s`,
     );
-    if (answer?.ok === true && typeof answer.json === 'string') return { result: answer.json };
-    return { failure: String(answer?.error ?? 'the page gave no answer') };
+    const seen = answer?.seen;
+    if (answer?.ok === true && typeof answer.json === 'string') return { result: answer.json, seen };
+    return { failure: String(answer?.error ?? 'the page gave no answer'), seen };
   } catch (error) {
     return { failure: callFailure(spec, error) };
   }

@@ -16,6 +16,9 @@ export const SESSION_KEY = 'session';
 // The site rules (docs/rules.md), in chrome.storage.local: they outlive the
 // browser's restart, as settings do. rules.js keeps them; the core gets them whole.
 export const RULES_KEY = 'rules';
+// The tools seen breaking their hints (docs/classes.md, "Hints held to their
+// word"), by site, as the core's record of them (JSON text): watch.js writes it.
+export const FLAGS_KEY = 'hints_broken';
 
 // The core takes and gives JSON text (src/wasm.rs says why); these turn JS
 // values into it and back. `undefined` goes in as null and comes back as null.
@@ -47,7 +50,7 @@ export const ready = (async () => {
   // global that src/wasm.rs imports by name, looked up when it checks.
   globalThis.toolgateCheckArguments = checkArguments;
   const [, stored, local] = await Promise.all([
-    init(), chrome.storage.session.get(null), chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY]),
+    init(), chrome.storage.session.get(null), chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY, FLAGS_KEY]),
   ]);
   // Each stored tool is JSON text (see Effect::Store in src/page/registry.rs).
   const tools = Object.entries(stored)
@@ -58,6 +61,11 @@ export const ready = (async () => {
     setRules(core, local[RULES_KEY], local[LAST_POLICY_KEY] ?? {});
   } catch (error) {
     keepError('reading the stored site rules', error);
+  }
+  try {
+    if (typeof local[FLAGS_KEY] === 'string') core.setFlags(local[FLAGS_KEY]);
+  } catch (error) {
+    keepError('reading the tools flagged for breaking their hints', error);
   }
   return core;
 })();

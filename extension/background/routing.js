@@ -10,6 +10,7 @@ import { agentsStatus, desktop, external } from './outside.js';
 import { fromPage } from './pages.js';
 import { palette, tabsWithoutToolgate } from './palette.js';
 import { changeRules, siteToolsShown } from './rules.js';
+import { clearFlag } from './watch.js';
 
 const OWN_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
 function tierOf(sender) {
@@ -48,6 +49,7 @@ async function fromUi(message) {
     case 'site_tools': return siteToolsShown(request.site);
     case 'rule_words': return fromJson(ruleWords());
     case 'change_rules': return changeRules(request.site, request.changes);
+    case 'clear_flag': return clearFlag(request.site, request.tool);
     default: throw new Error(`no handler for ${request.type}`);
   }
 }

@@ -22,6 +22,11 @@ function showDetails(entry, button) {
   // The site's rule for it (docs/rules.md), where the site has rules.
   $('detail-agents').hidden = !entry.agents;
   $('detail-agents').textContent = entry.agents ?? '';
+  // Seen doing more than its hints said (docs/classes.md, "Hints held to
+  // their word"): asked about at every call until the person clears it.
+  $('detail-broke').hidden = !entry.broke;
+  $('detail-broke-text').textContent = entry.broke ? `Toolgate asks about every call of it: it ${entry.broke}.` : '';
+  $('detail-clear').onclick = () => clearFlag(entry);
   $('detail-lints').replaceChildren(
     ...(entry.lints.length ? entry.lints.map((l) => l.text) : ['Nothing to note.']).map((text) => el('li', { text })),
   );
@@ -48,12 +53,21 @@ function render(palette) {
           el('span', { class: 'name' }, nameAndTitle(entry)),
           classBadge(entry.badge),
           ...entry.badges.filter((b) => b === 'off-site').map(badge),
+          ...(entry.broke ? [el('span', { class: 'badge broke', text: 'broke its hints' })] : []),
         ]);
         button.addEventListener('click', () => showDetails(entry, button));
         return el('li', {}, [button]);
       })),
     ])),
   );
+}
+
+// The person clears a tool's flag: its hints are trusted again.
+async function clearFlag(entry) {
+  const answer = await chrome.runtime.sendMessage({ type: 'clear_flag', site: entry.site, tool: entry.name });
+  if (answer?.error) throw new Error(answer.error);
+  await main();
+  $('details').hidden = true;
 }
 
 async function main() {

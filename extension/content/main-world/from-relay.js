@@ -3,7 +3,7 @@
 // calls, run here (runForAgent).
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
-// events.js, outcome.js, registry.js, start.js, native-forms.js.
+// events.js, outcome.js, registry.js, start.js, native-forms.js, watch.js.
 
 import {
   apply, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify, toString,
@@ -17,6 +17,7 @@ import { entries, keyOf } from './registry.js';
 import { fireToolEvent } from './events.js';
 import { start } from './start.js';
 import { releaseForm } from './native-forms.js';
+import { startWatching, stopWatching } from './watch.js';
 
 // The relay's answers, and the calls it hands on, as JSON text on the
 // channel (channel.js). Heard from the start (connected at document_start):
@@ -51,8 +52,12 @@ export function fromRelay(text) {
 // Runs a tool an agent called through Toolgate, and answers the relay with
 // the result's JSON text (written once, handed on as text to the worker's
 // core), or the reason it failed.
-function runForAgent({ call_id: callId, source, name, arguments: input, native_call: nativeCall }) {
-  const answer = (result) => send(stringify({ type: 'call_result', call_id: callId, ...result }));
+function runForAgent({ call_id: callId, source, name, arguments: input, native_call: nativeCall, watch }) {
+  // A watched call's storage writes go with its answer (watch.js).
+  const seen = watch === true ? startWatching() : null;
+  const answer = (result) => send(stringify({
+    type: 'call_result', call_id: callId, ...result, ...(seen ? { seen: stopWatching(seen) } : {}),
+  }));
   // A native call's own value goes back to the browser, not its JSON.
   const keep = mapHas(nativeCalls, nativeCall)
     ? (outcome) => { mapSet(nativeValues, nativeCall, outcome); return outcome; }

@@ -12,6 +12,7 @@ import { captureDom } from './dom.js';
 import { flush, report } from './channel.js';
 import { detectNative, nativeFormContext } from './native.js';
 import { watchOtherOrigins } from './cross-origin.js';
+import { watchWrites } from './watch.js';
 import { changeTargets, entries, has, setSpread } from './registry.js';
 import { spreadChange } from './frames.js';
 import { fireToolEvent, toolEventTargets } from './events.js';
@@ -50,6 +51,8 @@ export function start() {
   arrayPush(changeTargets, documentContext, testingContext);
   setSpread(spreadChange);
   watchOtherOrigins();
+  // Agents' calls here are watched for storage writes (docs/classes.md).
+  watchWrites();
   // toolactivated / toolcancel: at the ModelContext, as the draft and
   // Chromium 156 fire them, and at window as Chromium 148 fires them,
   // unless the browser's own API is 156's, whose events reach the

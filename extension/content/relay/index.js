@@ -186,7 +186,22 @@ function callResult(text) {
   if (result?.type !== 'call_result' || !calls.has(result.call_id)) return;
   const answer = calls.get(result.call_id);
   calls.delete(result.call_id);
-  answer(result.ok === true ? { ok: true, json: result.json } : { ok: false, error: String(result.error) });
+  const seen = storageWrites(result.seen);
+  answer(result.ok === true ? { ok: true, json: result.json, seen } : { ok: false, error: String(result.error), seen });
+}
+
+// The storage writes the shim saw during a watched call (docs/classes.md,
+// "Hints held to their word"), in the shape the core reads, bounded: the
+// page could have written anything there.
+function storageWrites(seen) {
+  if (!Array.isArray(seen)) return undefined;
+  const text = (value) => (typeof value === 'string' ? value.slice(0, 200) : '');
+  return seen.slice(0, 20).map((item) => ({
+    storage: {
+      area: text(item?.storage?.area), op: text(item?.storage?.op), key: text(item?.storage?.key),
+      together: item?.storage?.together === true,
+    },
+  }));
 }
 
 let listening = false;
@@ -222,7 +237,7 @@ function fromWorker(message, sender, respond) {
     });
     toPage({
       type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments,
-      native_call: message.native_call,
+      native_call: message.native_call, watch: message.watch === true,
     });
     return true; // The answer comes when the page's tool settles.
   }

@@ -1,0 +1,150 @@
+// Hints held to their word (docs/classes.md): a tool that says it only reads
+// and then changes something during an agent's call is flagged in the
+// palette, recorded in the audit, and from then on confirmed per call, on
+// every chat, until the person clears it; re-registering it does not clear
+// it. tests/pages/conduct has one such tool for each way a page writes, an
+// honest one, and writes the page makes on its own, outside any call.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TOOLGATE_ID, entries } from '../support/browser.mjs';
+import { assertRan, harness } from '../support/fixture.mjs';
+import { choose, readCard } from '../support/cards.mjs';
+import { answersOf, labelsOf } from '../../lib/cards.mjs';
+
+const h = harness({ pages: 'tests/pages/conduct', tools: 8 });
+const HOST = 'notes.localhost';
+
+// The palette's entry for `name`, once `test` holds for it.
+async function entryOnceIt(page, name, test, what) {
+  const palette = await h.browser.waitForPalette(page, (p) => {
+    const entry = entries(p).find((e) => e.name === name);
+    return entry !== undefined && test(entry);
+  }, `${name} ${what}`);
+  return entries(palette).find((e) => e.name === name);
+}
+const flagged = (page, name) => entryOnceIt(page, name, (e) => e.broke !== undefined, 'flagged');
+
+// The audit's entries of `kind` in `log` (as the settings page reads them),
+// once one is about `tool`: the audit gathers entries a moment before it
+// writes them, so the test waits for the write.
+async function audited(log, kind, tool) {
+  const worker = await h.browser.worker();
+  return worker.evaluate(({ log, kind, tool }) => new Promise((resolve) => {
+    const check = (entries) => {
+      const found = (entries ?? []).filter((entry) => entry.what === kind);
+      if (!found.some((entry) => entry.tool === tool)) return false;
+      resolve(found);
+      return true;
+    };
+    const heard = (changes, area) => {
+      if (area === 'local' && changes[log] && check(changes[log].newValue)) chrome.storage.onChanged.removeListener(heard);
+    };
+    chrome.storage.onChanged.addListener(heard);
+    chrome.storage.local.get(log).then((stored) => {
+      if (check(stored[log])) chrome.storage.onChanged.removeListener(heard);
+    });
+  }), { log, kind, tool });
+}
+
+// The next call of `name` asks on a call card that says why; allowed once, it runs.
+async function confirmedPerCall(chat, tabId, name) {
+  const { card, reply } = await h.asks(chat, tabId, name, {}, 'call');
+  const shown = await readCard(card);
+  assert.equal(shown.class, 'Consequential', `${name} is treated as Consequential`);
+  assert.match(shown.lines.join(' '), new RegExp(`Toolgate asks about every call of “${name}” and treats it as Consequential: it said Read only; during a call it `));
+  const labels = labelsOf(await answersOf(card));
+  assert.ok(!labels.some((label) => label.startsWith('Always allow') || label.startsWith('Allow all')), `only this call: ${labels}`);
+  await choose(card, 'Allow this call only');
+  assertRan(await reply, name);
+}
+
+const LIARS = [
+  ['post_fetch', 'POSTs with fetch', /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/],
+  ['beacon', 'sends a beacon', /^said Read only; during a call it sent a beacon, POST \/api\/log\.json/],
+  ['write_local', 'writes localStorage', /^said Read only; during a call it wrote localStorage last_read/],
+  ['delete_record', 'deletes an IndexedDB record', /^said Read only; during a call it deleted from IndexedDB notes\/items/],
+  ['set_cookie', 'sets a cookie', /^said Read only; during a call it set the cookie seen/],
+  ['submit_form', 'submits a form', /^said Read only; during a call it navigated a frame with POST \/api\/notes\/purge\.html/],
+];
+
+for (const [name, does, words] of LIARS) {
+  test(`a Read only tool that ${does} is flagged, audited, and then confirmed per call`, async () => {
+    const { page, tabId } = await h.open(HOST, `/?${name}`);
+    const chat = await h.chat();
+    // On localhost no site question: it runs at once, as a Read only tool.
+    const first = await h.runs(chat, tabId, name);
+    const entry = await flagged(page, name);
+    assert.match(entry.broke, words);
+    assert.equal(entry.badge, 'Read only', 'the class its hints give is still shown');
+    // What the browser or the page saw before the answer is in the reply.
+    if (name !== 'beacon' && name !== 'submit_form') {
+      assert.equal(first.result._meta.toolgate.broke?.said, 'Read only', JSON.stringify(first.result._meta));
+      assert.match(first.result._meta.toolgate.broke.text, words);
+    }
+    const audit = await audited('audit:agents', 'flagged', name);
+    assert.ok(audit.some((e) => e.tool === name && words.test(e.text)), `audited: ${JSON.stringify(audit)}`);
+    await confirmedPerCall(chat, tabId, name);
+    // Every chat: another one is asked too.
+    await confirmedPerCall(await h.chat(), tabId, name);
+    await page.close();
+  });
+}
+
+test('a Read only tool that navigates the tab is flagged, and asked about when the page is back', async () => {
+  const { page, tabId } = await h.open('away.localhost', '/?navigate');
+  const chat = await h.chat();
+  const navigated = page.waitForURL('**/next.html');
+  await h.start(chat, h.request(tabId, 'navigate'));
+  await navigated;
+  await page.goto(h.server.url('away.localhost', '/?navigate-again'));
+  const entry = await flagged(page, 'navigate');
+  assert.match(entry.broke, /^said Read only; during a call it navigated the tab to \/next\.html/);
+  await confirmedPerCall(chat, tabId, 'navigate');
+  await page.close();
+});
+
+test("an honest Read only tool is never flagged, nor one the page's own writes outside a call could be pinned on", async () => {
+  const { page, tabId } = await h.open('honest.localhost', '/?honest');
+  // The page writes everything it can, on its own, before any call.
+  assert.equal(await page.evaluate(() => window.background()), 'done');
+  const chat = await h.chat();
+  const reply = await h.runs(chat, tabId, 'honest');
+  assert.equal(reply.result._meta.toolgate.broke, undefined);
+  assert.deepEqual(reply.result._meta.toolgate.seen?.map((s) => s.done), ['sent GET'], 'its GET is told, and judged harmless');
+  // A second call, after the page's writes and the first call's: still nothing.
+  await h.runs(chat, tabId, 'honest');
+  const palette = await h.browser.palette(page);
+  assert.ok(entries(palette).every((e) => e.broke === undefined), 'nothing flagged');
+  await page.close();
+});
+
+test('a re-registered tool keeps its flag, changed or not, until the person clears it in the palette', async () => {
+  const { page, tabId } = await h.open('again.localhost', '/?again');
+  const chat = await h.chat();
+  await h.runs(chat, tabId, 'write_local');
+  await flagged(page, 'write_local');
+  // The same definition, then a changed one, registered again in the document.
+  assert.equal(await page.evaluate(() => window.again('write_local')), 'registered again');
+  assert.match((await flagged(page, 'write_local')).broke, /^said Read only/);
+  assert.equal(await page.evaluate(() => window.again('write_local', 'Reads the last note, honestly')), 'registered again');
+  await entryOnceIt(page, 'write_local', (e) => e.description === 'Reads the last note, honestly' && e.broke !== undefined, 'changed, still flagged');
+  // A new document registers it again: still flagged.
+  await page.goto(h.server.url('again.localhost', '/?changed'));
+  await flagged(page, 'write_local');
+  await confirmedPerCall(chat, tabId, 'write_local');
+
+  // The person clears it in the palette: it runs without a card again, and
+  // is flagged again only if it writes again (it does: that call is watched).
+  const popup = await h.browser.context.newPage();
+  await popup.goto(`chrome-extension://${TOOLGATE_ID}/extension/ui/palette.html?tab=${tabId}`);
+  await popup.getByRole('button', { name: /write_local/ }).click();
+  await popup.getByText(/Toolgate asks about every call of it: it said Read only/).waitFor();
+  await popup.getByRole('button', { name: 'Clear: trust its hints again' }).click();
+  await entryOnceIt(page, 'write_local', (e) => e.broke === undefined, 'cleared');
+  await popup.close();
+  // The person clearing it is in their own audit (it resolves once it is).
+  await audited('audit', 'cleared', 'write_local');
+  await h.runs(chat, tabId, 'write_local');
+  await flagged(page, 'write_local');
+  await page.close();
+});
