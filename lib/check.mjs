@@ -4,10 +4,12 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { openChat, send, callRequest } from './agent.mjs';
 import { BrowserNotFound, findChromium, launchToolgate } from './chromium.mjs';
+import { didText, verdictOf } from './conduct.mjs';
 import { ExpectFileError, readExpect, writeExpect } from './expect.mjs';
 import { junit, table } from './report.mjs';
-import { entriesOf, findingsOf, settledPalette, warningsOf } from './tools.mjs';
+import { entriesOf, findingsOf, publishes, settledPalette, tabIdOf, warningsOf } from './tools.mjs';
 
 // Exit codes (docs/ci.md): when several apply, the largest.
 export const EXIT = { ok: 0, failed: 1, usage: 2, browser: 3, load: 4, noTools: 5 };
@@ -17,15 +19,21 @@ export const USAGE = `usage: toolgate check URL... [options]
 Loads each URL in headless Chromium with Toolgate, waits until its WebMCP
 tools have settled, prints how Toolgate classes them, and fails when a class
 is left to a default, a declaration cannot be read, a lint note is an error,
-or a class differs from --expect. Other lint notes (a hint left out that did
+a class differs from --expect, or a tool named by --call changes state while
+it says Read only, or reaches another site while it says openWorldHint: false.
+Other lint notes (a hint left out that did
 not decide the class, the legacy API) are shown as warnings.
 
 options:
   --expect FILE        a JSON or YAML file of tool name -> class to hold the tools to
   --write-expect FILE  write the classes found to FILE (YAML for .yaml/.yml, else JSON)
+  --call TOOL[=JSON]    call TOOL as an agent would, with the arguments JSON (default {}),
+                       and fail it if it broke its hints; repeatable. Toolgate's rules
+                       are set to allow exactly the tools called, each on its site
   --strict             a hint left out fails too, even one that did not decide the class,
                        and so do the notes on texts that talk to the agent (hidden
-                       characters, a long description, words addressed to the model)
+                       characters, a long description, words addressed to the model),
+                       and a called tool that threw
   --json               print the palettes as Toolgate's worker gives them, not a table
   --junit FILE         write JUnit XML, one test case per tool
   --browser PATH       the Chromium to run (else CHROMIUM, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH,
@@ -54,6 +62,7 @@ function options(argv) {
         browser: { type: 'string' },
         native: { type: 'boolean' },
         strict: { type: 'boolean' },
+        call: { type: 'string', multiple: true, default: [] },
         settle: { type: 'string', default: '1000' },
         timeout: { type: 'string', default: '15000' },
       },
@@ -74,6 +83,7 @@ function options(argv) {
       throw new UsageError(`${url} is not a URL Toolgate can check: give it whole, as http://localhost:3000/`);
     }
   }
+  values.call = values.call.map(callOption);
   for (const key of ['settle', 'timeout']) {
     const ms = Number(values[key]);
     if (!Number.isSafeInteger(ms) || ms < 0) throw new UsageError(`--${key} takes milliseconds, a whole number, not ${values[key]}`);
@@ -82,11 +92,90 @@ function options(argv) {
   return { ...values, urls };
 }
 
+// `--call TOOL[=JSON]` read: { name, args }; the arguments, an object.
+function callOption(text) {
+  const at = text.indexOf('=');
+  const name = at < 0 ? text : text.slice(0, at);
+  if (name === '') throw new UsageError(`--call ${text} names no tool: give it as --call TOOL or --call 'TOOL={"key":"value"}'`);
+  if (at < 0) return { name, args: {} };
+  let args;
+  try {
+    args = JSON.parse(text.slice(at + 1));
+  } catch (error) {
+    throw new UsageError(`--call ${name}: its arguments are not JSON (${error.message})`);
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new UsageError(`--call ${name}: its arguments are a JSON object, as {"id": 1}, not ${text.slice(at + 1)}`);
+  }
+  return { name, args };
+}
+
 // The first line of a Playwright error, without the call's name.
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0].replace(/^\w+\.\w+: /, '');
 
 // A page that could not be checked: one JUnit case in error (`what`), and its exit code.
 const pageError = (what, kind, code, message) => ({ what, kind, code, message });
+
+// The chat `toolgate check` calls tools in (--call), named on the audit.
+const CHAT = 'toolgate-check';
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// Sets `entry` apart as Allowed on its site, as the settings page does
+// (docs/rules.md, "Areas and tools set apart"), so that unattended it runs
+// with no card; a site without rules starts from the defaults (Read Allowed,
+// Write and Outside the site Ask first, Delete Off), which unattended let
+// only Read tools run, and the check calls nothing it was not told to.
+// Resolves once the rule holds in the palette, so before the call.
+async function allow(worker, tabId, entry, deadline) {
+  await worker.evaluate(([site, name]) => self.toolgate.changeRules(site, [{ target: 'tool', name, level: 'allowed' }]), [entry.site, entry.name]);
+  for (;;) {
+    const palette = await worker.evaluate((id) => self.toolgate.palette(id), tabId);
+    const now = entriesOf(palette).find((e) => e.name === entry.name);
+    if (now?.agents?.startsWith('What agents may do: Allowed') || Date.now() >= deadline) return;
+    await sleep(50);
+  }
+}
+
+// Calls each tool of `calls` (--call) that the page publishes, one after
+// another, as an agent in unattended mode, and holds it to its hints: its
+// `call` is the verdict (lib/conduct.mjs), and it fails when it broke its
+// hints, when Toolgate did not run it, or, with --strict, when it threw. A
+// call that took the tab elsewhere is followed by the page loaded again.
+async function callTools(browser, page, tools, opts, say) {
+  const worker = await browser.worker();
+  const tabId = await tabIdOf(worker, page);
+  const home = page.url();
+  let moved = false; // the tab navigated since the call started
+  const isMain = (frame) => frame === page.mainFrame();
+  page.on('framenavigated', (frame) => { if (isMain(frame)) moved = true; });
+  // Back to the page, once a navigation the call started (`navigates`: its
+  // reply or flag says so, or the palette lost the tool) has committed.
+  const back = async (name, navigates) => {
+    if (!moved && navigates) await page.waitForEvent('framenavigated', { predicate: isMain, timeout: opts.timeout }).catch(() => {});
+    if (!moved) return;
+    await page.goto(home, { waitUntil: 'load', timeout: opts.timeout });
+    await publishes(worker, tabId, name, { timeoutMs: opts.timeout });
+  };
+  const tellsOfNavigating = (verdict) => [verdict.broke, ...verdict.seen].some((t) => t?.includes('navigated the tab'));
+  for (const { name, args } of opts.call) {
+    const tool = tools.find((t) => t.entry.name === name);
+    if (!tool) continue;
+    await publishes(worker, tabId, name, { timeoutMs: opts.timeout });
+    await allow(worker, tabId, tool.entry, Date.now() + opts.timeout);
+    say(`calling ${name} with ${JSON.stringify(args)}`);
+    moved = false;
+    const reply = await send(worker, CHAT, callRequest(callsMade += 1, tabId, name, args));
+    const verdict = await verdictOf(worker, tabId, name, reply, { reopen: () => back(name, true) });
+    tool.call = { args, ...verdict };
+    if (verdict.broke) tool.findings.push(verdict.broke);
+    else if (verdict.decision !== 'run') tool.findings.push(`Toolgate did not run the call: ${verdict.why}`);
+    else if (verdict.isError && opts.strict) tool.findings.push(`the call threw: ${verdict.text}`);
+    say(`${name}: ${verdict.broke ? `broke its hints: ${didText(verdict.broke)}` : verdict.decision === 'run' ? 'kept its hints' : 'not run'}`);
+    await back(name, tellsOfNavigating(verdict));
+  }
+}
+let callsMade = 0;
 
 // Loads `url` and reads its settled palette: `{ url, palette, tools }`, or
 // `{ url, error }` when it did not load or published nothing.
@@ -120,6 +209,7 @@ async function checkPage(browser, url, opts, expected, say) {
     say(settled ? `${entries.length} tools and skills, settled after ${seconds}`
       : `${entries.length} tools and skills, still changing after ${seconds}: checking these`);
     const tools = entries.map((entry) => ({ entry, findings: findingsOf(entry, expected?.get(entry.name), { strict: opts.strict }) }));
+    if (opts.call.length) await callTools(browser, page, tools, opts, say);
     return { url, palette, tools };
   } finally {
     await page.close().catch(() => {});
@@ -144,7 +234,10 @@ function classesFound(pages) {
 
 function print(pages, missing, json, out) {
   if (json) {
-    out(JSON.stringify(pages.map((p) => p.palette ?? { url: p.url, error: p.error.message }), null, 2));
+    // With --call, each palette gains `calls`: each called tool's verdict.
+    const calls = (p) => p.tools?.filter((t) => t.call).map((t) => ({ name: t.entry.name, ...t.call, findings: t.findings }));
+    out(JSON.stringify(pages.map((p) => (p.palette && p.tools?.some((t) => t.call) ? { ...p.palette, calls: calls(p) }
+      : p.palette ?? { url: p.url, error: p.error.message })), null, 2));
     return;
   }
   for (const page of pages) {
@@ -152,18 +245,19 @@ function print(pages, missing, json, out) {
       out(`✗ ${page.error.message}\n`);
       continue;
     }
-    out(table(page.palette));
+    out(table(page.palette, page.tools));
     out('');
-    for (const { entry, findings } of page.tools) {
+    for (const { entry, findings, call } of page.tools) {
       if (findings.length) out(`✗ ${entry.name}: ${findings.join('; ')}`);
-      const warnings = warningsOf(entry, findings);
+      const threw = call?.decision === 'run' && call.isError && !findings.includes(`the call threw: ${call.text}`) ? [`the call threw: ${call.text}`] : [];
+      const warnings = [warningsOf(entry, findings), ...threw].filter(Boolean).join('; ');
       if (warnings) out(`! ${entry.name}: ${warnings}`);
     }
     const failing = page.tools.filter((t) => t.findings.length).length;
     const n = page.tools.length;
     out(`${n} ${n === 1 ? 'tool or skill' : 'tools and skills'}: ${failing ? `${failing} failing` : 'all pass'}.\n`);
   }
-  for (const { name, expected } of missing) out(`✗ ${name}: expected ${expected}, but no page checked registered it`);
+  for (const { name, finding } of missing) out(`✗ ${name}: ${finding}`);
 }
 
 // Runs `toolgate check` with `argv` (after "check"); resolves to the exit code.
@@ -202,10 +296,19 @@ export async function check(argv, { out = console.log, err = console.error } = {
     await browser.close();
   }
   const seen = new Set(pages.flatMap((p) => (p.tools ?? []).map((t) => t.entry.name)));
-  const missing = [...(expected ?? [])].filter(([name]) => !seen.has(name)).map(([name, cls]) => ({ name, expected: cls }));
+  // Tools an --expect file or --call names that no page registered (when
+  // several URLs are checked, each is called on the pages that publish it).
+  const missing = [
+    ...[...(expected ?? [])].filter(([name]) => !seen.has(name)).map(([name, cls]) => ({
+      name, suite: `expected by ${opts.expect}`, finding: `expected ${cls}, but no page checked registered it`,
+    })),
+    ...[...new Set(opts.call.map((c) => c.name))].filter((name) => !seen.has(name)).map((name) => ({
+      name, suite: 'called by --call', finding: 'called by --call, but no page checked publishes it',
+    })),
+  ];
   print(pages, missing, opts.json, out);
   if (opts.junit) {
-    await writeFile(opts.junit, junit(pages, missing, opts.expect));
+    await writeFile(opts.junit, junit(pages, missing));
     say(`wrote JUnit XML to ${opts.junit}`);
   }
   if (opts['write-expect']) {

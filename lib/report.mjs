@@ -2,6 +2,7 @@
 // the palette's rows read (docs/classes.md, "Badges"), and JUnit XML with one
 // test case per tool (docs/ci.md).
 import { create } from 'xmlbuilder2';
+import { didText } from './conduct.mjs';
 import { entriesOf } from './tools.mjs';
 
 const hostOf = (site) => {
@@ -12,16 +13,30 @@ const hostOf = (site) => {
   }
 };
 
+// What a call (`toolgate check --call`, lib/conduct.mjs) was seen doing, in
+// a table's cell: what the reply told, else what its flag says it did, else
+// "nothing"; a call Toolgate did not run, "not run".
+export function seenCell(call) {
+  if (call.decision !== 'run') return 'not run';
+  if (call.seen.length) return call.seen.join(', ');
+  return call.broke ? didText(call.broke) : 'nothing';
+}
+
 // The palette as a table: site, tool (title and name), the class badge with
-// off-site where it applies, and the rule that decided the class.
-export function table(palette) {
+// off-site where it applies, and the rule that decided the class; with
+// `tools` (lib/check.mjs) of which some were called, what each call was seen
+// doing, after the badges.
+export function table(palette, tools = []) {
+  const calls = new Map(tools.filter((t) => t.call).map((t) => [t.entry.name, t.call]));
+  const called = (e) => (calls.size ? [calls.has(e.name) ? seenCell(calls.get(e.name)) : ''] : []);
   const rows = entriesOf(palette).map((e) => [
     hostOf(e.site),
     e.title ? `${e.title} (${e.name})` : e.name,
     [e.badge, ...e.badges.filter((b) => b === 'off-site')].join(', '),
+    ...called(e),
     e.rule ?? 'a skill: listed, never called',
   ]);
-  const head = ['site', 'tool', 'badges', 'why'];
+  const head = ['site', 'tool', 'badges', ...(calls.size ? ['seen during --call'] : []), 'why'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [`Tools palette of ${palette.title} (${palette.url})`, '', line(head),
@@ -32,25 +47,29 @@ export function table(palette) {
 // JUnit schema gives (what Jenkins, GitLab and GitHub Actions' reporters
 // read): a test suite per URL, a test case per tool or skill (named by it,
 // its class name the site's host) that fails with its findings; a URL that
-// did not load, or published nothing, is one test case in error. Expected
-// tools no page registered make a last suite.
-export function junit(pages, missing = [], expectFile = null) {
+// did not load, or published nothing, is one test case in error; a tool
+// called with --call says what it was seen doing. Tools an --expect file or
+// --call named that no page registered make a suite each (`missing`:
+// [{ name, suite, finding }]).
+export function junit(pages, missing = []) {
   const suites = pages.map((page) => ({
     name: page.url,
     cases: page.error
       ? [{ classname: hostOf(page.url), name: page.error.what, error: page.error }]
-      : page.tools.map(({ entry, findings }) => ({
+      : page.tools.map(({ entry, findings, call }) => ({
         classname: hostOf(entry.site),
         name: entry.name,
         findings,
-        out: `${entry.badge}: ${entry.rule ?? 'a skill: listed, never called'}`,
+        out: [`${entry.badge}: ${entry.rule ?? 'a skill: listed, never called'}`,
+          ...(call ? [`called with ${JSON.stringify(call.args)}: seen ${seenCell(call)}${call.isError && call.decision === 'run' ? `; it threw: ${call.text}` : ''}`] : []),
+        ].join('\n'),
       })),
   }));
-  if (missing.length) {
+  for (const suite of new Set(missing.map((m) => m.suite))) {
     suites.push({
-      name: `expected by ${expectFile}`,
-      cases: missing.map(({ name, expected }) => ({
-        classname: 'expected', name, findings: [`expected ${expected}, but no page checked registered ${name}`],
+      name: suite,
+      cases: missing.filter((m) => m.suite === suite).map(({ name, finding }) => ({
+        classname: suite.startsWith('expected') ? 'expected' : 'called', name, findings: [finding],
       })),
     });
   }

@@ -6,6 +6,7 @@ import { ready } from './core.js';
 import { errors } from './errors.js';
 import { agentsStatus } from './outside.js';
 import { palette } from './palette.js';
+import { changeRules } from './rules.js';
 import { configure } from './settings.js';
 
 export const toolgateApi = {
@@ -19,4 +20,11 @@ export const toolgateApi = {
   // Settings: {callTimeoutMs, resultCapBytes}, each a whole number of at
   // least 1. Bad settings are refused with the reason, and change nothing.
   configure,
+  // One change of a site's rules, as the settings page makes it
+  // (docs/rules.md): `changes` are [{target: 'kind', kind, level} |
+  // {target: 'tool', name, level} | {target: 'area', area, level}], checked
+  // by the core against the limits and the tools seen on `site`, stored whole
+  // or not at all; refused, it throws the reason. `toolgate check --call`
+  // sets the tools it calls apart as Allowed with it (docs/ci.md).
+  changeRules,
 };

@@ -171,6 +171,42 @@ describe('toolgate check', () => {
     }
   });
 
+  test('--call holds tools to their hints: a Read only tool that writes fails, named with what it did; an honest one passes', async () => {
+    // tests/pages/conduct: Read only tools that write, each in its own way, and an honest one.
+    const pages = await serve('tests/pages/conduct');
+    try {
+      const page = pages.url('notes.localhost', '/?check');
+      const junitFile = join(dir, 'conduct.xml');
+      const liars = await check([page, '--call', 'post_fetch', '--call', 'beacon={"why":"late"}', '--call', 'honest',
+        '--call', 'no_such_tool', '--junit', junitFile]);
+      assert.equal(liars.code, 1, liars.stderr);
+      assert.match(liars.stdout, /^✗ post_fetch: said Read only; during a call it sent POST \/api\/notes\/delete\.json$/m);
+      // A beacon reaches the worker after the tool answered: its flag is read from the palette.
+      assert.match(liars.stdout, /^✗ beacon: said Read only; during a call it sent a beacon, POST \/api\/log\.json$/m);
+      assert.doesNotMatch(liars.stdout, /✗ honest/);
+      assert.match(liars.stdout, /^✗ no_such_tool: called by --call, but no page checked publishes it$/m);
+      assert.match(liars.stdout, /seen during --call/, 'the table gains a column');
+      assert.match(row(liars.stdout, 'honest'), /Read only\s+sent GET \/next\.html\s+readOnlyHint: true/);
+      assert.match(row(liars.stdout, 'set_cookie'), /Read only\s+readOnlyHint: true/, 'a tool not called has nothing seen');
+      assert.match(liars.stderr, /calling beacon with \{"why":"late"\}/);
+      const [suite, called] = (await validJunit(junitFile)).testsuites.testsuite;
+      const junitCase = (name) => suite.testcase.find((c) => c['@_name'] === name);
+      assert.equal(junitCase('post_fetch').failure['@_message'], 'said Read only; during a call it sent POST /api/notes/delete.json');
+      assert.match(junitCase('honest')['system-out'], /called with \{\}: seen sent GET \/next\.html/);
+      assert.equal(junitCase('honest').failure, undefined);
+      assert.equal(called['@_name'], 'called by --call');
+      assert.equal(called.testcase[0]['@_name'], 'no_such_tool');
+
+      const honest = await check([page, '--call', 'honest', '--json']);
+      assert.equal(honest.code, 0, honest.stdout + honest.stderr);
+      const [{ calls }] = JSON.parse(honest.stdout);
+      assert.deepEqual(calls.map(({ name, decision, seen, broke, findings }) => ({ name, decision, seen, broke, findings })),
+        [{ name: 'honest', decision: 'run', seen: ['sent GET /next.html'], broke: null, findings: [] }]);
+    } finally {
+      await pages.close();
+    }
+  });
+
   test('a throwing getter fails the check with the reason, and the page keeps its other tool', async () => {
     const { code, stdout } = await check([url('/tests/pages/check/getter.html')]);
     assert.equal(code, 1);
@@ -211,6 +247,9 @@ describe('toolgate check', () => {
     const notUrl = await check(['localhost:3000']);
     assert.equal(notUrl.code, 2);
     assert.match(notUrl.stderr, /localhost:3000 is not a URL Toolgate can check: give it whole, as http:\/\/localhost:3000\//);
+    const badCall = await check([url('/examples/orders/'), '--call', 'track_order=[1]']);
+    assert.equal(badCall.code, 2);
+    assert.match(badCall.stderr, /--call track_order: its arguments are a JSON object, as \{"id": 1\}, not \[1\]/);
     const badExpect = join(dir, 'bad.yaml');
     await writeFile(badExpect, 'late_tool: Harmless\n');
     const bad = await check([url('/examples/orders/'), '--expect', badExpect]);

@@ -1,0 +1,71 @@
+// Hints held to their word, as a web developer's CI checks them (docs/ci.md;
+// docs/classes.md, "Hints held to their word"): a tool called as an agent
+// calls it, and what its tab was seen doing while it ran. Shared by
+// `toolgate check --call` (lib/check.mjs) and the Playwright fixture's
+// `toKeepItsHints` (playwright/index.mjs).
+import { entriesOf } from './tools.mjs';
+
+// How long after its reply a call's verdict may still come. The worker
+// listens to a tab for half a second after a call answers, since what the
+// call started as it answered (a beacon, a form submission, a navigation)
+// reaches it later (ARCHITECTURE.md, the code map: `watch.js`); such a flag
+// is then only in the palette. The rest is margin for the browser's events.
+export const VERDICT_MS = 1500;
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// One thing a call was seen doing, in words: "sent POST /api/notes/delete",
+// with "(another site)" and "(while another call ran)" where they apply.
+export const seenText = (seen) => [
+  `${seen.done} ${seen.to}`.trim(),
+  ...(seen.off_site ? ['(another site)'] : []),
+  ...(seen.cannot_tell ? ['(while another call ran)'] : []),
+].join(' ');
+
+// The flag the palette of tab `tabId` shows on tool `name`, if any: null
+// when it has none, undefined when the tab no longer shows the tool (it
+// navigated away).
+async function flagShown(worker, tabId, name) {
+  const palette = await worker.evaluate((id) => self.toolgate.palette(id), tabId);
+  const entry = entriesOf(palette).find((e) => e.name === name);
+  return entry === undefined ? undefined : (entry.broke ?? null);
+}
+
+// The verdict on a call of `name` in tab `tabId` whose reply is `reply`
+// (`self.toolgate.agent`'s): { decision, why, isError, text, seen, overlapped,
+// broke }. `broke` is the flag's text ("said Read only; during a call it
+// sent POST …"), from the reply when the observation came before the tool
+// answered, else from the palette, which is read until it shows a flag or
+// VERDICT_MS have passed since the reply. `reopen()`, when given, is called
+// if the tab no longer shows the tool by then (the call navigated it away),
+// and should bring the tool back, so that its flag can be read; the palette
+// is read once more after it.
+export async function verdictOf(worker, tabId, name, reply, { reopen = null, waitMs = VERDICT_MS } = {}) {
+  const result = reply.result ?? {};
+  const meta = result._meta?.toolgate ?? {};
+  const verdict = {
+    decision: meta.decision ?? 'refuse',
+    why: meta.why ?? reply.error?.message ?? '',
+    isError: result.isError === true || reply.error !== undefined,
+    text: result.content?.map((c) => c.text ?? '').join('') ?? reply.error?.message ?? '',
+    seen: (meta.seen ?? []).map(seenText),
+    overlapped: meta.overlapped === true,
+    broke: meta.broke?.text ?? null,
+  };
+  if (verdict.broke !== null) return verdict;
+  const until = Date.now() + waitMs;
+  let flag = await flagShown(worker, tabId, name);
+  while (!flag && Date.now() < until) {
+    await sleep(50);
+    flag = await flagShown(worker, tabId, name);
+  }
+  if (flag === undefined && reopen) {
+    await reopen();
+    flag = await flagShown(worker, tabId, name);
+  }
+  verdict.broke = flag ?? null;
+  return verdict;
+}
+
+// What a flag says the call did: its text after "during a call it ".
+export const didText = (broke) => broke.replace(/^said [^;]*; during a call it /, '');
