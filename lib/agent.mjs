@@ -30,13 +30,15 @@ export const send = (worker, chat, request) => worker.evaluate(([c, r]) => self.
 export const start = (worker, cards, chat, request) => cards.race(send(worker, chat, request));
 
 // Sends `request` as `chat` and answers each card it opens with the next of
-// `answers` (labels as the card shows them), clicked as a person clicks. A
-// card with no answer left is closed, which refuses (docs/cards.md), and
-// the first such is told in `unanswered` ({ heading, labels }). Resolves
-// with { reply, cards: [{ heading, answer }], unanswered } once the reply
-// has come.
+// `answers` (labels as the card shows them), clicked as a person clicks; or,
+// when `answers` is a function, with what it picks from the card's answers
+// (`answersOf`'s), null for none. A card with no answer left is closed,
+// which refuses (docs/cards.md), and the first such is told in `unanswered`
+// ({ heading, labels }). Resolves with { reply, cards: [{ heading, answer }],
+// unanswered } once the reply has come.
 export async function callAnswering(worker, cards, chat, request, answers = []) {
   const left = [answers].flat();
+  const pick = typeof answers === 'function' ? answers : () => left.shift() ?? null;
   const answered = [];
   let unanswered = null;
   let reply = send(worker, chat, request);
@@ -45,12 +47,12 @@ export async function callAnswering(worker, cards, chat, request, answers = []) 
     if (!got.card) return { reply: got.reply, cards: answered, unanswered };
     reply = got.reply;
     const offered = await answersOf(got.card);
-    if (left.length === 0) {
+    const label = pick(offered);
+    if (label === null) {
       unanswered ??= { heading: offered.heading, labels: labelsOf(offered) };
       await got.card.close();
       continue;
     }
-    const label = left.shift();
     answered.push({ heading: offered.heading, answer: label });
     await choose(got.card, label);
   }

@@ -33,7 +33,7 @@ options:
   --strict             a hint left out fails too, even one that did not decide the class,
                        and so do the notes on texts that talk to the agent (hidden
                        characters, a long description, words addressed to the model),
-                       and a called tool that threw
+                       and a called tool that threw (its call failed)
   --json               print the palettes as Toolgate's worker gives them, not a table
   --junit FILE         write JUnit XML, one test case per tool
   --browser PATH       the Chromium to run (else CHROMIUM, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH,
@@ -140,8 +140,9 @@ async function allow(worker, tabId, entry, deadline) {
 // Calls each tool of `calls` (--call) that the page publishes, one after
 // another, as an agent in unattended mode, and holds it to its hints: its
 // `call` is the verdict (lib/conduct.mjs), and it fails when it broke its
-// hints, when Toolgate did not run it, or, with --strict, when it threw. A
-// call that took the tab elsewhere is followed by the page loaded again.
+// hints, when Toolgate did not run it, or, with --strict, when its call
+// failed (the tool threw). A call that took the tab elsewhere is followed by
+// the page loaded again.
 async function callTools(browser, page, tools, opts, say) {
   const worker = await browser.worker();
   const tabId = await tabIdOf(worker, page);
@@ -170,7 +171,7 @@ async function callTools(browser, page, tools, opts, say) {
     tool.call = { args, ...verdict };
     if (verdict.broke) tool.findings.push(verdict.broke);
     else if (verdict.decision !== 'run') tool.findings.push(`Toolgate did not run the call: ${verdict.why}`);
-    else if (verdict.isError && opts.strict) tool.findings.push(`the call threw: ${verdict.text}`);
+    else if (verdict.isError && opts.strict) tool.findings.push(`the call failed: ${verdict.text}`);
     say(`${name}: ${verdict.broke ? `broke its hints: ${didText(verdict.broke)}` : verdict.decision === 'run' ? 'kept its hints' : 'not run'}`);
     await back(name, tellsOfNavigating(verdict));
   }
@@ -249,7 +250,7 @@ function print(pages, missing, json, out) {
     out('');
     for (const { entry, findings, call } of page.tools) {
       if (findings.length) out(`✗ ${entry.name}: ${findings.join('; ')}`);
-      const threw = call?.decision === 'run' && call.isError && !findings.includes(`the call threw: ${call.text}`) ? [`the call threw: ${call.text}`] : [];
+      const threw = call?.decision === 'run' && call.isError && !findings.includes(`the call failed: ${call.text}`) ? [`the call failed: ${call.text}`] : [];
       const warnings = [warningsOf(entry, findings), ...threw].filter(Boolean).join('; ');
       if (warnings) out(`! ${entry.name}: ${warnings}`);
     }

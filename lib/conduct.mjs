@@ -10,7 +10,7 @@ import { entriesOf } from './tools.mjs';
 // call started as it answered (a beacon, a form submission, a navigation)
 // reaches it later (ARCHITECTURE.md, the code map: `watch.js`); such a flag
 // is then only in the palette. The rest is margin for the browser's events.
-export const VERDICT_MS = 1500;
+export const VERDICT_MS = 1000;
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 

@@ -61,7 +61,7 @@ export function junit(pages, missing = []) {
         name: entry.name,
         findings,
         out: [`${entry.badge}: ${entry.rule ?? 'a skill: listed, never called'}`,
-          ...(call ? [`called with ${JSON.stringify(call.args)}: seen ${seenCell(call)}${call.isError && call.decision === 'run' ? `; it threw: ${call.text}` : ''}`] : []),
+          ...(call ? [`called with ${JSON.stringify(call.args)}: seen ${seenCell(call)}${call.isError && call.decision === 'run' ? `; it failed: ${call.text}` : ''}`] : []),
         ].join('\n'),
       })),
   }));

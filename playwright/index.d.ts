@@ -62,4 +62,10 @@ export const expect: Expect<{
   toHaveToolClass(this: ExpectMatcherState, page: Page, name: string, cls: ToolClass | 'Skill'): Promise<MatcherReturnType>;
   /** Every tool on the page declares all five class hints (form tools aside). */
   toDeclareAllHints(this: ExpectMatcherState, page: Page): Promise<MatcherReturnType>;
+  /**
+   * The page's tool `name`, called with `args` as an agent calls it (each card answered
+   * "Allow this call only"), keeps its hints: nothing changed while it said Read only, no
+   * other site reached while it said openWorldHint: false. Fails naming what it did.
+   */
+  toKeepItsHints(this: ExpectMatcherState, page: Page, name: string, args?: Record<string, unknown>): Promise<MatcherReturnType>;
 }>;

@@ -4,11 +4,13 @@
 // Toolgate classes them and calls them as an agent, answering any card by
 // its label. A test fails when Toolgate hit an uncaught error, or a page
 // did (Toolgate's shim runs in every page; `failOnPageErrors: false` in
-// `toolgateOptions` lets a page's own errors pass).
+// `toolgateOptions` lets a page's own errors pass). `toKeepItsHints` holds a
+// tool to its hints (docs/classes.md, "Hints held to their word").
 import { chromium, expect as baseExpect, test as base } from '@playwright/test';
 import { callAnswering, callRequest, openChat } from '../lib/agent.mjs';
 import { cardWatcher } from '../lib/cards.mjs';
 import { findChromium, launchToolgate, toolgateWorker } from '../lib/chromium.mjs';
+import { verdictOf } from '../lib/conduct.mjs';
 import { entriesOf, publishes, settledPalette, tabIdOf } from '../lib/tools.mjs';
 
 // The page's tools and skills, once they have settled (lib/tools.mjs).
@@ -19,6 +21,13 @@ async function toolsOf(page, { settleMs = 500, timeoutMs = 10_000 } = {}) {
 }
 
 let chats = 0;
+
+// What `toKeepItsHints` answers on a card: the narrowest yes, for this call
+// only: "Allow this call only" (the site question, the per-call card) or
+// "Allow once" (a rule's Ask first card; docs/rules.md). It watches the
+// tool, and remembers nothing the test's next calls would find.
+const ONCE = ['Allow this call only', 'Allow once'];
+const allowOnce = (offered) => ONCE.find((label) => offered.face.includes(label)) ?? null;
 
 class Toolgate {
   constructor(context) {
@@ -43,6 +52,31 @@ class Toolgate {
   // Resolves to { decision: 'run' | 'refuse', why, result, isError, text, cards }.
   // A tool the page has not yet published is waited for, up to 10 s.
   async call(page, name, args = {}, { answer = [] } = {}) {
+    const { reply, cards } = await this.#send(page, name, args, answer);
+    const { result } = reply;
+    const meta = result._meta?.toolgate ?? {};
+    const text = result.content?.map((c) => c.text ?? '').join('') ?? '';
+    return {
+      decision: meta.decision,
+      why: meta.why,
+      isError: result.isError === true,
+      result: result.structuredContent ?? text,
+      text,
+      cards,
+    };
+  }
+
+  // Calls the tool as `call` does, answering each card "Allow this call
+  // only" (or "Allow once"), and resolves to its verdict (lib/conduct.mjs):
+  // { decision, why, isError, text, seen, overlapped, broke, cards }, `broke`
+  // the flag's text once Toolgate has had the time to see what it started.
+  async conduct(page, name, args = {}) {
+    const { worker, tabId, reply, cards } = await this.#send(page, name, args, allowOnce);
+    return { ...await verdictOf(worker, tabId, name, reply), cards };
+  }
+
+  // The request, its cards answered with `answer`: { worker, tabId, reply, cards }.
+  async #send(page, name, args, answer) {
     const worker = await toolgateWorker(this.context);
     const tabId = await tabIdOf(worker, page);
     await publishes(worker, tabId, name);
@@ -57,18 +91,16 @@ class Toolgate {
       throw new Error(`calling ${name} opened the card "${unanswered.heading}", and no answer was given for it: pass { answer } with one of ${labels}`);
     }
     if (reply.error) throw new Error(`Toolgate refused the request: ${reply.error.message}`);
-    const { result } = reply;
-    const meta = result._meta?.toolgate ?? {};
-    const text = result.content?.map((c) => c.text ?? '').join('') ?? '';
-    return {
-      decision: meta.decision,
-      why: meta.why,
-      isError: result.isError === true,
-      result: result.structuredContent ?? text,
-      text,
-      cards,
-    };
+    return { worker, tabId, reply, cards };
   }
+}
+
+// The Toolgate of each context: the `toolgate` fixture's, which the
+// matchers, given only a page, use too (its chat, its cards).
+const toolgates = new WeakMap();
+function toolgateOf(context) {
+  if (!toolgates.has(context)) toolgates.set(context, new Toolgate(context));
+  return toolgates.get(context);
 }
 
 export const test = base.extend({
@@ -94,7 +126,7 @@ export const test = base.extend({
     }
   },
   toolgate: async ({ context }, use) => {
-    await use(new Toolgate(context));
+    await use(toolgateOf(context));
   },
 });
 
@@ -127,5 +159,24 @@ export const expect = baseExpect.extend({
         : `not every hint is declared:\n${quote(notes)}`;
     };
     return { pass, message, name: 'toDeclareAllHints' };
+  },
+  // The page's tool `name`, called with `args` as an agent calls it (every
+  // card answered "Allow this call only"), keeps its hints: Toolgate saw it
+  // change nothing while it said Read only, and reach no other site while it
+  // said openWorldHint: false. Fails naming what it did. A call that did not
+  // run, or failed (the tool threw), fails whatever `.not` says: its hints
+  // were not put to the test.
+  async toKeepItsHints(page, name, args = {}) {
+    const verdict = await toolgateOf(page.context()).conduct(page, name, args);
+    const seen = verdict.seen.length ? `it ${verdict.seen.join(', ')}` : 'Toolgate saw it change nothing';
+    if (verdict.broke === null && verdict.decision !== 'run') {
+      throw new Error(`${name}: the call did not run, so its hints were not put to the test: ${verdict.why || verdict.text}`);
+    }
+    if (verdict.broke === null && verdict.isError) {
+      throw new Error(`${name}: the call failed, so its hints were not put to the test: ${verdict.text}; before that, ${seen}`);
+    }
+    const pass = verdict.broke === null;
+    const message = () => (pass ? `${name} kept its hints: during the call ${seen}` : `${name} broke its hints: it ${verdict.broke}`);
+    return { pass, message, name: 'toKeepItsHints', actual: verdict.broke ?? verdict.seen };
   },
 });

@@ -17,4 +17,7 @@ test('a TypeScript test reads the tools and calls one, typed', async ({ page, to
 export function misuses(page: import('@playwright/test').Page) {
   // @ts-expect-error 'Harmless' is not a class
   void expect(page).toHaveToolClass('add_note', 'Harmless');
+  void expect(page).toKeepItsHints('add_note', { title: 'Typed', body: 'yes' });
+  // @ts-expect-error the arguments are an object
+  void expect(page).toKeepItsHints('add_note', 'Typed');
 }

@@ -1,0 +1,27 @@
+// Hints held to their word (docs/ci.md): toKeepItsHints calls a tool as an
+// agent would, answering any card "Allow this call only", and fails when
+// Toolgate sees it do what its hints say it does not.
+import { expect, test } from 'toolgate/playwright';
+
+test('the Notes example keeps its hints: list_notes reads, add_note writes only its page', async ({ page, toolgate }) => {
+  await page.goto('/notes/');
+  await expect(page).toKeepItsHints('list_notes');
+  // A Mutating tool asks on its card; the matcher allows this call only.
+  await expect(page).toKeepItsHints('add_note', { title: 'Milk', body: 'Two litres' });
+  await expect(page.locator('#notes')).toContainText('Milk: Two litres');
+  // Nothing was remembered: the next call of add_note asks again.
+  const call = await toolgate.call(page, 'add_note', { title: 'Eggs', body: 'Six' }, { answer: 'Deny this call' });
+  expect(call).toMatchObject({ decision: 'refuse', cards: [expect.objectContaining({ answer: 'Deny this call' })] });
+});
+
+test('a Read only tool that writes fails toKeepItsHints, naming what it did', async ({ page }) => {
+  await page.goto('/playwright/site/liar.html');
+  await expect(expect(page).toKeepItsHints('read_inbox')).rejects
+    .toThrow('read_inbox broke its hints: it said Read only; during a call it wrote localStorage inbox_read_at');
+});
+
+test('a tool that throws fails toKeepItsHints, whatever .not says: its hints were not put to the test', async ({ page }) => {
+  await page.goto('/notes/');
+  await expect(expect(page).not.toKeepItsHints('delete_note', { title: 'No such note' })).rejects
+    .toThrow('delete_note: the call failed, so its hints were not put to the test: delete_note threw Error: No note is titled "No such note".');
+});
