@@ -122,11 +122,10 @@ const CHAT = 'toolgate-check';
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 // Sets `entry` apart as Allowed on its site, as the settings page does
-// (docs/rules.md, "Areas and tools set apart"), so that unattended it runs
-// with no card; a site without rules starts from the defaults (Read Allowed,
-// Write and Outside the site Ask first, Delete Off), which unattended let
-// only Read tools run, and the check calls nothing it was not told to.
-// Resolves once the rule holds in the palette, so before the call.
+// (docs/rules.md, "Areas and tools set apart"): unattended, what a site's
+// rules allow runs, with no card, and nothing else. A site without rules
+// starts from the defaults. Resolves once the rule holds in the palette, so
+// that the call meets it.
 async function allow(worker, tabId, entry, deadline) {
   await worker.evaluate(([site, name]) => self.toolgate.changeRules(site, [{ target: 'tool', name, level: 'allowed' }]), [entry.site, entry.name]);
   for (;;) {
@@ -158,6 +157,7 @@ async function callTools(browser, page, tools, opts, say) {
     await page.goto(home, { waitUntil: 'load', timeout: opts.timeout });
     await publishes(worker, tabId, name, { timeoutMs: opts.timeout });
   };
+  await openChat(worker, CHAT, 'toolgate check');
   const tellsOfNavigating = (verdict) => [verdict.broke, ...verdict.seen].some((t) => t?.includes('navigated the tab'));
   for (const { name, args } of opts.call) {
     const tool = tools.find((t) => t.entry.name === name);
@@ -172,7 +172,8 @@ async function callTools(browser, page, tools, opts, say) {
     if (verdict.broke) tool.findings.push(verdict.broke);
     else if (verdict.decision !== 'run') tool.findings.push(`Toolgate did not run the call: ${verdict.why}`);
     else if (verdict.isError && opts.strict) tool.findings.push(`the call failed: ${verdict.text}`);
-    say(`${name}: ${verdict.broke ? `broke its hints: ${didText(verdict.broke)}` : verdict.decision === 'run' ? 'kept its hints' : 'not run'}`);
+    const outcome = verdict.decision !== 'run' ? 'not run' : verdict.isError ? 'the call failed' : 'kept its hints';
+    say(`${name}: ${verdict.broke ? `broke its hints: ${didText(verdict.broke)}` : outcome}`);
     await back(name, tellsOfNavigating(verdict));
   }
 }
