@@ -110,3 +110,8 @@ export async function clearFlag(site, tool) {
   record({ what: 'cleared', site, tool: tool ?? null });
   return { cleared: true };
 }
+
+// Every flag, for the settings page.
+export async function flagList() {
+  return JSON.parse((await ready).flagList());
+}
