@@ -7,6 +7,7 @@ import { errors } from './errors.js';
 import { agentsStatus } from './outside.js';
 import { palette } from './palette.js';
 import { configure } from './settings.js';
+import { watchCalls } from './watch.js';
 
 export const toolgateApi = {
   palette,
@@ -19,4 +20,7 @@ export const toolgateApi = {
   // Settings: {callTimeoutMs, resultCapBytes}, each a whole number of at
   // least 1. Bad settings are refused with the reason, and change nothing.
   configure,
+  // Watching calls for what they change (docs/classes.md, "Hints held to
+  // their word") on or off: only the benchmark of its cost turns it off.
+  watchCalls,
 };
