@@ -35,6 +35,7 @@ import { serve } from '../tests/support/server.mjs';
 import { churnFigure } from './churn.mjs';
 import { listingFigure } from './listing.mjs';
 import { wakeFigure } from './wake.mjs';
+import { watchingFigure } from './watching.mjs';
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
@@ -600,6 +601,8 @@ async function agentCall(browser, sw, tabId) {
   const out = await sw.evaluate(async ([tab, iterations, warmup, batch]) => {
     const chat = 'bench-calls';
     await self.toolgate.openChat(chat);
+    // The gate's own cost: watching the call is figure 12's.
+    self.toolgate.watchCalls(false);
     let id = 0;
     // A worker's clock ticks in 100 µs: each sample is a batch of `batch`
     // sequential round trips, divided by `batch`.
@@ -652,6 +655,7 @@ async function agentCall(browser, sw, tabId) {
       }
     }
     await chrome.storage.session.remove('bench:probe');
+    self.toolgate.watchCalls(true);
     return { pings, calls, parts, sessionBytes: JSON.stringify(session ?? null).length };
   }, [tabId, RUNS.calls, RUNS.warmup, RUNS.batch]);
   const ratios = out.calls.map((c, i) => c / out.pings[i]);
@@ -913,6 +917,9 @@ async function main() {
     await step('2 registerTool cost', () => registerCost(server, browser, sw));
     await step('3 registration → classified', () => classified(server, browser, sw, agentTab));
     await step('4 agent call vs ping', () => agentCall(browser, sw, agentTab));
+    await step('12 a watched agent call', async () => watchingFigure({
+      sw: await browser.worker(), tabId: agentTab, runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
+    }));
     await step('8 concurrent calls', async () => concurrency(browser, await browser.worker(), agentPage, agentTab));
     await step('10 agent call while another page churns', async () => churnFigure({
       browser, server, sw: await browser.worker(), agentTab, runs: RUNS, smoke: SMOKE, figure, notes, log,

@@ -146,6 +146,8 @@ pub enum FromUi {
     /// The settings pages: the site rules' words, from the core
     /// (`views::rule_words`).
     RuleWords {},
+    /// The settings page: the tools flagged for breaking their hints.
+    Flags {},
     /// The palette or the settings page: the person clears a tool's flag for
     /// breaking its hints (with no tool, the site's as a whole).
     ClearFlag {

@@ -24,6 +24,15 @@ pub struct Toolgate {
     conduct: BTreeMap<u64, Conduct>,
 }
 
+/// A flag as the settings page lists it (`Toolgate::flag_list`).
+#[derive(Debug, PartialEq, Serialize)]
+pub struct FlagShown {
+    pub site: String,
+    pub tool: Option<String>,
+    pub text: String,
+    pub at_ms: u64,
+}
+
 /// A tool flagged for breaking its hints: what the shell stores (the whole
 /// record of flags, `Flags`, as JSON text) and audits.
 #[derive(Debug, PartialEq, Serialize)]
@@ -237,6 +246,28 @@ impl Toolgate {
             text,
             record: serde_json::to_string(&self.registry.flags).unwrap_or_default(),
         })
+    }
+
+    /// Every flag, for the settings page: site, tool (`None` for the site as
+    /// a whole) and the flag in plain words, the page's part as it wrote it
+    /// (cut; the page shows it as text).
+    pub fn flag_list(&self) -> Vec<FlagShown> {
+        let mut shown = Vec::new();
+        for (site, flags) in &self.registry.flags.sites {
+            let tools = flags.tools.iter().map(|(tool, b)| (Some(tool.clone()), b));
+            for (tool, broken) in tools.chain(flags.whole.iter().map(|b| (None, b))) {
+                shown.push(FlagShown {
+                    site: site.clone(),
+                    tool,
+                    text: broken.text(&crate::views::text::page_line(
+                        &broken.to,
+                        crate::page::conduct::SEEN_CAP,
+                    )),
+                    at_ms: broken.at_ms,
+                });
+            }
+        }
+        shown
     }
 
     /// The person cleared a flag (`tool`'s on `site`, or with no tool the

@@ -353,6 +353,12 @@ impl Core {
         flagged.map(|f| write(&f)).transpose()
     }
 
+    /// Every flag, for the settings page (`[FlagShown]` as JSON text).
+    #[wasm_bindgen(js_name = "flagList")]
+    pub fn flag_list(&self) -> Result<String, JsError> {
+        write(&self.0.flag_list())
+    }
+
     /// The person cleared a flag: the record of flags to store, or
     /// `undefined` if there was none.
     #[wasm_bindgen(js_name = "clearFlag")]

@@ -28,7 +28,7 @@ export async function run(chat, id, spec) {
 // (watch.js); judged before the reply is written, which then says so.
 async function watched(chat, id, spec, callTimeoutMs) {
   const watch = watchCall(spec);
-  const { result, failure, seen } = await runInPage(chat, id, spec, callTimeoutMs);
+  const { result, failure, seen } = await runInPage(chat, id, spec, callTimeoutMs, watch.on);
   await ended(watch, seen, spec.call_id);
   return { result, failure };
 }
@@ -36,7 +36,7 @@ async function watched(chat, id, spec, callTimeoutMs) {
 // The call sent to its frame: `{ result }`, the result's JSON text as the
 // page wrote it, or `{ failure }`, why there is none; `seen`, the storage
 // writes the page saw meanwhile, for a watched call.
-async function runInPage(chat, id, spec, callTimeoutMs) {
+async function runInPage(chat, id, spec, callTimeoutMs, watched) {
   try {
     const answer = await withTimeout(
       chrome.tabs.sendMessage(
@@ -46,7 +46,7 @@ async function runInPage(chat, id, spec, callTimeoutMs) {
           type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments), timeout_ms: callTimeoutMs,
           // For the browser's own agent, the page hands it the tool's own value.
           native_call: nativeCallOf(chat, id, spec.document_id),
-          watch: spec.watch !== undefined,
+          watch: watched,
         },
         { frameId: spec.frame_id, documentId: spec.document_id },
       ),

@@ -8,6 +8,7 @@ import { agentsStatus } from './outside.js';
 import { palette } from './palette.js';
 import { changeRules } from './rules.js';
 import { configure } from './settings.js';
+import { watchCalls } from './watch.js';
 
 export const toolgateApi = {
   palette,
@@ -27,4 +28,7 @@ export const toolgateApi = {
   // or not at all; refused, it throws the reason. `toolgate check --call`
   // sets the tools it calls apart as Allowed with it (docs/ci.md).
   changeRules,
+  // Watching calls for what they change (docs/classes.md, "Hints held to
+  // their word") on or off: only the benchmark of its cost turns it off.
+  watchCalls,
 };

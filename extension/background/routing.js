@@ -10,7 +10,7 @@ import { agentsStatus, desktop, external } from './outside.js';
 import { fromPage } from './pages.js';
 import { palette, tabsWithoutToolgate } from './palette.js';
 import { changeRules, siteToolsShown } from './rules.js';
-import { clearFlag } from './watch.js';
+import { clearFlag, flagList } from './watch.js';
 
 const OWN_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
 function tierOf(sender) {
@@ -50,6 +50,7 @@ async function fromUi(message) {
     case 'rule_words': return fromJson(ruleWords());
     case 'change_rules': return changeRules(request.site, request.changes);
     case 'clear_flag': return clearFlag(request.site, request.tool);
+    case 'flags': return flagList();
     default: throw new Error(`no handler for ${request.type}`);
   }
 }

@@ -25,6 +25,13 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const tabs = new Map(); // tab id -> { running, watches: Set, listener }
 
+// Watching can be turned off only from the CI API (`self.toolgate.watchCalls`),
+// for the benchmark that measures what it costs (README, figure 12).
+let watching = true;
+export function watchCalls(on) {
+  watching = on === true;
+}
+
 // A call of `spec` (the core's `Run`) starts in its tab. Returns the call's
 // watch, which `ended` closes.
 export function watchCall(spec) {
@@ -34,9 +41,10 @@ export function watchCall(spec) {
     tabs.set(spec.tab_id, tab);
   }
   tab.running += 1;
-  const watch = { spec, tab, seen: [], overlapped: tab.running > 1, late: false };
+  const on = watching && spec.watch !== undefined;
+  const watch = { spec, tab, on, seen: [], overlapped: tab.running > 1, late: false };
   if (tab.running > 1) for (const other of tab.watches) if (!other.late) other.overlapped = true;
-  if (spec.watch) {
+  if (on) {
     tab.watches.add(watch);
     listen(spec.tab_id, tab);
   }
@@ -67,7 +75,10 @@ function listen(tabId, tab) {
 export async function ended(watch, shimSeen, callId) {
   const { tab, spec } = watch;
   tab.running -= 1;
-  if (!spec.watch) return;
+  if (!watch.on) {
+    if (tab.running === 0 && tab.watches.size === 0) tabs.delete(spec.tab_id);
+    return;
+  }
   const fromPage = Array.isArray(shimSeen) ? shimSeen.slice(0, SEEN_KEPT) : [];
   const seen = [...watch.seen, ...fromPage];
   watch.late = true;
@@ -109,4 +120,9 @@ export async function clearFlag(site, tool) {
   await chrome.storage.local.set({ [FLAGS_KEY]: flags });
   record({ what: 'cleared', site, tool: tool ?? null });
   return { cleared: true };
+}
+
+// Every flag, for the settings page.
+export async function flagList() {
+  return JSON.parse((await ready).flagList());
 }

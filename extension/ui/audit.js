@@ -11,6 +11,7 @@ const KINDS_OF_ENTRY = {
   rules: ['rule', 'rules', 'kept', 'areas', 'tools', 'unattended', 'policy'],
   answers: ['answer'],
   decisions: ['decision'],
+  hints: ['flagged', 'cleared'],
 };
 
 async function entries() {
@@ -60,6 +61,14 @@ function described(entry) {
         what: entry.decision === 'run' ? 'Ran' : entry.decision === 'refuse' ? 'Refused' : entry.error ? 'Failed' : text(entry.decision),
         decided: text(entry.why ?? entry.error),
       };
+    case 'flagged':
+      return {
+        tool: entry.tool,
+        what: `Broke its hints: it ${text(entry.text)}`,
+        decided: 'what Toolgate saw during a call',
+      };
+    case 'cleared':
+      return { by: you, tool: entry.tool, what: 'Flag cleared: its hints are trusted again', decided: 'your change' };
     default:
       return { what: text(entry.what) };
   }

@@ -5,6 +5,7 @@
 import { $, el } from './dom.js';
 import { renderRules } from './site-rules.js';
 import { renderAudit } from './audit.js';
+import { renderBroken } from './broken.js';
 
 const send = async (message) => {
   const answer = await chrome.runtime.sendMessage(message);
@@ -82,5 +83,6 @@ $('desktop-connect').addEventListener('click', async () => {
 render();
 renderRules();
 renderAudit();
+renderBroken();
 // Agents come and go: shown as they are now.
 setInterval(render, 2000);

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 /// What the page chose that a flag quotes (a URL, a storage key) is cut to this.
 pub const SEEN_CAP: usize = 200;
 /// Tools flagged on one site: past this, the whole site is flagged.
-pub const FLAGS_PER_SITE: usize = 64;
+pub const FLAGS_PER_SITE: usize = 20;
 /// Sites with flags: past this, the site flagged longest ago is forgotten.
-pub const FLAGGED_SITES: usize = 500;
+pub const FLAGGED_SITES: usize = 100;
 
 /// One thing a tool's tab was seen doing during a call. `together`: another
 /// call ran in the tab at the time, and Toolgate cannot tell which did it.

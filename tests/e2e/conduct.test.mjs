@@ -11,7 +11,7 @@ import { assertRan, harness } from '../support/fixture.mjs';
 import { choose, readCard } from '../support/cards.mjs';
 import { answersOf, labelsOf } from '../../lib/cards.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 8 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 10 });
 const HOST = 'notes.localhost';
 
 // The palette's entry for `name`, once `test` holds for it.
@@ -51,7 +51,7 @@ async function confirmedPerCall(chat, tabId, name) {
   const { card, reply } = await h.asks(chat, tabId, name, {}, 'call');
   const shown = await readCard(card);
   assert.equal(shown.class, 'Consequential', `${name} is treated as Consequential`);
-  assert.match(shown.lines.join(' '), new RegExp(`Toolgate asks about every call of “${name}” and treats it as Consequential: it said Read only; during a call it `));
+  assert.match(shown.lines.join(' '), new RegExp(`Toolgate asks about every call of “${name}” and treats it as Consequential: it said (Read only|openWorldHint: false); during a call it `));
   const labels = labelsOf(await answersOf(card));
   assert.ok(!labels.some((label) => label.startsWith('Always allow') || label.startsWith('Allow all')), `only this call: ${labels}`);
   await choose(card, 'Allow this call only');
@@ -146,5 +146,56 @@ test('a re-registered tool keeps its flag, changed or not, until the person clea
   await audited('audit', 'cleared', 'write_local');
   await h.runs(chat, tabId, 'write_local');
   await flagged(page, 'write_local');
+  await page.close();
+});
+
+test('the settings page lists a flagged tool, and clearing it there trusts its hints again', async () => {
+  const { page, tabId } = await h.open('settings.localhost', '/?settings');
+  const chat = await h.chat();
+  await h.runs(chat, tabId, 'set_cookie');
+  await flagged(page, 'set_cookie');
+  const settings = await h.browser.context.newPage();
+  await settings.goto(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+  const item = settings.locator('#broken li', { hasText: `${h.site('settings.localhost')}: set_cookie` });
+  await item.getByText('said Read only; during a call it set the cookie seen').waitFor();
+  await item.getByRole('button', { name: `Clear set_cookie on ${h.site('settings.localhost')}` }).click();
+  await item.waitFor({ state: 'detached' });
+  await settings.close();
+  await entryOnceIt(page, 'set_cookie', (e) => e.broke === undefined, 'cleared');
+  await page.close();
+});
+
+test('two calls that overlap in a tab are each told so, and what is seen meanwhile cannot be told apart', async () => {
+  const { page, tabId } = await h.open('overlap.localhost', '/?overlap');
+  const chat = await h.chat();
+  const holding = h.start(chat, h.request(tabId, 'held'));
+  await page.waitForFunction(() => typeof window.release === 'function');
+  const posted = await h.start(chat, h.request(tabId, 'post_fetch'));
+  assertRan(posted.reply, 'post_fetch');
+  await page.evaluate(() => window.release());
+  const held = await holding;
+  assertRan(held.reply, 'held');
+  assert.equal(posted.reply.result._meta.toolgate.overlapped, true, 'the second call is told of the first');
+  assert.equal(held.reply.result._meta.toolgate.overlapped, true, 'the first call is told of the second');
+  assert.equal(posted.reply.result._meta.toolgate.seen[0].cannot_tell, true);
+  const entry = await flagged(page, 'post_fetch');
+  assert.match(entry.broke, /^said Read only; during a call it sent POST \/api\/notes\/delete\.json; another call ran in the tab at the same time, and Toolgate cannot tell which of them did it$/);
+  await page.close();
+});
+
+test('a Mutating tool that says it stays on its site and reaches another is flagged, with the off-site badge', async () => {
+  const { page, tabId } = await h.open('pins.localhost', '/?pins');
+  const before = entries(await h.browser.palette(page)).find((e) => e.name === 'pin_note');
+  assert.equal(before.badge, 'Mutating');
+  assert.ok(!before.badges.includes('off-site'), 'it declared openWorldHint: false');
+  const chat = await h.chat();
+  // A Mutating tool is asked about on localhost; allowed once, it runs.
+  const { card, reply } = await h.asks(chat, tabId, 'pin_note', {}, 'call');
+  await choose(card, 'Allow this call only');
+  assert.equal((await reply).result._meta.toolgate.broke.said, 'openWorldHint: false');
+  const entry = await flagged(page, 'pin_note');
+  assert.equal(entry.broke, `said openWorldHint: false; during a call it sent POST http://tracker.localhost:${h.server.port}/api/log.json`);
+  assert.ok(entry.badges.includes('off-site'), 'the off-site badge appears, with the reason');
+  await confirmedPerCall(chat, tabId, 'pin_note');
   await page.close();
 });
