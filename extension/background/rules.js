@@ -16,6 +16,12 @@ const KEPT_KEY = 'rules_kept';
 // and tools apart" lists: only they can be set apart (docs/rules.md).
 const TOOLS_SEEN_KEY = 'tools_seen';
 const MOST_TOOLS_KEPT = 2000;
+// Pages drive both records, so both are bounded (ARCHITECTURE.md, "Budgets"):
+// the sites seen, the first seen going first; and the tools seen on them all,
+// within TOOLS_SEEN_BYTES of JSON, the site remembered longest ago going first.
+// A site with rules is listed by the settings page whether seen or not.
+const MOST_SITES_SEEN = 200;
+const TOOLS_SEEN_BYTES = 1024 * 1024;
 
 // chrome.storage.onChanged: the settings page changed the rules, or the
 // administrator's policy changed.
@@ -49,7 +55,12 @@ export function siteSeen(origin) {
     }
     if (seen.has(origin)) return;
     seen.add(origin);
-    await chrome.storage.local.set({ [SEEN_KEY]: [...seen].sort() });
+    // In the order first seen (a Set keeps it): past the bound, the oldest go.
+    for (const site of seen) {
+      if (seen.size <= MOST_SITES_SEEN) break;
+      seen.delete(site);
+    }
+    await chrome.storage.local.set({ [SEEN_KEY]: [...seen] });
   }).catch((error) => keepError(`recording that ${origin} publishes tools`, error));
 }
 
@@ -74,8 +85,24 @@ export async function siteTools(site) {
   const byName = new Map((Array.isArray(all[site]) ? all[site] : []).map((tool) => [tool.name, tool]));
   for (const tool of live) byName.set(tool.name, tool);
   const tools = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).slice(0, MOST_TOOLS_KEPT);
-  if (live.length) await chrome.storage.local.set({ [TOOLS_SEEN_KEY]: { ...all, [site]: tools } });
+  if (live.length) await chrome.storage.local.set({ [TOOLS_SEEN_KEY]: withinBudget(all, site, tools) });
   return tools;
+}
+
+// The tools seen, with `site`'s as the newest: its key goes last, and the
+// sites remembered longest ago (the first keys) go while the whole is over
+// TOOLS_SEEN_BYTES. One site's own list (MOST_TOOLS_KEPT names) always fits.
+function withinBudget(all, site, tools) {
+  const kept = { ...all };
+  delete kept[site];
+  kept[site] = tools;
+  let size = JSON.stringify(kept).length;
+  for (const other of Object.keys(kept)) {
+    if (size <= TOOLS_SEEN_BYTES || other === site) break;
+    size -= JSON.stringify({ [other]: kept[other] }).length - 1;
+    delete kept[other];
+  }
+  return kept;
 }
 
 // The tools seen on `site` as the set-apart page lists them: each with what
