@@ -228,6 +228,40 @@ describe('hostile pages and storage', () => {
     await forger.page.close();
   });
 
+  // ARCHITECTURE.md, "Budgets": the sites seen and the tools seen on them
+  // are pages' doing, so a page that spreads its tools over many origins
+  // cannot fill the storage the person's rules share.
+  test('the sites and the tools seen on them are bounded: the oldest go, the newest site and its tools are kept', async () => {
+    const sw = await h.browser.worker();
+    // As if two hundred sites had been seen, each with tools: 1.2 MB in all.
+    await sw.evaluate(async () => {
+      const sites = Array.from({ length: 200 }, (_, i) => `https://seen-${i}.test`);
+      const tools = Object.fromEntries(sites.map((site) => [site, Array.from({ length: 60 }, (_, j) => ({
+        name: `tool_${j}_${'x'.repeat(60)}`, area: null, kind: 'read',
+      }))]));
+      await chrome.storage.local.set({ sites_seen: sites, tools_seen: tools });
+    });
+    await restart();
+    const { page } = await open('bounded.test', '/tools.html', 2);
+    const site = `http://bounded.test:${h.server.port}`;
+    const stored = await (await h.browser.worker()).evaluate(async (s) => {
+      // The tools are remembered a moment after the page's reports.
+      for (;;) {
+        const got = await chrome.storage.local.get(['sites_seen', 'tools_seen']);
+        if (got.tools_seen?.[s]) return { sites: got.sites_seen, tools: got.tools_seen, size: JSON.stringify(got.tools_seen).length };
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }, site);
+    assert.equal(stored.sites.length, 200, 'at most 200 sites');
+    assert.equal(stored.sites.at(-1), site, 'the newest is kept');
+    assert.ok(!stored.sites.includes('https://seen-0.test'), 'the first seen went');
+    assert.ok(stored.size <= 1024 * 1024, `the tools seen take ${stored.size} characters`);
+    assert.ok(!('https://seen-0.test' in stored.tools), 'the site remembered longest ago went');
+    assert.ok('https://seen-199.test' in stored.tools, 'the most recent are kept');
+    assert.equal(stored.tools[site].length, 2);
+    await page.close();
+  });
+
   // ARCHITECTURE.md, "Budgets": a call waiting on a person holds its
   // arguments in session storage, charged to its tab.
   test('forged calls with megabytes of arguments are refused before any card, and cannot crowd out another site\'s answer', { timeout: 60_000 }, async () => {
