@@ -53,10 +53,9 @@ impl Driver {
             rebuilt.session.late_yeses, self.core.session.late_yeses,
             "the late yeses, stored then loaded"
         );
-        let mut twin = Toolgate {
-            registry: self.core.registry.clone(),
-            session: self.core.session.clone(),
-        };
+        let mut twin = Toolgate::default();
+        twin.registry = self.core.registry.clone();
+        twin.session = self.core.session.clone();
         let (chat, text) = self.call_text(probe);
         std::mem::swap(&mut self.core, &mut twin);
         let stayed = self.request(chat, &text);
