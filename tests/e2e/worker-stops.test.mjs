@@ -24,6 +24,14 @@ const debug = (...what) => { if (process.env.TOOLGATE_DEBUG) console.error(...wh
 // 'after' it is issued), it runs `debugger`. With no `at`, it only counts.
 // The wrapper is put on once per worker; each call starts the count afresh.
 const planWrites = (worker, at = -1, side = 'before') => worker.evaluate(async ([stopAt, where]) => {
+  // Calls are not watched here (docs/classes.md, "Hints held to their
+  // word"): stopping a worker frozen in the debugger after it has held a
+  // chrome.webRequest listener crashes the extension's renderer, on 148 and
+  // 156 alike (measured: this test's "after write 4" step, whatever the
+  // listener's filter; a worker stopped mid-call without a debugger does not).
+  // What this test guards is the session's writes, which watching leaves as
+  // they are; conduct.test.mjs guards the watching.
+  self.toolgate.watchCalls(false);
   // A save the last change scheduled (setTimeout 0, session.js) goes first.
   await new Promise((done) => setTimeout(done, 0));
   const area = chrome.storage.session;
@@ -108,6 +116,7 @@ describe('the worker stopped at every step', () => {
         await h.browser.stopWorker();
         mark('stopped');
         const sw = await h.browser.startWorker();
+        await sw.evaluate(() => self.toolgate.watchCalls(false));
         mark('started');
         stopped = true;
         if (!reply) send(sw);
