@@ -11,7 +11,7 @@ import { assertRan, harness } from '../support/fixture.mjs';
 import { choose, readCard } from '../support/cards.mjs';
 import { answersOf, labelsOf } from '../../lib/cards.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 10 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 11 });
 const HOST = 'notes.localhost';
 
 // The palette's entry for `name`, once `test` holds for it.
@@ -197,5 +197,16 @@ test('a Mutating tool that says it stays on its site and reaches another is flag
   assert.equal(entry.broke, `said openWorldHint: false; during a call it sent POST http://tracker.localhost:${h.server.port}/api/log.json`);
   assert.ok(entry.badges.includes('off-site'), 'the off-site badge appears, with the reason');
   await confirmedPerCall(chat, tabId, 'pin_note');
+  await page.close();
+});
+
+test('a tool that declares untrustedContentHint shows its badge, and its reply says so for the agent', async () => {
+  const { page, tabId } = await h.open('reviews.localhost', '/?reviews');
+  const entry = entries(await h.browser.palette(page)).find((e) => e.name === 'search_reviews');
+  assert.ok(entry.badges.includes('untrusted content'), `badges: ${entry.badges}`);
+  const reply = await h.runs(await h.chat(), tabId, 'search_reviews');
+  assert.equal(reply.result._meta.toolgate.untrusted_content, true);
+  const other = await h.runs(await h.chat(), tabId, 'honest');
+  assert.equal(other.result._meta.toolgate.untrusted_content, undefined, 'only where the tool declared it');
   await page.close();
 });
