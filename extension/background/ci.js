@@ -29,6 +29,8 @@ export const toolgateApi = {
   // sets the tools it calls apart as Allowed with it (docs/ci.md).
   changeRules,
   // Watching calls for what they change (docs/classes.md, "Hints held to
-  // their word") on or off: only the benchmark of its cost turns it off.
+  // their word") on or off: only the benchmark of its cost (figure 12) and the
+  // test that freezes the worker in the debugger (tests/README.md,
+  // worker-stops) turn it off.
   watchCalls,
 };
