@@ -25,8 +25,9 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const tabs = new Map(); // tab id -> { running, watches: Set, listener }
 
-// Watching can be turned off only from the CI API (`self.toolgate.watchCalls`),
-// for the benchmark that measures what it costs (README, figure 12).
+// Watching can be turned off only from the CI API (`self.toolgate.watchCalls`):
+// by the benchmark that measures what it costs (README, figure 12), and by the
+// test that freezes the worker in the debugger (tests/README.md, worker-stops).
 let watching = true;
 export function watchCalls(on) {
   watching = on === true;
