@@ -268,26 +268,6 @@ pub struct Pending {
     pub waiting: Vec<WaitingRequest>,
 }
 
-impl Pending {
-    /// The answers its card offers: a call card for a tool that broke its
-    /// hints offers none that would cover a later call (docs/classes.md).
-    pub fn offered(&self) -> Vec<crate::decisions::answers::Answer> {
-        use crate::decisions::answers::{Answer, CallAnswer};
-        let mut offers = self.card.offered(&self.site);
-        if self.card == CardKind::Call
-            && matches!(&self.action, Action::Call(call) if call.broken.is_some())
-        {
-            offers.retain(|a| {
-                !matches!(
-                    a,
-                    Answer::Call(CallAnswer::AlwaysAllowTool | CallAnswer::AllowClass)
-                )
-            });
-        }
-        offers
-    }
-}
-
 /// A request waiting on a site card another request of its chat opened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WaitingRequest {

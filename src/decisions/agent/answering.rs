@@ -205,3 +205,22 @@ impl PageCall {
         }
     }
 }
+
+impl Pending {
+    /// The answers its card offers: a call card for a tool that broke its
+    /// hints offers none that would cover a later call (docs/classes.md).
+    pub fn offered(&self) -> Vec<Answer> {
+        let mut offers = self.card.offered(&self.site);
+        if self.card == CardKind::Call
+            && matches!(&self.action, Action::Call(call) if call.broken.is_some())
+        {
+            offers.retain(|a| {
+                !matches!(
+                    a,
+                    Answer::Call(CallAnswer::AlwaysAllowTool | CallAnswer::AllowClass)
+                )
+            });
+        }
+        offers
+    }
+}
