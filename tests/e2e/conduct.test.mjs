@@ -128,8 +128,10 @@ test('a re-registered tool keeps its flag, changed or not, until the person clea
   assert.match((await flagged(page, 'write_local')).broke, /^said Read only/);
   assert.equal(await page.evaluate(() => window.again('write_local', 'Reads the last note, honestly')), 'registered again');
   await entryOnceIt(page, 'write_local', (e) => e.description === 'Reads the last note, honestly' && e.broke !== undefined, 'changed, still flagged');
-  // A new document registers it again: still flagged.
+  // A new document registers it again, and a new worker starts from what
+  // was stored: still flagged.
   await page.goto(h.server.url('again.localhost', '/?changed'));
+  await h.restartWorker();
   await flagged(page, 'write_local');
   await confirmedPerCall(chat, tabId, 'write_local');
 
