@@ -22,13 +22,24 @@ extern "C" {
     fn check_arguments_js(schema: &str, arguments: &str) -> Result<String, JsValue>;
 }
 
-/// Checks arguments with the worker's validator (src/page/schema.rs).
-fn check_arguments(schema: &serde_json::Value, arguments: &serde_json::Value) -> Vec<String> {
-    let answer = check_arguments_js(&schema.to_string(), &arguments.to_string());
-    match answer.map(|text| serde_json::from_str::<Vec<String>>(&text)) {
-        Ok(Ok(problems)) => problems,
-        Ok(Err(error)) => vec![format!("arguments: could not be checked ({error})")],
-        Err(error) => vec![format!("arguments: could not be checked ({error:?})")],
+/// Checks arguments with the worker's validator (src/page/schema.rs): its
+/// problems, or why it failed, which refuses the call.
+fn check_arguments(
+    schema: &serde_json::Value,
+    arguments: &serde_json::Value,
+) -> Result<Vec<String>, String> {
+    /// The worker's answer: the problems, or what the validator threw.
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Checked {
+        Problems(Vec<String>),
+        Failed { failed: String },
+    }
+    let answer = check_arguments_js(&schema.to_string(), &arguments.to_string())
+        .map_err(|thrown| format!("{thrown:?}"))?;
+    match serde_json::from_str(&answer).map_err(|error| error.to_string())? {
+        Checked::Problems(problems) => Ok(problems),
+        Checked::Failed { failed } => Err(failed),
     }
 }
 
@@ -50,12 +61,14 @@ pub struct LinearPattern(crate::page::schema::Pattern);
 
 #[wasm_bindgen]
 impl LinearPattern {
-    /// Compiles `source`; fails with why Toolgate cannot run it.
+    /// The pattern `source` as the check's plan compiled it; never compiles
+    /// one itself (src/page/schema/budget.rs charges each compile to the
+    /// check), so a pattern the plan did not compile fails the check.
     #[wasm_bindgen(constructor)]
     pub fn new(source: &str) -> Result<LinearPattern, JsError> {
-        crate::page::schema::Pattern::new(source)
+        crate::page::schema::cached(source)
             .map(LinearPattern)
-            .map_err(|why| JsError::new(&why))
+            .ok_or_else(|| JsError::new("a pattern the check's plan did not compile"))
     }
 
     /// Whether the pattern matches anywhere in `text`, as `RegExp.prototype.test`.

@@ -55,22 +55,25 @@ function validatorFor(schemaText) {
 // in time linear in the text (src/page/schema/pattern.rs): the validator
 // builds each pattern with `new RegExp(source, 'u')` and calls only its
 // `test`, so on JavaScript's own engine one page's `^(a+)+$` would hold the
-// worker, and every agent's call, for as long as it liked. Validation is
-// synchronous, so nothing else runs while the name is changed. A pattern the
-// engine cannot run throws out of `validate`; the core has refused an
-// agent's call of such a schema before it asks (`uncheckable`).
+// worker, and every agent's call, for as long as it liked. Each pattern is
+// the one the core compiled when it planned the check (ARCHITECTURE.md,
+// "Budgets"), taken once per check however many values it is tested on.
+// Validation is synchronous, so nothing else runs while the name is changed.
+// A pattern the core did not compile throws out of `validate`, which refuses
+// the call.
 function withLinearPatterns(validate) {
   const builtin = globalThis.RegExp;
-  const made = [];
+  const made = new Map();
   globalThis.RegExp = function linearPattern(source) {
-    made.push(new LinearPattern(String(source)));
-    return made.at(-1);
+    const text = String(source);
+    if (!made.has(text)) made.set(text, new LinearPattern(text));
+    return made.get(text);
   };
   try {
     return validate();
   } finally {
     globalThis.RegExp = builtin;
-    for (const pattern of made) pattern.free();
+    for (const pattern of made.values()) pattern.free();
   }
 }
 
@@ -111,17 +114,18 @@ function place(instance, pointer) {
 }
 
 // The problems of `argumentsText` against `schemaText`, as JSON text (an
-// array of strings). A schema with a pattern Toolgate cannot run never gets
-// here (the core refuses the call first: src/page/schema/pattern.rs); any
-// other part of a schema the validator cannot read checks nothing.
+// array of strings), or `{"failed": why}` when the validator threw: the core
+// then refuses the call, never runs it unchecked (src/page/schema.rs). The
+// core has counted the check first and refused it past its budget, so what
+// runs here ends within it.
 export function checkArguments(schemaText, argumentsText) {
   const schema = JSON.parse(schemaText);
   const instance = JSON.parse(argumentsText);
   let errors;
   try {
     ({ errors } = withLinearPatterns(() => validatorFor(schemaText).validate(instance)));
-  } catch {
-    return '[]';
+  } catch (error) {
+    return JSON.stringify({ failed: String(error).slice(0, 200) });
   }
   // An anyOf / oneOf says "none of the allowed forms" once, for all of its branches.
   const forms = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.keywordLocation}/`);

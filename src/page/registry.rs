@@ -191,9 +191,10 @@ pub struct Tool {
     /// arguments are checked against it. Not at registration: most tools are
     /// never called, and a read schema takes many times its text's memory.
     schema: Derived<Option<serde_json::Value>>,
-    /// Why its schema cannot be checked (`schema::uncheckable`), read with
-    /// the schema: compiling every pattern once, not at every call.
-    uncheckable: Derived<Option<String>>,
+    /// What checking its schema needs (`schema::Plan`), or why it cannot
+    /// be checked, read with the schema: its patterns compiled once, not at
+    /// every call.
+    plan: Derived<Option<Result<crate::page::schema::Plan, String>>>,
 }
 
 /// Something derived from a tool's declaration on first use, and kept. A
@@ -224,7 +225,7 @@ impl Tool {
             source: Source::of(decl.path),
             definition: Derived::default(),
             schema: Derived::default(),
-            uncheckable: Derived::default(),
+            plan: Derived::default(),
             decl,
             raw,
             provided,
@@ -258,13 +259,14 @@ impl Tool {
             .as_ref()
     }
 
-    /// Why the tool's schema cannot be checked, if it has a pattern
-    /// Toolgate cannot run (docs/agents.md, "Arguments and limits").
-    pub fn uncheckable(&self) -> Option<&str> {
-        self.uncheckable
+    /// What checking the tool's schema needs, or why it cannot be checked
+    /// (docs/agents.md, "Arguments and limits"); `None` without a schema.
+    pub fn plan(&self) -> Option<Result<&crate::page::schema::Plan, &str>> {
+        self.plan
             .0
-            .get_or_init(|| self.schema().and_then(crate::page::schema::uncheckable))
-            .as_deref()
+            .get_or_init(|| self.schema().map(crate::page::schema::Plan::read))
+            .as_ref()
+            .map(|plan| plan.as_ref().map_err(String::as_str))
     }
 
     fn key(&self) -> (Source, Kind, &str) {

@@ -16,21 +16,27 @@
 //!
 //! Patterns are matched in linear time, whichever validator runs
 //! (`pattern`): a schema with a pattern Toolgate cannot run is one it cannot
-//! check (`uncheckable`), and the call is refused with that reason. Any other
-//! part of a schema the validator cannot read (a `type` that names no type)
-//! checks nothing: the page's own `execute` is then the only judge of its
-//! arguments, as it is without Toolgate.
+//! check, and the call is refused with that reason. Every check is counted
+//! before it runs and refused past its budget (`budget`: the worker is one
+//! thread, and no page buys its time), and any failure of the validator
+//! refuses the call: nothing runs unchecked. A part of a schema that is itself
+//! broken but that the validator reads past (a `type` that names no type)
+//! checks nothing: the page's own `execute` is then the only judge of that
+//! part, as it is without Toolgate.
 
+mod budget;
 mod pattern;
 mod subset;
 
-pub use pattern::{uncheckable, Pattern};
+pub use budget::{Plan, PATTERNS, PATTERN_BYTES, STEPS};
+pub use pattern::{cached, Pattern};
 use serde_json::Value;
 use std::sync::OnceLock;
 pub use subset::outside_subset;
 
-/// A validator: the problems of `arguments` against `schema`, worded for the agent.
-pub type Validator = fn(&Value, &Value) -> Vec<String>;
+/// A validator: the problems of `arguments` against `schema`, worded for the
+/// agent, or why it failed to check them.
+pub type Validator = fn(&Value, &Value) -> Result<Vec<String>, String>;
 
 static VALIDATOR: OnceLock<Validator> = OnceLock::new();
 
@@ -40,21 +46,41 @@ pub fn use_validator(validator: Validator) {
     let _ = VALIDATOR.set(validator);
 }
 
-/// Checks `arguments` against `schema`.
+/// Why a call's arguments were refused.
+#[derive(Debug, PartialEq)]
+pub enum Refusal {
+    /// They could not be checked: the reason ("its schema is too costly to
+    /// check …"). Nothing was run.
+    Unchecked(String),
+    /// They break the schema: every way, each naming where
+    /// ("arguments.title: expected a string, got a number").
+    Invalid(Vec<String>),
+}
+
+/// Checks `arguments` against `schema`, whose plan is `plan`, within the
+/// budget.
 ///
 /// # Errors
-/// Returns every way the arguments break the schema, each naming where
-/// ("arguments.title: expected a string, got a number").
-pub fn check(schema: &Value, arguments: &Value) -> Result<(), Vec<String>> {
+/// Why they were refused: not checked (too costly, or the validator failed),
+/// or the ways they break the schema.
+pub fn check(schema: &Value, plan: &Plan, arguments: &Value) -> Result<(), Refusal> {
+    plan.steps(schema, arguments).map_err(Refusal::Unchecked)?;
     let problems = match VALIDATOR.get() {
         Some(validator) => validator(schema, arguments),
         None => native::problems(schema, arguments),
-    };
+    }
+    .map_err(|why| Refusal::Unchecked(format!("the validator failed ({why})")))?;
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(problems)
+        Err(Refusal::Invalid(problems))
     }
+}
+
+/// Why `schema` cannot be checked at all, if it cannot: a pattern Toolgate
+/// cannot run, or patterns too costly to hold (`Plan::read`).
+pub fn uncheckable(schema: &Value) -> Option<String> {
+    Plan::read(schema).err()
 }
 
 /// A JSON value's type as an agent is told it ("got a string"), as the
@@ -80,18 +106,20 @@ mod native {
     use jsonschema::ValidationError;
     use serde_json::Value;
 
-    pub fn problems(schema: &Value, arguments: &Value) -> Vec<String> {
+    /// A schema the validator cannot build checks nothing, as in the worker,
+    /// where the validator reads past what it cannot use (src/page/schema.rs).
+    pub fn problems(schema: &Value, arguments: &Value) -> Result<Vec<String>, String> {
         let Ok(validator) = jsonschema::options()
             .should_validate_formats(false)
             .with_pattern_options(jsonschema::PatternOptions::regex())
             .build(schema)
         else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
-        validator
+        Ok(validator
             .iter_errors(arguments)
             .map(|e| worded(&e))
-            .collect()
+            .collect())
     }
 
     /// Where a problem is: `arguments`, then each property name or `[index]`.
@@ -153,7 +181,7 @@ mod native {
 /// In the Wasm build the worker's validator is always given (src/wasm.rs).
 #[cfg(target_arch = "wasm32")]
 mod native {
-    pub fn problems(_: &serde_json::Value, _: &serde_json::Value) -> Vec<String> {
-        Vec::new()
+    pub fn problems(_: &serde_json::Value, _: &serde_json::Value) -> Result<Vec<String>, String> {
+        Err("no validator was given".to_owned())
     }
 }

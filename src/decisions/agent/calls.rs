@@ -133,16 +133,10 @@ impl Session {
                 format!("invalid arguments for {name}: expected a JSON object, got {got}");
             return self.undecidable(chat, id, RpcError::InvalidParams(message));
         }
-        // Never run unchecked: a schema Toolgate cannot check refuses the call (docs/agents.md).
-        if let Some(why) = found.tool.uncheckable() {
-            let message = format!("cannot check the arguments of {name}: {why}");
+        // Never run unchecked: a schema Toolgate cannot check, or cannot check
+        // within its budget, refuses the call (docs/agents.md).
+        if let Some(message) = Self::refused_arguments(name, found.tool, &value) {
             return self.undecidable(chat, id, RpcError::InvalidParams(message));
-        }
-        if let Some(schema) = found.tool.schema() {
-            if let Err(errors) = crate::page::schema::check(schema, &value) {
-                let message = format!("invalid arguments for {name}: {}", errors.join("; "));
-                return self.undecidable(chat, id, RpcError::InvalidParams(message));
-            }
         }
         let Some(facts) = ToolFacts::of(found.tool, &found.site, &world.registry.flags) else {
             let message = format!("{name} is not a tool");
@@ -161,6 +155,25 @@ impl Session {
             broken,
         };
         self.decide_call(chat, id, call, world)
+    }
+
+    /// Why `arguments` are refused for the tool `name`, if they are: its
+    /// schema cannot be checked, or they break it.
+    fn refused_arguments(name: &str, tool: &Tool, arguments: &Value) -> Option<String> {
+        use crate::page::schema::{check, Refusal};
+        let cannot = |why: &str| format!("cannot check the arguments of {name}: {why}");
+        match (tool.schema(), tool.plan()) {
+            (Some(_), Some(Err(why))) => Some(cannot(why)),
+            (Some(schema), Some(Ok(plan))) => match check(schema, plan, arguments) {
+                Ok(()) => None,
+                Err(Refusal::Unchecked(why)) => Some(cannot(&why)),
+                Err(Refusal::Invalid(problems)) => Some(format!(
+                    "invalid arguments for {name}: {}",
+                    problems.join("; ")
+                )),
+            },
+            _ => None,
+        }
     }
 
     /// The site's rule for `chat`'s call or listing of a tool: the one place

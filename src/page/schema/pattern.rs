@@ -5,53 +5,122 @@
 //! Toolgate to run them on a backtracking engine, where `^(a+)+$` against 30
 //! "a"s and a "!" takes seconds and each further character doubles it. A
 //! pattern is translated to the `regex` crate's syntax (`jsonschema-regex`,
-//! as the `jsonschema` crate does) and run on its engines, which never
-//! backtrack. Look-around and back-references have no linear-time match, so a
+//! as the `jsonschema` crate does) and run on its engine, which never
+//! backtracks. Look-around and back-references have no linear-time match, so a
 //! pattern that uses them is one Toolgate cannot check; so is one past the
-//! compiled-size limit below.
+//! compiled-size limit it is given.
+//!
+//! Compiling costs time and memory in proportion to the compiled size (a
+//! `\p{L}{1,60}` is about a megabyte), so a pattern is compiled once and kept
+//! in a cache shared by every check, bounded in bytes (`CACHE_BYTES`); the
+//! worker's validator takes its patterns from there (`cached`), never
+//! compiling one itself (src/page/schema/budget.rs charges each compile to
+//! the check that needs it).
 
-use regex::{Regex, RegexBuilder};
+use regex_automata::nfa::thompson::pikevm::{Cache as Scratch, PikeVM};
+use regex_automata::nfa::thompson::{Config, WhichCaptures};
 use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
-/// The most memory one compiled pattern may take, in bytes.
-const COMPILED_LIMIT: usize = 1 << 20;
+/// The most memory one compiled pattern may take, in bytes: as much as one
+/// schema's patterns together (src/page/schema/budget.rs).
+pub const COMPILED_LIMIT: usize = super::budget::PATTERN_BYTES;
 
-/// A pattern compiled for linear-time matching.
+/// The most memory the cache of compiled patterns holds, in bytes: four
+/// schemas' worth of patterns at their budget (src/page/schema/budget.rs).
+pub const CACHE_BYTES: usize = 4 << 20;
+
+/// A pattern compiled for linear-time matching: a Pike VM over its NFA,
+/// compiled forward only (whether it matches is all a check asks). Clones
+/// share the compiled pattern, each with scratch space of its own.
 #[derive(Debug)]
-pub struct Pattern(Regex);
+pub struct Pattern {
+    vm: Rc<PikeVM>,
+    scratch: RefCell<Scratch>,
+}
+
+impl Clone for Pattern {
+    fn clone(&self) -> Self {
+        Pattern {
+            vm: Rc::clone(&self.vm),
+            scratch: RefCell::new(self.vm.create_cache()),
+        }
+    }
+}
 
 impl Pattern {
-    /// Compiles `source`, an ECMA-262 pattern.
+    /// Compiles `source`, an ECMA-262 pattern, up to `COMPILED_LIMIT` bytes.
     ///
     /// # Errors
     /// Says why Toolgate cannot run the pattern, quoting it.
     pub fn new(source: &str) -> Result<Self, String> {
+        Self::within(source, COMPILED_LIMIT).map_err(|why| match why {
+            Refused::Larger(_) => {
+                format!("its pattern {} is too large to check", shown(source))
+            }
+            Refused::Unrunnable(why) => why,
+        })
+    }
+
+    /// Compiles `source` unless it takes more than `limit` bytes.
+    fn within(source: &str, limit: usize) -> Result<Self, Refused> {
         let shown = shown(source);
         let unreadable =
             || format!("its pattern {shown} is no regular expression Toolgate can read");
-        let translated = jsonschema_regex::to_rust_regex(source).map_err(|()| unreadable())?;
-        RegexBuilder::new(&translated)
-            .size_limit(COMPILED_LIMIT)
-            .build()
-            .map(Pattern)
-            .map_err(|error| match error {
-                regex::Error::CompiledTooBig(_) => format!("its pattern {shown} is too large to check"),
-                _ if jsonschema_regex::is_valid_ecma_regex(source) => format!(
-                    "its pattern {shown} uses look-around or back-references, which Toolgate does not run"
-                ),
-                _ => unreadable(),
-            })
+        let translated = jsonschema_regex::to_rust_regex(source)
+            .map_err(|()| Refused::Unrunnable(unreadable()))?;
+        // Only whether it matches is asked: no capture groups are kept.
+        let config = Config::new()
+            .nfa_size_limit(Some(limit))
+            .which_captures(WhichCaptures::None);
+        let vm = PikeVM::builder()
+            .thompson(config)
+            .build(&translated)
+            .map_err(|error| {
+                if error.size_limit().is_some() {
+                    Refused::Larger(limit)
+                } else if jsonschema_regex::is_valid_ecma_regex(source) {
+                    Refused::Unrunnable(format!(
+                        "its pattern {shown} uses look-around or back-references, which Toolgate does not run"
+                    ))
+                } else {
+                    Refused::Unrunnable(unreadable())
+                }
+            })?;
+        // A compiled pattern past the limit is refused as one the builder stopped.
+        if vm.get_nfa().memory_usage() > limit {
+            return Err(Refused::Larger(limit));
+        }
+        Ok(Pattern {
+            scratch: RefCell::new(vm.create_cache()),
+            vm: Rc::new(vm),
+        })
     }
 
     /// Whether the pattern matches anywhere in `text` (JSON Schema's patterns
     /// are not anchored).
     pub fn is_match(&self, text: &str) -> bool {
-        self.0.is_match(text)
+        self.vm.is_match(&mut self.scratch.borrow_mut(), text)
+    }
+
+    /// The memory the compiled pattern takes, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.vm.get_nfa().memory_usage()
     }
 }
 
+/// Why a pattern was not compiled.
+pub(super) enum Refused {
+    /// It takes more than this many bytes compiled.
+    Larger(usize),
+    /// It cannot be run at all: the reason, quoting it.
+    Unrunnable(String),
+}
+
 /// A pattern as a refusal quotes it: JSON, and cut to 80 characters.
-fn shown(source: &str) -> String {
+pub(super) fn shown(source: &str) -> String {
     const SHOWN: usize = 80;
     if source.chars().count() <= SHOWN {
         return Value::from(source).to_string();
@@ -60,31 +129,56 @@ fn shown(source: &str) -> String {
     format!("{}…", Value::from(cut))
 }
 
-/// Why `schema` cannot be checked, if it has a pattern Toolgate cannot run:
-/// the first such `pattern`, or `patternProperties` key. Values that are data
-/// rather than schemas (`enum`, `const`, `default`, `examples`) are not read;
-/// in maps of schemas by name (`properties`, `$defs` …) only the schemas are.
-pub fn uncheckable(schema: &Value) -> Option<String> {
-    match schema {
-        Value::Array(items) => items.iter().find_map(uncheckable),
-        Value::Object(members) => {
-            members
-                .iter()
-                .find_map(|(keyword, value)| match (keyword.as_str(), value) {
-                    ("enum" | "const" | "default" | "examples", _) => None,
-                    ("pattern", Value::String(source)) => Pattern::new(source).err(),
-                    ("patternProperties", Value::Object(by_pattern)) => {
-                        by_pattern.iter().find_map(|(source, sub)| {
-                            Pattern::new(source).err().or_else(|| uncheckable(sub))
-                        })
-                    }
-                    (
-                        "properties" | "$defs" | "definitions" | "dependentSchemas",
-                        Value::Object(by_name),
-                    ) => by_name.values().find_map(uncheckable),
-                    (_, sub) => uncheckable(sub),
-                })
-        }
-        _ => None,
+/// Compiled patterns by source, the one used longest ago going first.
+#[derive(Default)]
+struct Cache {
+    by_source: BTreeMap<String, (Pattern, u64)>,
+    bytes: usize,
+    clock: u64,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::default();
+}
+
+/// The compiled pattern of `source`, if it is in the cache.
+pub fn cached(source: &str) -> Option<Pattern> {
+    CACHE.with_borrow_mut(|cache| {
+        cache.clock += 1;
+        let clock = cache.clock;
+        cache.by_source.get_mut(source).map(|(pattern, used)| {
+            *used = clock;
+            pattern.clone()
+        })
+    })
+}
+
+/// `source` compiled into the cache unless it is there already, taking at
+/// most `limit` bytes: its size, and whether it was compiled now.
+pub(super) fn ensure(source: &str, limit: usize) -> Result<(usize, bool), Refused> {
+    if let Some(pattern) = cached(source) {
+        return Ok((pattern.bytes(), false));
     }
+    let pattern = Pattern::within(source, limit.min(COMPILED_LIMIT))?;
+    let bytes = pattern.bytes();
+    CACHE.with_borrow_mut(|cache| {
+        while cache.bytes + bytes > CACHE_BYTES {
+            let Some(oldest) = cache
+                .by_source
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(source, _)| source.clone())
+            else {
+                break;
+            };
+            if let Some((gone, _)) = cache.by_source.remove(&oldest) {
+                cache.bytes -= gone.bytes();
+            }
+        }
+        cache.clock += 1;
+        let clock = cache.clock;
+        cache.bytes += bytes;
+        cache.by_source.insert(source.to_owned(), (pattern, clock));
+    });
+    Ok((bytes, true))
 }

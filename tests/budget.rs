@@ -1,0 +1,204 @@
+//! What checking a page's schema may cost (docs/agents.md, "Arguments and
+//! limits"; ARCHITECTURE.md, "Budgets"): every check is counted before it
+//! runs, one past the budget is refused as too costly, and any failure of the
+//! validator refuses the call. Honest schemas with ordinary arguments stay
+//! far below the budget.
+
+use serde_json::{json, Value};
+use toolgate::page::schema::{cached, check, Plan, Refusal, PATTERNS, STEPS};
+
+/// How a check of `arguments` against `schema` ends: `Ok` with the steps it
+/// was counted at, or the refusal.
+fn checked(schema: &Value, arguments: &Value) -> Result<u64, Refusal> {
+    let plan = Plan::read(schema).map_err(Refusal::Unchecked)?;
+    check(schema, &plan, arguments)?;
+    Ok(plan
+        .steps(schema, arguments)
+        .expect("counted once, counted again"))
+}
+
+fn too_costly(refusal: Result<u64, Refusal>) -> String {
+    match refusal {
+        Err(Refusal::Unchecked(why)) if why.starts_with("its schema is too costly to check") => why,
+        other => panic!("expected a refusal as too costly, got {other:?}"),
+    }
+}
+
+/// `depth` `$defs`, each an `allOf` of two `$ref`s to the next: checking
+/// anything visits 2^depth subschemas.
+fn doubling(depth: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..depth {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    defs.insert(format!("d{depth}"), json!({"type": "object"}));
+    json!({"$defs": defs, "$ref": "#/$defs/d0"})
+}
+
+#[test]
+fn a_schema_whose_refs_double_at_each_level_is_refused_before_the_validator_runs() {
+    let why = too_costly(checked(&doubling(22), &json!({})));
+    assert_eq!(
+        why,
+        "its schema is too costly to check (more than 40,000 steps for these arguments)"
+    );
+    // The same shape a few levels deep is an ordinary schema: checked.
+    let steps = checked(&doubling(6), &json!({})).unwrap();
+    assert!(steps < 300, "{steps}");
+}
+
+#[test]
+fn a_ref_to_itself_is_too_costly_not_a_stack_overflow() {
+    too_costly(checked(&json!({"$ref": "#"}), &json!({})));
+    too_costly(checked(
+        &json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
+        &json!({}),
+    ));
+}
+
+#[test]
+fn a_recursive_schema_costs_what_its_arguments_hold() {
+    let tree = json!({"$defs": {"node": {"type": "object", "properties": {
+        "name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "$ref": "#/$defs/node"});
+    let leaf = json!({"name": "leaf", "children": []});
+    let small =
+        json!({"name": "root", "children": [leaf, leaf, {"name": "mid", "children": [leaf]}]});
+    let steps = checked(&tree, &small).unwrap();
+    assert!(steps < 100, "{steps}");
+    let wrong = json!({"name": "root", "children": [{"name": 5}]});
+    assert_eq!(
+        checked(&tree, &wrong),
+        Err(Refusal::Invalid(vec![
+            "arguments.children[0].name: expected a string, got an integer".to_owned()
+        ]))
+    );
+}
+
+#[test]
+fn refs_by_anchor_and_id_are_followed_and_a_ref_to_nothing_refuses() {
+    let by_anchor = json!({"$defs": {"n": {"$anchor": "num", "type": "number"}},
+        "properties": {"a": {"$ref": "#num"}, "b": {"$ref": "https://x.test/s#/$defs/s"}},
+        "$id": "https://x.test/s", "additionalProperties": false});
+    let by_anchor = {
+        let mut schema = by_anchor;
+        schema["$defs"]["s"] = json!({"type": "string"});
+        schema
+    };
+    assert!(checked(&by_anchor, &json!({"a": 1, "b": "x"})).is_ok());
+    assert!(matches!(
+        checked(&by_anchor, &json!({"a": "x"})),
+        Err(Refusal::Invalid(_))
+    ));
+    let nowhere = json!({"properties": {"a": {"$ref": "#/$defs/missing"}}});
+    assert_eq!(
+        checked(&nowhere, &json!({"a": 1})),
+        Err(Refusal::Unchecked(
+            "its $ref \"#/$defs/missing\" names nothing Toolgate can find".to_owned()
+        ))
+    );
+    // Not reached by these arguments: nothing to follow.
+    assert!(checked(&nowhere, &json!({})).is_ok());
+}
+
+#[test]
+fn a_pattern_is_compiled_once_per_schema_however_many_values_it_is_tested_on() {
+    let source = "^[a-zà-ÿ]{1,24}$";
+    let schema = json!({"type": "object", "properties": {"tags": {"type": "array",
+        "items": {"type": "string", "pattern": source}}}});
+    let tags: Vec<Value> = (0..300)
+        .map(|i| json!(format!("tag{}", "x".repeat(i % 9))))
+        .collect();
+    let steps = checked(&schema, &json!({ "tags": tags })).unwrap();
+    // Each tag is a visit and a match, no compile.
+    assert!(steps < 1_000, "{steps}");
+    assert!(
+        cached(source).is_some(),
+        "the plan leaves its pattern compiled for the validator"
+    );
+    let mut wrong = tags.clone();
+    wrong.push(json!("Not-a-tag!"));
+    let Err(Refusal::Invalid(problems)) = checked(&schema, &json!({ "tags": wrong })) else {
+        panic!("a tag that does not match is a problem");
+    };
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].starts_with("arguments.tags[300]:"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_schema_whose_patterns_take_too_much_compiling_is_refused_when_first_read() {
+    // Each a different pattern of a few KB compiled: a 64 KB schema holds
+    // hundreds of them.
+    let many: serde_json::Map<String, Value> = (0..400)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": "string", "pattern": format!("^[a-z]{{1,{}}}x{i}$", 20 + i % 40)}),
+            )
+        })
+        .collect();
+    let schema = json!({"type": "object", "properties": many});
+    assert!(schema.to_string().len() < 64 << 10);
+    let why = too_costly(checked(&schema, &json!({})));
+    assert!(
+        why.contains(&format!("more than {PATTERNS} patterns")) || why.contains("KB compiled"),
+        "{why}"
+    );
+    // Patterns whose compiled size passes the schema's budget together.
+    let wide: serde_json::Map<String, Value> = (0..8)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": "string", "pattern": format!("^.{{0,{}}}y{i}$", 400 + i)}),
+            )
+        })
+        .collect();
+    let why = too_costly(checked(&json!({"properties": wide}), &json!({})));
+    assert!(why.contains("KB compiled"), "{why}");
+}
+
+#[test]
+fn an_error_flood_is_refused_as_too_costly_not_run_unchecked() {
+    let schema = json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}},
+        "additionalProperties": false});
+    let numbers: Vec<Value> = (0..250_000).map(|i| json!(i)).collect();
+    let why = too_costly(checked(&schema, &json!({"tags": numbers, "extra": 1})));
+    assert!(why.contains("40,000 steps"), "{why}");
+    // An honest call of the same tool: a few tags.
+    assert!(checked(&schema, &json!({"tags": ["a", "b"]})).is_ok());
+    // A few wrong values are problems, each named.
+    let Err(Refusal::Invalid(problems)) = checked(&schema, &json!({"tags": [1, 2], "extra": 1}))
+    else {
+        panic!("wrong values are problems");
+    };
+    assert_eq!(problems.len(), 3, "{problems:?}");
+}
+
+#[test]
+fn unique_items_and_enums_are_charged_for_every_comparison() {
+    let unique = json!({"type": "array", "uniqueItems": true});
+    let many: Vec<Value> = (0..5_000).map(|i| json!(i)).collect();
+    too_costly(checked(&unique, &Value::Array(many)));
+    let few: Vec<Value> = (0..50).map(|i| json!(i)).collect();
+    assert!(checked(&unique, &Value::Array(few)).is_ok());
+    let choices: Vec<Value> = (0..10_000).map(|i| json!(format!("c{i}"))).collect();
+    let enumerated = json!({"type": "array", "items": {"enum": choices}});
+    let picks: Vec<Value> = (0..10).map(|_| json!("c1")).collect();
+    too_costly(checked(&enumerated, &Value::Array(picks)));
+}
+
+#[test]
+fn the_count_ends_at_the_budget_whatever_the_schema() {
+    // The counting itself stops at the budget: a schema of 2^40 visits is
+    // refused after about STEPS of them.
+    let plan = Plan::read(&doubling(40)).unwrap();
+    let why = plan.steps(&doubling(40), &json!({})).unwrap_err();
+    assert!(why.contains(&format!("{}", STEPS / 1000)), "{why}");
+}

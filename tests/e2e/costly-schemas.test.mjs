@@ -1,0 +1,71 @@
+// Schemas that cost the checker what a page makes them cost (docs/agents.md,
+// "Arguments and limits"; ARCHITECTURE.md, "Budgets"): the worker is one
+// thread, so every check of a page's schema is counted before it runs, one
+// past the budget is refused as too costly before any card, and whatever the
+// validator cannot finish refuses the call — never runs it unchecked. An
+// honest tool called with ordinary arguments is checked and asked about as
+// before. Pages in tests/pages/costly/.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { harness } from '../support/fixture.mjs';
+import { choose } from '../support/cards.mjs';
+
+describe('costly schemas', () => {
+  const h = harness({ pages: 'tests/pages/costly', chatPrefix: 'costly' });
+  const { open, chat, request: call, start, text } = h;
+  const costly = (name) => `cannot check the arguments of ${name}: its schema is too costly to check `
+    + '(more than 40,000 steps for these arguments)';
+
+  // 22 $defs, each an allOf of two $refs to the next: 2^22 visits for `{}`,
+  // which held every agent's calls for 11.6 s before the check was counted.
+  test("a schema whose $refs double at each level is refused before any card, and another tab's call is answered", async () => {
+    const { page, tabId } = await open('costly.test', '/costly.html', 3);
+    const refused = await start(await chat(), call(tabId, 'deep', {}));
+    assert.equal(refused.card, undefined, 'no card opens');
+    assert.equal(text(refused.reply), costly('deep'));
+
+    // The same site's honest tool, in another tab, is asked about as ever.
+    const other = await open('costly.test', '/costly.html?other', 3);
+    const asked = await start(await chat(), call(other.tabId, 'labels', { labels: ['a', 'b'] }));
+    assert.ok(asked.card, 'the site question');
+    await choose(asked.card, 'Allow read-only tools on this website');
+    assert.equal(text(await asked.reply), 'labels ran');
+    assert.deepEqual(await page.evaluate(() => window.ran), [], 'deep never ran');
+  });
+
+  // Array items with a Unicode pattern: compiled once for the schema, not
+  // once for each item and kept until the check ended (2,000 items took
+  // seconds and gigabytes). The test's timeout is what fails there; nothing
+  // here is timed.
+  test('a pattern tested on 2,000 items is compiled once: the call is checked and asked about, a wrong item named', { timeout: 60_000 }, async () => {
+    const { page, tabId } = await open('costly.test', '/costly.html?tags', 3);
+    const words = Array.from({ length: 2000 }, (_, i) => `mot${'é'.repeat(i % 12)}`);
+    const chatId = await chat();
+    const asked = await start(chatId, call(tabId, 'tags', { tags: words }));
+    assert.ok(asked.card, 'ordinary arguments reach the site question');
+    await choose(asked.card, 'Allow read-only tools on this website');
+    assert.equal(text(await asked.reply), 'tags ran');
+
+    const wrong = await start(chatId, call(tabId, 'tags', { tags: [...words, 'not a word!'] }));
+    assert.equal(wrong.card, undefined, 'no card opens');
+    assert.match(text(wrong.reply), /^invalid arguments for tags: arguments\.tags\[2000\]: /);
+    assert.deepEqual(await page.evaluate(() => window.ran), ['tags'], 'only the checked call ran');
+  });
+
+  // 250,000 numbers and an unknown argument for a tool that takes an array
+  // of strings: the validator's list of problems overflowed, the throw was
+  // read as "no problems", and the tool ran unchecked.
+  test('an error flood is refused as too costly, never run unchecked; a few wrong values are each named', async () => {
+    const { page, tabId } = await open('costly.test', '/costly.html?flood', 3);
+    const numbers = Array.from({ length: 250_000 }, (_, i) => i);
+    const flood = await start(await chat(), call(tabId, 'labels', { labels: numbers, extra: 1 }));
+    assert.equal(flood.card, undefined, 'no card opens');
+    assert.equal(text(flood.reply), costly('labels'));
+
+    const few = await start(await chat(), call(tabId, 'labels', { labels: [1, 'b'], extra: 1 }));
+    assert.equal(few.card, undefined, 'no card opens');
+    assert.equal(text(few.reply), 'invalid arguments for labels: arguments.labels[0]: expected a string, '
+      + 'got an integer; arguments.extra: is not a known argument');
+    assert.deepEqual(await page.evaluate(() => window.ran), [], 'labels never ran');
+  });
+});
