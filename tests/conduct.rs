@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 use toolgate::decisions::agent::{Run, Step, TabInfo};
-use toolgate::page::conduct::{Seen, Watch};
+use toolgate::page::conduct::{Seen, Watch, Witnessed};
 use toolgate::toolgate::Toolgate;
 use toolgate::views::palette::palette;
 
@@ -76,8 +76,13 @@ fn post(path: &str) -> Seen {
 
 fn observed(core: &mut Toolgate, run: &Run, seen: &[Seen]) -> Option<String> {
     let watch = run.watch.as_ref().expect("a Read only call is watched");
-    core.observe(Some(run.call_id), watch, seen, false, 5)
+    core.observe(Some(run.call_id), watch, &witnessed(seen), false, 5)
         .map(|f| f.text)
+}
+
+/// `seen`, every one, as the worker would have seen it during a call.
+fn witnessed(seen: &[Seen]) -> Witnessed {
+    Witnessed::of(SITE, seen.iter().cloned())
 }
 
 fn reply(core: &mut Toolgate, run: &Run) -> Value {
@@ -199,7 +204,7 @@ fn a_re_registered_tool_keeps_its_flag_until_the_person_clears_it() {
         .observe(
             Some(run.call_id),
             run.watch.as_ref().expect("watched"),
-            &[post("/x")],
+            &witnessed(&[post("/x")]),
             false,
             5,
         )
@@ -240,7 +245,13 @@ fn a_tool_that_stays_on_its_site_seen_reaching_another_is_flagged_off_site() {
     assert!(!watch.read_only && watch.stays_on_site);
     // Its own site's writes are what a Mutating tool does.
     assert!(core
-        .observe(Some(run.call_id), watch, &[post("/pin")], false, 5)
+        .observe(
+            Some(run.call_id),
+            watch,
+            &witnessed(&[post("/pin")]),
+            false,
+            5
+        )
         .is_none());
     let away = Seen::Request {
         method: "POST".into(),
@@ -249,7 +260,7 @@ fn a_tool_that_stays_on_its_site_seen_reaching_another_is_flagged_off_site() {
         together: true,
     };
     let flagged = core
-        .observe(None, watch, &[away], true, 5)
+        .observe(None, watch, &witnessed(&[away]), true, 5)
         .expect("flagged");
     assert_eq!(
         flagged.text,
@@ -311,4 +322,132 @@ fn unattended_a_flagged_tool_the_sites_rule_allows_is_refused_and_told_why() {
         "{text}"
     );
     assert!(text.contains("no one was there to ask"), "{text}");
+}
+
+fn get(url: &str) -> Seen {
+    Seen::Request {
+        method: "GET".into(),
+        url: url.into(),
+        kind: "xmlhttprequest".into(),
+        together: false,
+    }
+}
+
+fn storage(area: &str, op: &str, key: &str) -> Seen {
+    Seen::Storage {
+        area: area.into(),
+        op: op.into(),
+        key: key.into(),
+        together: false,
+    }
+}
+
+#[test]
+fn everything_seen_is_judged_and_only_what_is_shown_is_cut_state_changes_first() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let mut seen: Vec<Seen> = (0..100).map(|i| get(&format!("{SITE}/n/{i}"))).collect();
+    seen.push(post("/api/notes/delete"));
+    seen.push(storage("localStorage", "set", "hidden"));
+    assert_eq!(
+        observed(&mut core, &run, &seen).as_deref(),
+        Some("said Read only; during a call it sent POST /api/notes/delete (and 1 more)")
+    );
+    let first = reply(&mut core, &run);
+    let meta = &first["result"]["_meta"]["toolgate"];
+    let told = meta["seen"].as_array().expect("told");
+    assert_eq!(told.len(), 20);
+    assert_eq!(told[0]["done"], "sent POST");
+    assert_eq!(told[1]["done"], "wrote localStorage");
+    assert_eq!(told[2]["to"], "/n/0");
+    assert_eq!(meta["more_seen"], 82, "102 seen, 20 told");
+
+    // An honest call of as many GETs: nothing flagged, the rest counted.
+    let run = allowed_run(&mut core, "b", "search_web");
+    let gets: Vec<Seen> = (0..25).map(|i| get(&format!("{SITE}/n/{i}"))).collect();
+    assert_eq!(observed(&mut core, &run, &gets), None);
+    let meta = reply(&mut core, &run)["result"]["_meta"]["toolgate"].clone();
+    assert_eq!(meta["seen"].as_array().map(Vec::len), Some(20));
+    assert_eq!(meta["more_seen"], 5);
+    assert!(meta.get("broke").is_none());
+}
+
+#[test]
+fn many_writes_on_its_own_site_do_not_hide_one_to_another_from_a_tool_that_stays_on_it() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "pin_note");
+    let watch = run.watch.clone().expect("watched");
+    let mut seen: Vec<Seen> = (0..50).map(|i| post(&format!("/pin/{i}"))).collect();
+    seen.push(Seen::Request {
+        method: "POST".into(),
+        url: "https://tracker.example/collect".into(),
+        kind: "xmlhttprequest".into(),
+        together: false,
+    });
+    let flagged = core
+        .observe(None, &watch, &witnessed(&seen), false, 5)
+        .expect("flagged");
+    assert_eq!(
+        flagged.text,
+        "said openWorldHint: false; during a call it sent POST https://tracker.example/collect"
+    );
+}
+
+#[test]
+fn a_window_the_call_opened_is_part_of_it_and_opening_one_by_get_changes_nothing() {
+    let mut core = core();
+    let opened = |method: &str, url: &str, kind: &str| Seen::Opened {
+        method: method.into(),
+        url: url.into(),
+        kind: kind.into(),
+        together: false,
+    };
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let honest = [
+        opened("GET", &format!("{SITE}/opened.html"), "main_frame"),
+        opened("GET", &format!("{SITE}/api/notes"), "xmlhttprequest"),
+    ];
+    assert_eq!(observed(&mut core, &run, &honest), None);
+    let meta = reply(&mut core, &run)["result"]["_meta"]["toolgate"].clone();
+    assert_eq!(meta["seen"][0]["done"], "opened a window at");
+    assert_eq!(meta["seen"][0]["to"], "/opened.html");
+
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let liar = [
+        opened("GET", &format!("{SITE}/opened.html"), "main_frame"),
+        opened(
+            "POST",
+            &format!("{SITE}/api/notes/delete"),
+            "xmlhttprequest",
+        ),
+    ];
+    assert_eq!(
+        observed(&mut core, &run, &liar).as_deref(),
+        Some("said Read only; during a call it opened a window that sent POST /api/notes/delete")
+    );
+}
+
+#[test]
+fn storage_too_large_to_compare_is_told_as_cannot_tell_and_not_flagged() {
+    let mut core = core();
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let unchecked = [storage("localStorage", "unchecked", "")];
+    assert_eq!(observed(&mut core, &run, &unchecked), None);
+    let meta = reply(&mut core, &run)["result"]["_meta"]["toolgate"].clone();
+    assert_eq!(meta["seen"][0]["cannot_tell"], true);
+    assert!(
+        meta["seen"][0]["done"]
+            .as_str()
+            .is_some_and(|d| d.contains("Toolgate cannot tell")),
+        "{meta}"
+    );
+    // Too large to say which key, but its keys were more or fewer: written.
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let changed = [storage("sessionStorage", "changed", "")];
+    assert_eq!(
+        observed(&mut core, &run, &changed).as_deref(),
+        Some(
+            "said Read only; during a call it changed sessionStorage (too large to say which key)"
+        )
+    );
 }

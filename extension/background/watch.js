@@ -10,20 +10,26 @@
 // TAIL_MS after (what a call started as it answered, a beacon or a
 // navigation, reaches the worker after its answer). Every call in a tab is
 // counted, watched or not, so that what is seen while two overlap is marked
-// as impossible to tell apart.
+// as impossible to tell apart. A window a call opens (a new tab whose opener
+// is the call's tab) is part of the call: it is listened to as well, until
+// the call's tab is no longer listened to.
+//
+// Everything seen is handed to the core's `Witness` as it comes, which
+// counts it all and keeps, within bounds, the first of each kind
+// (src/page/witnessed.rs): all is judged, only what the reply shows is cut.
+import { Witness } from '../../pkg/toolgate.js';
 import { record } from './audit.js';
 import { FLAGS_KEY, loaded, ready } from './core.js';
 import { keepError } from './errors.js';
 
 const TAIL_MS = 500;
-// What one call is told of, at most (the core judges no more: `Conduct::SEEN_TOLD`).
-const SEEN_KEPT = 20;
 // The request types that act for a tool (src/page/conduct.rs, `ACTIVE_TYPES`):
 // images, styles, scripts and fonts a page loads are not told unless they change state.
 const ACTIVE = new Set(['xmlhttprequest', 'ping', 'websocket', 'main_frame', 'sub_frame']);
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const tabs = new Map(); // tab id -> { running, watches: Set, listener }
+const tabs = new Map(); // tab id -> { running, watches: Set, listener, opened: Map(tab id -> listener) }
+let listened = 0; // tabs listened to
 
 // Watching can be turned off only from the CI API (`self.toolgate.watchCalls`):
 // by the benchmark that measures what it costs (README, figure 12), and by the
@@ -38,12 +44,14 @@ export function watchCalls(on) {
 export function watchCall(spec) {
   let tab = tabs.get(spec.tab_id);
   if (tab === undefined) {
-    tab = { running: 0, watches: new Set(), listener: null };
+    tab = { running: 0, watches: new Set(), listener: null, opened: new Map() };
     tabs.set(spec.tab_id, tab);
   }
   tab.running += 1;
   const on = watching && spec.watch !== undefined;
-  const watch = { spec, tab, on, seen: [], overlapped: tab.running > 1, late: false };
+  // The core is loaded: it gave this call.
+  const seen = on ? new Witness(spec.watch.site) : null;
+  const watch = { spec, tab, on, seen, overlapped: tab.running > 1, late: false };
   if (tab.running > 1) for (const other of tab.watches) if (!other.late) other.overlapped = true;
   if (on) {
     tab.watches.add(watch);
@@ -54,25 +62,37 @@ export function watchCall(spec) {
 
 function listen(tabId, tab) {
   if (tab.listener !== null) return;
-  tab.listener = (details) => {
+  // `opened`: sent from a window the call opened.
+  tab.listener = (details, opened = false) => {
     // Only what a document started: not what the person typed or the
     // browser started (a navigation from the address bar has no initiator).
     if (details.initiator === undefined) return;
     const method = String(details.method).toUpperCase();
     if (SAFE.has(method) && !ACTIVE.has(details.type)) return;
     const together = tab.running > 1;
-    const seen = { request: { method, url: details.url, type: details.type, together } };
     for (const watch of tab.watches) {
-      if (watch.late) observe(watch, [seen], null);
-      else if (watch.seen.length < SEEN_KEPT) watch.seen.push(seen);
+      const seen = watch.late ? new Witness(watch.spec.watch.site) : watch.seen;
+      seen.request(method, details.url, details.type, together, opened);
+      if (watch.late) observe(watch, seen, null).finally(() => seen.free());
     }
   };
   chrome.webRequest.onBeforeRequest.addListener(tab.listener, { urls: ['<all_urls>'], tabId });
+  if (++listened === 1) chrome.webNavigation.onCreatedNavigationTarget.addListener(opening);
+}
+
+// A window opened from a tab listened to (or from a window it opened): its
+// requests are the call's, for as long as the tab is listened to.
+function opening({ sourceTabId, tabId }) {
+  const tab = tabs.get(sourceTabId) ?? [...tabs.values()].find((t) => t.opened.has(sourceTabId));
+  if (tab?.listener == null || tab.opened.has(tabId)) return;
+  const listener = (details) => tab.listener(details, true);
+  tab.opened.set(tabId, listener);
+  chrome.webRequest.onBeforeRequest.addListener(listener, { urls: ['<all_urls>'], tabId });
 }
 
 // The call of `watch` answered (`shimSeen`: the storage writes its document
-// saw). Judged by the core, as call `callId` (its reply then says what was
-// seen). Resolves once a flag it earned is stored.
+// saw, as the relay tells them). Judged by the core, as call `callId` (its
+// reply then says what was seen). Resolves once a flag it earned is stored.
 export async function ended(watch, shimSeen, callId) {
   const { tab, spec } = watch;
   tab.running -= 1;
@@ -80,11 +100,21 @@ export async function ended(watch, shimSeen, callId) {
     if (tab.running === 0 && tab.watches.size === 0) tabs.delete(spec.tab_id);
     return;
   }
-  const fromPage = Array.isArray(shimSeen) ? shimSeen.slice(0, SEEN_KEPT) : [];
-  const seen = [...watch.seen, ...fromPage];
+  // The relay's account (content/relay/storage.js): the writes the shim
+  // saw and those the relay found comparing the storage, and how many more.
+  for (const { storage } of Array.isArray(shimSeen?.writes) ? shimSeen.writes : []) {
+    watch.seen.storage(storage.area, storage.op, storage.key, storage.together);
+  }
+  if (shimSeen?.more > 0) watch.seen.unkeptWrites(shimSeen.more);
   watch.late = true;
   setTimeout(() => forget(spec.tab_id, watch), TAIL_MS);
-  if (seen.length) await observe(watch, seen, callId);
+  const seen = watch.seen;
+  watch.seen = null;
+  try {
+    await observe(watch, seen, callId);
+  } finally {
+    seen.free();
+  }
 }
 
 function forget(tabId, watch) {
@@ -93,16 +123,20 @@ function forget(tabId, watch) {
   if (tab.watches.size === 0 && tab.listener !== null) {
     chrome.webRequest.onBeforeRequest.removeListener(tab.listener);
     tab.listener = null;
+    for (const listener of tab.opened.values()) chrome.webRequest.onBeforeRequest.removeListener(listener);
+    tab.opened.clear();
+    if (--listened === 0) chrome.webNavigation.onCreatedNavigationTarget.removeListener(opening);
   }
   if (tab.watches.size === 0 && tab.running === 0) tabs.delete(tabId);
 }
 
-// Hands the core what `watch`'s call was seen doing; stores and audits a flag.
+// Hands the core what `watch`'s call was seen doing (`seen`, a Witness the
+// caller frees); stores and audits a flag.
 async function observe(watch, seen, callId) {
   try {
     const core = loaded ?? await ready;
-    const conduct = JSON.stringify({ watch: watch.spec.watch, seen, overlapped: watch.overlapped });
-    const flagged = core.observe(callId ?? undefined, conduct, Date.now());
+    const conduct = JSON.stringify({ watch: watch.spec.watch, overlapped: watch.overlapped });
+    const flagged = core.observe(callId ?? undefined, conduct, seen, Date.now());
     if (flagged === undefined) return;
     const { site, tool, said, text, record: flags } = JSON.parse(flagged);
     record({ what: 'flagged', site, tool, said, text, tab: watch.spec.tab_id });

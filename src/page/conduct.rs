@@ -6,6 +6,7 @@
 use crate::page::classify::Class;
 use crate::page::declaration::{Hint, HintState};
 use crate::page::registry::Tool;
+pub use crate::page::witnessed::Witnessed;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -31,11 +32,25 @@ pub enum Seen {
         #[serde(default)]
         together: bool,
     },
-    /// A write to the page's storage the shim saw.
+    /// A request the browser saw a window send that the call opened (its
+    /// tab, opened during the call: docs/classes.md). Its first navigation,
+    /// by GET, is the opening itself.
+    Opened {
+        method: String,
+        url: String,
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        together: bool,
+    },
+    /// A write to the page's storage the shim saw, or the relay found when it
+    /// compared the storage before and after the call.
     Storage {
         /// `localStorage`, `sessionStorage`, `indexedDB` or `cookie`.
         area: String,
-        /// `set`, `remove`, `clear`, `delete_database`.
+        /// `set`, `remove`, `clear`, `delete_database`; from the compare,
+        /// `changed` (too large to say which key, but its keys were more or
+        /// fewer) and `unchecked` (too large to compare: Toolgate cannot tell).
         op: String,
         /// The key, cookie name, or IndexedDB database and store.
         #[serde(default)]
@@ -57,33 +72,60 @@ const ACTIVE_TYPES: [&str; 5] = [
 ];
 
 impl Seen {
-    fn together(&self) -> bool {
+    pub(crate) fn together(&self) -> bool {
         match self {
-            Seen::Request { together, .. } | Seen::Storage { together, .. } => *together,
+            Seen::Request { together, .. }
+            | Seen::Opened { together, .. }
+            | Seen::Storage { together, .. } => *together,
         }
     }
 
+    /// Whether Toolgate cannot tell what it was: another call ran at the
+    /// time, or the storage was too large to compare.
+    pub fn cannot_tell(&self) -> bool {
+        self.together() || matches!(self, Seen::Storage { op, .. } if op == "unchecked")
+    }
+
     /// Whether it changes state: a request other than GET, HEAD or OPTIONS,
-    /// a navigation of the tab (a frame's, unless by GET), a storage write.
+    /// a navigation of the tab (a frame's, unless by GET; a window the call
+    /// opened, unless by GET), a storage write.
     pub fn changes_state(&self) -> bool {
+        let unsafe_method = |method: &str| {
+            !["GET", "HEAD", "OPTIONS"].contains(&method.to_ascii_uppercase().as_str())
+        };
         match self {
-            Seen::Request { method, kind, .. } => {
-                kind == "main_frame"
-                    || !["GET", "HEAD", "OPTIONS"].contains(&method.to_ascii_uppercase().as_str())
-            }
-            Seen::Storage { .. } => true,
+            Seen::Request { method, kind, .. } => kind == "main_frame" || unsafe_method(method),
+            Seen::Opened { method, .. } => unsafe_method(method),
+            Seen::Storage { op, .. } => op != "unchecked",
         }
     }
 
     /// Whether it reaches a site other than `site` (an origin).
     pub fn off_site(&self, site: &str) -> bool {
         match self {
-            Seen::Request { url, kind, .. } => {
+            Seen::Request { url, kind, .. } | Seen::Opened { url, kind, .. } => {
                 origin_of(url) != site
                     && (ACTIVE_TYPES.contains(&kind.as_str()) || self.changes_state())
             }
             Seen::Storage { .. } => false,
         }
+    }
+
+    /// The same, with what the page chose (a URL, a key) cut to `at` bytes
+    /// (at a character's boundary): what is kept of it.
+    pub(crate) fn cut_to(mut self, at: usize) -> Seen {
+        let text = match &mut self {
+            Seen::Request { url, .. } | Seen::Opened { url, .. } => url,
+            Seen::Storage { key, .. } => key,
+        };
+        if text.len() > at {
+            let mut end = at;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        self
     }
 
     /// What was done, in Toolgate's words, and what it was done to, as the
@@ -94,13 +136,6 @@ impl Seen {
                 method, url, kind, ..
             } => {
                 let method = method.to_ascii_uppercase();
-                // On its own site a path says enough; elsewhere, where to.
-                let place = if origin_of(url) == site {
-                    &url[site.len()..]
-                } else {
-                    url.as_str()
-                };
-                let place = cut(if place.is_empty() { "/" } else { place });
                 let done = match kind.as_str() {
                     "main_frame" if method == "GET" => "navigated the tab to".to_owned(),
                     "main_frame" => format!("navigated the tab with {method}"),
@@ -108,7 +143,20 @@ impl Seen {
                     "ping" => format!("sent a beacon, {method}"),
                     _ => format!("sent {method}"),
                 };
-                (done, place)
+                (done, place(url, site))
+            }
+            Seen::Opened {
+                method, url, kind, ..
+            } => {
+                let method = method.to_ascii_uppercase();
+                let done = match kind.as_str() {
+                    "main_frame" if method == "GET" => "opened a window at".to_owned(),
+                    "main_frame" => format!("opened a window with {method}"),
+                    "sub_frame" => format!("opened a window whose frame navigated with {method}"),
+                    "ping" => format!("opened a window that sent a beacon, {method}"),
+                    _ => format!("opened a window that sent {method}"),
+                };
+                (done, place(url, site))
             }
             Seen::Storage { area, op, key, .. } => {
                 let area = match area.as_str() {
@@ -123,12 +171,27 @@ impl Seen {
                     ("indexedDB", _) => "wrote to IndexedDB".to_owned(),
                     (_, "remove") => format!("removed from {area}"),
                     (_, "clear") => format!("cleared {area}"),
+                    (_, "changed") => format!("changed {area} (too large to say which key)"),
+                    (_, "unchecked") => format!(
+                        "could not compare {area} (too large to check): Toolgate cannot tell whether it was written"
+                    ),
                     _ => format!("wrote {area}"),
                 };
                 (done, cut(key))
             }
         }
     }
+}
+
+/// Where a URL goes, in a flag's words: on `site` a path says enough (cut);
+/// elsewhere, the whole URL.
+fn place(url: &str, site: &str) -> String {
+    let place = if origin_of(url) == site {
+        &url[site.len()..]
+    } else {
+        url
+    };
+    cut(if place.is_empty() { "/" } else { place })
 }
 
 /// The origin of a URL as the browser writes one (`scheme://host[:port]`).
@@ -175,6 +238,11 @@ impl Broken {
     /// with `to`, the page's part, as the caller shows it (views escape it).
     pub fn text(&self, to: &str) -> String {
         let (head, tail) = self.around();
+        let head = if to.is_empty() {
+            head.trim_end()
+        } else {
+            &head
+        };
         format!("{head}{to}{tail}")
     }
 
@@ -223,21 +291,29 @@ impl Watch {
         })
     }
 
-    /// Whether what the call's tab was seen doing broke its hints: a Read
-    /// only tool that changed state, or one that declared `openWorldHint:
-    /// false` and reached another site (docs/classes.md).
-    pub fn judge(&self, seen: &[Seen], now_ms: u64) -> Option<Broken> {
+    /// Whether what the call was seen doing broke its hints: a Read only
+    /// tool that changed state, or one that declared `openWorldHint: false`
+    /// and reached another site (docs/classes.md). Everything seen is judged:
+    /// what was kept, and what was counted past the bounds.
+    pub fn judge(&self, witnessed: &Witnessed, now_ms: u64) -> Option<Broken> {
         let site = self.site.as_str();
-        let (said, found): (&str, Vec<&Seen>) =
-            if self.read_only && seen.iter().any(Seen::changes_state) {
+        let seen = witnessed.kept();
+        let changing = |s: &Seen| s.changes_state();
+        let away = |s: &Seen| s.off_site(site);
+        let (said, found, unkept): (&str, Vec<&Seen>, usize) =
+            if self.read_only && seen.iter().any(changing) {
+                let unkept = witnessed.unkept(|changes, _| changes);
                 (
                     "Read only",
-                    seen.iter().filter(|s| s.changes_state()).collect(),
+                    seen.iter().filter(|s| changing(s)).collect(),
+                    unkept,
                 )
-            } else if self.stays_on_site && seen.iter().any(|s| s.off_site(site)) {
+            } else if self.stays_on_site && seen.iter().any(away) {
+                let unkept = witnessed.unkept(|_, off| off);
                 (
                     "openWorldHint: false",
-                    seen.iter().filter(|s| s.off_site(site)).collect(),
+                    seen.iter().filter(|s| away(s)).collect(),
+                    unkept,
                 )
             } else {
                 return None;
@@ -255,7 +331,7 @@ impl Watch {
             to,
             off_site: first.off_site(site),
             together: first.together(),
-            more: found.len() - 1,
+            more: found.len() - 1 + unkept,
             at_ms: now_ms,
         })
     }
@@ -266,11 +342,18 @@ impl Watch {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Conduct {
     pub seen: Vec<SeenWords>,
+    /// Things seen and judged, but not told (past `SEEN_TOLD`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_seen: usize,
     /// Another call ran in the tab meanwhile.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub overlapped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub broke: Option<BrokeWords>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -291,21 +374,33 @@ pub struct BrokeWords {
 }
 
 impl Conduct {
-    /// At most this many things seen are told (and judged) per call.
+    /// At most this many things seen are told per call (all are judged).
     pub const SEEN_TOLD: usize = 20;
 
-    pub fn of(watch: &Watch, seen: &[Seen], overlapped: bool, broke: Option<&Broken>) -> Conduct {
+    /// What `witnessed` holds, told: what changes state first, then what
+    /// reaches another site, then the rest, each in the order seen; cut to
+    /// `SEEN_TOLD`, with what was not told counted.
+    pub fn of(
+        watch: &Watch,
+        witnessed: &Witnessed,
+        overlapped: bool,
+        broke: Option<&Broken>,
+    ) -> Conduct {
+        let site = watch.site.as_str();
+        let mut told: Vec<&Seen> = witnessed.kept().iter().collect();
+        told.sort_by_key(|s| (!s.changes_state(), !s.off_site(site)));
+        told.truncate(Conduct::SEEN_TOLD);
         Conduct {
-            seen: seen
-                .iter()
-                .take(Conduct::SEEN_TOLD)
+            more_seen: witnessed.total() - told.len(),
+            seen: told
+                .into_iter()
                 .map(|s| {
-                    let (done, to) = s.words(&watch.site);
+                    let (done, to) = s.words(site);
                     SeenWords {
                         done,
                         to,
-                        off_site: s.off_site(&watch.site),
-                        cannot_tell: s.together(),
+                        off_site: s.off_site(site),
+                        cannot_tell: s.cannot_tell(),
                     }
                 })
                 .collect(),

@@ -1,0 +1,102 @@
+// Hints held to their word (docs/classes.md), against a tool that hides what
+// it changes: behind twenty harmless requests, as named properties of storage
+// (`localStorage.x = …`, `delete localStorage.x`), or in a window it opened.
+// A call is judged on everything it caused; only what its reply shows is cut,
+// what changes state first. Beside each liar, an honest tool doing the
+// harmless part alone is never flagged. Pages in tests/pages/conduct/
+// (hidden.html, opened.html).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entries } from '../support/browser.mjs';
+import { harness } from '../support/fixture.mjs';
+
+const h = harness({ pages: 'tests/pages/conduct', tools: 10 });
+const HOST = 'hidden.localhost';
+
+// The palette's entry for `name`, once it is flagged.
+async function flagged(page, name) {
+  const palette = await h.browser.waitForPalette(page, (p) => entries(p).find((e) => e.name === name)?.broke !== undefined, `${name} flagged`);
+  return entries(palette).find((e) => e.name === name);
+}
+
+// Runs `name` in a fresh tab of the page; resolves with the reply and the page.
+async function called(name) {
+  const { page, tabId } = await h.open(HOST, `/hidden.html?${name}`);
+  const reply = await h.runs(await h.chat(), tabId, name);
+  return { page, tabId, reply, meta: reply.result._meta.toolgate };
+}
+
+// Nothing is flagged in `page`'s palette, after `names` ran there.
+async function noneFlagged(page, names) {
+  const palette = await h.browser.palette(page);
+  for (const name of names) assert.equal(entries(palette).find((e) => e.name === name).broke, undefined, `${name} is not flagged`);
+}
+
+const HIDDEN = [
+  ['gets_then_post', 'a POST', /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/],
+  ['gets_then_write', 'a localStorage write', /^said Read only; during a call it wrote localStorage hidden/],
+  ['gets_then_away', 'a request to another site', /^said openWorldHint: false; during a call it sent GET http:\/\/tracker\.localhost:\d+\/api\/log\.json/],
+];
+for (const [name, what, words] of HIDDEN) {
+  test(`twenty GETs do not hide ${what}: it is flagged, and the reply shows it first`, async () => {
+    const { page, meta } = await called(name);
+    assert.match(meta.broke?.text ?? '', words, JSON.stringify(meta));
+    assert.match(`said ${meta.broke.said}; during a call it ${meta.seen[0].done} ${meta.seen[0].to}`, words, 'shown first');
+    assert.ok(meta.seen.length <= 20, `only what is shown is cut: ${meta.seen.length}`);
+    assert.match((await flagged(page, name)).broke, words);
+    await page.close();
+  });
+}
+
+test('twenty-five GETs of an honest Read only tool are not flagged; the reply shows twenty and counts the rest', async () => {
+  const { page, meta } = await called('gets_only');
+  assert.equal(meta.broke, undefined);
+  assert.equal(meta.seen.length, 20);
+  assert.ok(meta.seen.every((s) => s.done === 'sent GET'));
+  assert.equal(meta.more_seen, 5, 'the five not shown are counted');
+  await noneFlagged(page, ['gets_only']);
+  await page.close();
+});
+
+const PROPERTIES = [
+  ['property_local', 'localStorage.x = …', /^said Read only; during a call it wrote localStorage last_read/],
+  ['property_session', "sessionStorage['k'] = …", /^said Read only; during a call it wrote sessionStorage seen/],
+  ['property_delete', 'delete localStorage.k', /^said Read only; during a call it removed from localStorage to_delete/],
+];
+for (const [name, how, words] of PROPERTIES) {
+  test(`storage written as a named property (${how}) during a Read only call is flagged`, async () => {
+    const { page, meta } = await called(name);
+    assert.match(meta.broke?.text ?? '', words, JSON.stringify(meta));
+    assert.match((await flagged(page, name)).broke, words);
+    await page.close();
+  });
+}
+
+test("an honest tool that reads storage by property is never flagged, nor the page's own property writes outside a call", async () => {
+  const { page, tabId } = await h.open(HOST, '/hidden.html?reads');
+  assert.equal(await page.evaluate(() => window.background()), 'done');
+  const chat = await h.chat();
+  const first = await h.runs(chat, tabId, 'property_reads');
+  assert.equal(first.result._meta.toolgate.broke, undefined, JSON.stringify(first.result._meta));
+  assert.equal(await page.evaluate(() => window.background()), 'done');
+  const second = await h.runs(chat, tabId, 'property_reads');
+  assert.equal(second.result._meta.toolgate.broke, undefined, JSON.stringify(second.result._meta));
+  await noneFlagged(page, ['property_reads']);
+  await page.close();
+});
+
+test('a window a Read only tool opened is part of its call: a POST from it is flagged', async () => {
+  const { page, meta } = await called('opens_poster');
+  const words = /^said Read only; during a call it opened a window that sent POST \/api\/notes\/delete\.json/;
+  assert.match(meta.broke?.text ?? '', words, JSON.stringify(meta));
+  assert.match((await flagged(page, 'opens_poster')).broke, words);
+  await page.close();
+});
+
+test('a window an honest Read only tool opened, which only reads, is not flagged', async () => {
+  const { page, meta } = await called('opens_reader');
+  assert.equal(meta.broke, undefined, JSON.stringify(meta));
+  assert.ok(meta.seen.some((s) => s.done === 'opened a window at' && s.to === '/opened.html?read'), JSON.stringify(meta.seen));
+  await noneFlagged(page, ['opens_reader']);
+  await page.close();
+});
