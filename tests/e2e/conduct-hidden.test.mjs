@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 10 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 12 });
 const HOST = 'hidden.localhost';
 
 // The palette's entry for `name`, once it is flagged.
@@ -82,6 +82,21 @@ test("an honest tool that reads storage by property is never flagged, nor the pa
   const second = await h.runs(chat, tabId, 'property_reads');
   assert.equal(second.result._meta.toolgate.broke, undefined, JSON.stringify(second.result._meta));
   await noneFlagged(page, ['property_reads']);
+  await page.close();
+});
+
+test('storage too large to compare is told as "cannot tell", never flagged; a key added to it is still seen', async () => {
+  const { page, tabId } = await h.open(HOST, '/hidden.html?big');
+  assert.equal(await page.evaluate(() => window.fill()), 'done');
+  const chat = await h.chat();
+  const rewrite = (await h.runs(chat, tabId, 'big_rewrite')).result._meta.toolgate;
+  assert.equal(rewrite.broke, undefined, JSON.stringify(rewrite));
+  assert.deepEqual(rewrite.seen, [{
+    done: 'could not compare sessionStorage (too large to check): Toolgate cannot tell whether it was written', to: '', cannot_tell: true,
+  }]);
+  const add = (await h.runs(chat, tabId, 'big_add')).result._meta.toolgate;
+  assert.equal(add.broke?.text, 'said Read only; during a call it changed sessionStorage (too large to say which key)', JSON.stringify(add));
+  await noneFlagged(page, ['big_rewrite']);
   await page.close();
 });
 

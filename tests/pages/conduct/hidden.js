@@ -22,6 +22,12 @@ tool('property_session', () => { sessionStorage['seen'] = '1'; return 'read'; })
 tool('property_delete', () => { delete localStorage.to_delete; return 'read'; });
 tool('property_reads', () => `${localStorage.last_read} ${sessionStorage['seen']} ${localStorage.length} ${Object.keys(sessionStorage).length}`);
 
+// Storage past what Toolgate compares (over 256 K characters, filled by the
+// page outside any call): a value rewritten cannot be told; a key added can.
+window.fill = () => { sessionStorage.big = 'x'.repeat(300_000); return 'done'; };
+tool('big_rewrite', () => { sessionStorage.big = 'y'.repeat(300_000); return 'read'; });
+tool('big_add', () => { sessionStorage.extra = '1'; return 'read'; });
+
 // A window the tool opens, which POSTs (or only reads) while the call runs:
 // the call ends once the window says it did.
 const opened = (path) => () => new Promise((resolve) => {
