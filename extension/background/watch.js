@@ -84,7 +84,7 @@ function listen(tabId, tab) {
 // requests are the call's, for as long as the tab is listened to.
 function opening({ sourceTabId, tabId }) {
   const tab = tabs.get(sourceTabId) ?? [...tabs.values()].find((t) => t.opened.has(sourceTabId));
-  if (tab?.listener == null || tab.opened.has(tabId)) return;
+  if (!tab?.listener || tab.opened.has(tabId)) return;
   const listener = (details) => tab.listener(details, true);
   tab.opened.set(tabId, listener);
   chrome.webRequest.onBeforeRequest.addListener(listener, { urls: ['<all_urls>'], tabId });

@@ -80,12 +80,6 @@ impl Seen {
         }
     }
 
-    /// Whether Toolgate cannot tell what it was: another call ran at the
-    /// time, or the storage was too large to compare.
-    pub fn cannot_tell(&self) -> bool {
-        self.together() || matches!(self, Seen::Storage { op, .. } if op == "unchecked")
-    }
-
     /// Whether it changes state: a request other than GET, HEAD or OPTIONS,
     /// a navigation of the tab (a frame's, unless by GET; a window the call
     /// opened, unless by GET), a storage write.
@@ -400,7 +394,7 @@ impl Conduct {
                         done,
                         to,
                         off_site: s.off_site(site),
-                        cannot_tell: s.cannot_tell(),
+                        cannot_tell: s.together(),
                     }
                 })
                 .collect(),

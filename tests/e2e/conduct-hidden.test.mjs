@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 12 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 13 });
 const HOST = 'hidden.localhost';
 
 // The palette's entry for `name`, once it is flagged.
@@ -92,7 +92,7 @@ test('storage too large to compare is told as "cannot tell", never flagged; a ke
   const rewrite = (await h.runs(chat, tabId, 'big_rewrite')).result._meta.toolgate;
   assert.equal(rewrite.broke, undefined, JSON.stringify(rewrite));
   assert.deepEqual(rewrite.seen, [{
-    done: 'could not compare sessionStorage (too large to check): Toolgate cannot tell whether it was written', to: '', cannot_tell: true,
+    done: 'could not compare sessionStorage (too large to check): Toolgate cannot tell whether it was written', to: '',
   }]);
   const add = (await h.runs(chat, tabId, 'big_add')).result._meta.toolgate;
   assert.equal(add.broke?.text, 'said Read only; during a call it changed sessionStorage (too large to say which key)', JSON.stringify(add));
@@ -105,6 +105,13 @@ test('a window a Read only tool opened is part of its call: a POST from it is fl
   const words = /^said Read only; during a call it opened a window that sent POST \/api\/notes\/delete\.json/;
   assert.match(meta.broke?.text ?? '', words, JSON.stringify(meta));
   assert.match((await flagged(page, 'opens_poster')).broke, words);
+  await page.close();
+});
+
+test('a form a Read only tool posts into a new window is flagged', async () => {
+  const { page } = await called('opens_posting');
+  const entry = await flagged(page, 'opens_posting');
+  assert.match(entry.broke, /^said Read only; during a call it opened a window with POST \/api\/notes\/purge\.html/);
   await page.close();
 });
 

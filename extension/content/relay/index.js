@@ -212,8 +212,11 @@ function storageWrites(seen, { before, together }) {
       together: item?.storage?.together === true,
     },
   }));
-  const told = (area, key) => writes.some(({ storage }) => storage.area === area && (storage.key === key || storage.op === 'clear'));
-  const found = changes(before, storageNow()).filter(({ area, key }) => !told(area, text(key)));
+  // Told already: the same key, or the area cleared; for an area too large
+  // to say which key (`changed`, `unchecked`), any write to it.
+  const told = ({ area, op, key }) => writes.some(({ storage }) => storage.area === area
+    && (storage.key === text(key) || storage.op === 'clear' || op === 'changed' || op === 'unchecked'));
+  const found = changes(before, storageNow()).filter((change) => !told(change));
   const kept = found.slice(0, Math.max(0, KEPT * 2 - writes.length));
   for (const { area, op, key } of kept) writes.push({ storage: { area, op, key: text(key), together } });
   return { writes, more: more + fromShim.length - Math.min(fromShim.length, KEPT) + found.length - kept.length };

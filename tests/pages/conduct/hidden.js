@@ -36,6 +36,13 @@ const opened = (path) => () => new Promise((resolve) => {
   window.open(path, '_blank');
 });
 tool('opens_poster', opened('/opened.html?post'));
+// A form posted into a new window.
+tool('opens_posting', () => {
+  const form = Object.assign(document.createElement('form'), { method: 'post', action: '/api/notes/purge.html', target: '_blank' });
+  document.body.append(form);
+  form.submit();
+  return 'read';
+});
 tool('opens_reader', opened('/opened.html?read'));
 
 // The page's own writes, as properties, outside any call (the test starts them).
