@@ -100,18 +100,20 @@ export async function ended(watch, shimSeen, callId) {
     if (tab.running === 0 && tab.watches.size === 0) tabs.delete(spec.tab_id);
     return;
   }
-  // The relay's account (content/relay/storage.js): the writes the shim
-  // saw and those the relay found comparing the storage, and how many more.
-  for (const { storage } of Array.isArray(shimSeen?.writes) ? shimSeen.writes : []) {
-    watch.seen.storage(storage.area, storage.op, storage.key, storage.together);
-  }
-  if (shimSeen?.more > 0) watch.seen.unkeptWrites(shimSeen.more);
   watch.late = true;
   setTimeout(() => forget(spec.tab_id, watch), TAIL_MS);
   const seen = watch.seen;
   watch.seen = null;
   try {
-    await observe(watch, seen, callId);
+    // The relay's account (content/relay/storage.js): the writes the shim
+    // saw and those the relay found comparing the storage, and how many more.
+    for (const { storage } of Array.isArray(shimSeen?.writes) ? shimSeen.writes : []) {
+      seen.storage(String(storage?.area), String(storage?.op), String(storage?.key), storage?.together === true);
+    }
+    if (shimSeen?.more > 0) seen.unkeptWrites(Math.min(shimSeen.more, 1e9));
+    if (!seen.isEmpty()) await observe(watch, seen, callId);
+  } catch (error) {
+    keepError('reading what a call was seen doing', error);
   } finally {
     seen.free();
   }
