@@ -108,12 +108,6 @@ impl Witness {
         });
     }
 
-    /// Whether nothing was seen.
-    #[wasm_bindgen(js_name = "isEmpty")]
-    pub fn is_empty(&self) -> bool {
-        self.0.total() == 0
-    }
-
     /// `count` more writes to the page's storage that the shim and the relay
     /// counted but did not keep.
     #[wasm_bindgen(js_name = "unkeptWrites")]

@@ -49,9 +49,8 @@ export function watchCall(spec) {
   }
   tab.running += 1;
   const on = watching && spec.watch !== undefined;
-  // The core is loaded: it gave this call.
-  const seen = on ? new Witness(spec.watch.site) : null;
-  const watch = { spec, tab, on, seen, overlapped: tab.running > 1, late: false };
+  // `seen`: the call's Witness, made as the first thing is seen (witness).
+  const watch = { spec, tab, on, seen: null, overlapped: tab.running > 1, late: false };
   if (tab.running > 1) for (const other of tab.watches) if (!other.late) other.overlapped = true;
   if (on) {
     tab.watches.add(watch);
@@ -71,7 +70,7 @@ function listen(tabId, tab) {
     if (SAFE.has(method) && !ACTIVE.has(details.type)) return;
     const together = tab.running > 1;
     for (const watch of tab.watches) {
-      const seen = watch.late ? new Witness(watch.spec.watch.site) : watch.seen;
+      const seen = watch.late ? witnessOf(watch) : (watch.seen ??= witnessOf(watch));
       seen.request(method, details.url, details.type, together, opened);
       if (watch.late) observe(watch, seen, null).finally(() => seen.free());
     }
@@ -79,6 +78,10 @@ function listen(tabId, tab) {
   chrome.webRequest.onBeforeRequest.addListener(tab.listener, { urls: ['<all_urls>'], tabId });
   if (++listened === 1) chrome.webNavigation.onCreatedNavigationTarget.addListener(opening);
 }
+
+// A new Witness for what `watch`'s call is seen doing (the core is loaded:
+// it gave the call).
+const witnessOf = (watch) => new Witness(watch.spec.watch.site);
 
 // A window opened from a tab listened to (or from a window it opened): its
 // requests are the call's, for as long as the tab is listened to.
@@ -102,16 +105,18 @@ export async function ended(watch, shimSeen, callId) {
   }
   watch.late = true;
   setTimeout(() => forget(spec.tab_id, watch), TAIL_MS);
-  const seen = watch.seen;
+  const writes = Array.isArray(shimSeen?.writes) ? shimSeen.writes : [];
+  if (watch.seen === null && writes.length === 0) return;
+  const seen = watch.seen ?? witnessOf(watch);
   watch.seen = null;
   try {
     // The relay's account (content/relay/storage.js): the writes the shim
     // saw and those the relay found comparing the storage, and how many more.
-    for (const { storage } of Array.isArray(shimSeen?.writes) ? shimSeen.writes : []) {
+    for (const { storage } of writes) {
       seen.storage(String(storage?.area), String(storage?.op), String(storage?.key), storage?.together === true);
     }
     if (shimSeen?.more > 0) seen.unkeptWrites(Math.min(shimSeen.more, 1e9));
-    if (!seen.isEmpty()) await observe(watch, seen, callId);
+    await observe(watch, seen, callId);
   } catch (error) {
     keepError('reading what a call was seen doing', error);
   } finally {
