@@ -428,7 +428,7 @@ fn a_window_the_call_opened_is_part_of_it_and_opening_one_by_get_changes_nothing
 }
 
 #[test]
-fn storage_too_large_to_compare_is_told_as_cannot_tell_and_not_flagged() {
+fn storage_too_large_to_compare_or_written_by_another_window_is_told_and_not_flagged() {
     let mut core = core();
     let run = allowed_run(&mut core, "a", "list_notes");
     let unchecked = [storage("localStorage", "unchecked", "")];
@@ -440,6 +440,15 @@ fn storage_too_large_to_compare_is_told_as_cannot_tell_and_not_flagged() {
             .as_str()
             .is_some_and(|d| d.contains("Toolgate cannot tell")),
         "{meta}"
+    );
+    // Another window of the site wrote the key meanwhile: told, not judged.
+    let run = allowed_run(&mut core, "a", "list_notes");
+    let elsewhere = [storage("localStorage", "elsewhere", "heartbeat")];
+    assert_eq!(observed(&mut core, &run, &elsewhere), None);
+    let meta = reply(&mut core, &run)["result"]["_meta"]["toolgate"].clone();
+    assert_eq!(
+        meta["seen"][0]["done"],
+        "wrote, or another window of the site wrote, localStorage"
     );
     // Too large to say which key, but its keys were more or fewer: written.
     let run = allowed_run(&mut core, "a", "list_notes");

@@ -50,7 +50,8 @@ pub enum Seen {
         area: String,
         /// `set`, `remove`, `clear`, `delete_database`; from the compare,
         /// `changed` (too large to say which key, but its keys were more or
-        /// fewer) and `unchecked` (too large to compare: Toolgate cannot tell).
+        /// fewer), `unchecked` (too large to compare) and `elsewhere` (another
+        /// window of the site wrote it meanwhile): Toolgate cannot tell these two.
         op: String,
         /// The key, cookie name, or IndexedDB database and store.
         #[serde(default)]
@@ -90,7 +91,8 @@ impl Seen {
         match self {
             Seen::Request { method, kind, .. } => kind == "main_frame" || unsafe_method(method),
             Seen::Opened { method, .. } => unsafe_method(method),
-            Seen::Storage { op, .. } => op != "unchecked",
+            // Told, not judged: Toolgate cannot tell whether the call wrote it.
+            Seen::Storage { op, .. } => op != "unchecked" && op != "elsewhere",
         }
     }
 
@@ -166,6 +168,7 @@ impl Seen {
                     (_, "remove") => format!("removed from {area}"),
                     (_, "clear") => format!("cleared {area}"),
                     (_, "changed") => format!("changed {area} (too large to say which key)"),
+                    (_, "elsewhere") => format!("wrote, or another window of the site wrote, {area}"),
                     (_, "unchecked") => format!(
                         "could not compare {area} (too large to check): Toolgate cannot tell whether it was written"
                     ),

@@ -8,9 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
-import { harness } from '../support/fixture.mjs';
+import { assertRan, harness } from '../support/fixture.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 13 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 14 });
 const HOST = 'hidden.localhost';
 
 // The palette's entry for `name`, once it is flagged.
@@ -82,6 +82,27 @@ test("an honest tool that reads storage by property is never flagged, nor the pa
   const second = await h.runs(chat, tabId, 'property_reads');
   assert.equal(second.result._meta.toolgate.broke, undefined, JSON.stringify(second.result._meta));
   await noneFlagged(page, ['property_reads']);
+  await page.close();
+});
+
+test('another tab of the site writing localStorage during an honest call is told, never pinned on the call', async () => {
+  const { page, tabId } = await h.open(HOST, '/hidden.html?held');
+  const other = await h.open(HOST, '/hidden.html?other');
+  const holding = h.start(await h.chat(), h.request(tabId, 'held_read'));
+  await page.waitForFunction(() => typeof window.release === 'function');
+  await page.evaluate(() => {
+    window.heard = new Promise((resolve) => addEventListener('storage', (e) => { if (e.key === 'heartbeat') resolve(); }));
+  });
+  await other.page.evaluate(() => { localStorage.heartbeat = String(Date.now()); });
+  await page.evaluate(() => window.heard);
+  await page.evaluate(() => window.release());
+  const { reply } = await holding;
+  assertRan(reply, 'held_read');
+  const meta = reply.result._meta.toolgate;
+  assert.equal(meta.broke, undefined, JSON.stringify(meta));
+  assert.deepEqual(meta.seen, [{ done: 'wrote, or another window of the site wrote, localStorage', to: 'heartbeat' }]);
+  await noneFlagged(page, ['held_read']);
+  await other.page.close();
   await page.close();
 });
 

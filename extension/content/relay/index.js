@@ -20,7 +20,7 @@
 import { HELLO } from '../handshake.js';
 import { withTimeout } from '../../shared/deadlines.js';
 import { saysWorkerUnreachable } from '../../shared/chromium-errors.js';
-import { changes, storageNow } from './storage.js';
+import { changes, storageNow, unwatch, watching } from './storage.js';
 
 // ---- The channel ------------------------------------------------------------
 // The shim's end of the channel comes in the document's first hello, which
@@ -216,7 +216,12 @@ function storageWrites(seen, { before, together }) {
   // to say which key (`changed`, `unchecked`), any write to it.
   const told = ({ area, op, key }) => writes.some(({ storage }) => storage.area === area
     && (storage.key === text(key) || storage.op === 'clear' || op === 'changed' || op === 'unchecked'));
-  const found = changes(before, storageNow()).filter((change) => !told(change));
+  let found = [];
+  try {
+    found = changes(before).filter((change) => !told(change));
+  } catch {
+    // Never in the way of the call's answer: what the shim saw still goes.
+  }
   const kept = found.slice(0, Math.max(0, KEPT * 2 - writes.length));
   for (const { area, op, key } of kept) writes.push({ storage: { area, op, key: text(key), together } });
   return { writes, more: more + fromShim.length - Math.min(fromShim.length, KEPT) + found.length - kept.length };
@@ -254,10 +259,13 @@ function fromWorker(message, sender, respond) {
       // what the storage shows cannot be told apart.
       const together = calls.size > 1;
       for (const other of watched.values()) if (together) other.together = true;
-      watched.set(callId, { before: storageNow(), together });
+      const before = storageNow();
+      watching(before);
+      watched.set(callId, { before, together });
     }
     bounded.then(respond, (error) => {
       calls.delete(callId);
+      if (watched.has(callId)) unwatch(watched.get(callId).before);
       watched.delete(callId);
       respond({ ok: false, error: error.message });
     });

@@ -10,6 +10,8 @@
 // characters of keys and values are read per area. Past that, the area is
 // only counted: if its number of keys changed, it was written ("changed");
 // if not, Toolgate cannot tell ("unchecked"), and says so without flagging.
+// A key another window of the site wrote meanwhile is told, not flagged
+// ("elsewhere").
 //
 // Imports nothing.
 
@@ -20,45 +22,85 @@ export const MAX_CHARS = 256 * 1024;
 // One area now: `{ count, values }`, `values` a Map of key to value, or null
 // past the bounds; null if the area cannot be read (an opaque origin).
 function read(area) {
-  let storage;
-  let count;
   try {
-    storage = window[area];
-    count = storage.length;
+    const storage = window[area];
+    const count = storage.length;
+    if (count > MAX_KEYS) return { count, values: null };
+    const values = new Map();
+    let chars = 0;
+    for (let i = 0; i < count; i++) {
+      const key = storage.key(i);
+      const value = key === null ? null : storage.getItem(key);
+      if (value === null) continue;
+      chars += key.length + value.length;
+      if (chars > MAX_CHARS) return { count, values: null };
+      values.set(key, value);
+    }
+    return { count, values };
   } catch {
     return null;
   }
-  if (count > MAX_KEYS) return { count, values: null };
-  const values = new Map();
-  let chars = 0;
-  for (let i = 0; i < count; i++) {
-    const key = storage.key(i);
-    const value = key === null ? null : storage.getItem(key);
-    if (value === null) continue;
-    chars += key.length + value.length;
-    if (chars > MAX_CHARS) return { count, values: null };
-    values.set(key, value);
-  }
-  return { count, values };
 }
 
-// Both areas now, as a watched call starts or answers.
-export const storageNow = () => AREAS.map(read);
+// Both areas now, as a watched call starts or answers, with the keys
+// another document wrote meanwhile (`elsewhere`, filled by `storage` events).
+export function storageNow() {
+  listenElsewhere();
+  return { areas: AREAS.map(read), elsewhere: AREAS.map(() => new Set()) };
+}
 
-// What changed between `before` and `after` (two `storageNow()`), as the
-// core reads a write the shim saw: `{ area, op, key }`.
-export function changes(before, after) {
-  const found = [];
-  AREAS.forEach((area, i) => {
-    const [was, is] = [before[i], after[i]];
-    if (was === null || is === null) return;
-    if (was.values === null || is.values === null) {
-      const op = was.count !== is.count || was.values !== is.values ? 'changed' : 'unchecked';
-      found.push({ area, op, key: '' });
+// The storage another document of the site writes (another tab, another
+// frame) is shared: this window hears it as `storage` events. A key written
+// there while a call runs here cannot be pinned on the call (a site's tabs
+// often keep a heartbeat in localStorage). `null` in a set: the area cleared.
+const open = new Set(); // the `storageNow()` of calls still running
+let listening = false;
+function listenElsewhere() {
+  if (listening) return;
+  listening = true;
+  window.addEventListener('storage', (event) => {
+    // Only the browser's: the page can dispatch a `storage` event of its own.
+    if (open.size === 0 || !event.isTrusted) return;
+    let i = -1;
+    try {
+      i = AREAS.findIndex((area) => event.storageArea === window[area]);
+    } catch {
       return;
     }
-    for (const key of was.values.keys()) if (!is.values.has(key)) found.push({ area, op: 'remove', key });
-    for (const [key, value] of is.values) if (was.values.get(key) !== value) found.push({ area, op: 'set', key });
+    if (i < 0) return;
+    for (const state of open) {
+      const keys = state.elsewhere[i];
+      // Bounded: past MAX_KEYS keys, the whole area (as when it is cleared).
+      if (!keys.has(null)) keys.add(keys.size < MAX_KEYS ? event.key : null);
+    }
+  });
+}
+export const watching = (state) => open.add(state);
+// A call that never answered: no longer listened for.
+export const unwatch = (state) => open.delete(state);
+
+// What changed between `before` (a `storageNow()`, whose watch this ends)
+// and now, as the core reads a write the shim saw: `{ area, op, key }`. A
+// key another document wrote meanwhile is told as such (`elsewhere`):
+// Toolgate cannot tell which wrote it.
+export function changes(before) {
+  open.delete(before);
+  const after = AREAS.map(read);
+  const found = [];
+  AREAS.forEach((area, i) => {
+    const [was, is, elsewhere] = [before.areas[i], after[i], before.elsewhere[i]];
+    if (was === null || is === null) return;
+    const tell = (op, key) => {
+      const other = elsewhere.has(null) || elsewhere.has(key);
+      found.push({ area, op: other ? 'elsewhere' : op, key });
+    };
+    if (was.values === null || is.values === null) {
+      const op = was.count !== is.count || was.values !== is.values ? 'changed' : 'unchecked';
+      found.push({ area, op: op === 'changed' && elsewhere.size > 0 ? 'elsewhere' : op, key: '' });
+      return;
+    }
+    for (const key of was.values.keys()) if (!is.values.has(key)) tell('remove', key);
+    for (const [key, value] of is.values) if (was.values.get(key) !== value) tell('set', key);
   });
   return found;
 }

@@ -22,6 +22,10 @@ tool('property_session', () => { sessionStorage['seen'] = '1'; return 'read'; })
 tool('property_delete', () => { delete localStorage.to_delete; return 'read'; });
 tool('property_reads', () => `${localStorage.last_read} ${sessionStorage['seen']} ${localStorage.length} ${Object.keys(sessionStorage).length}`);
 
+// Holds its call until the page releases it, so that another tab of the
+// site can write meanwhile.
+tool('held_read', () => new Promise((resolve) => { window.release = () => resolve(localStorage.heartbeat ?? 'none'); }));
+
 // Storage past what Toolgate compares (over 256 K characters, filled by the
 // page outside any call): a value rewritten cannot be told; a key added can.
 window.fill = () => { sessionStorage.big = 'x'.repeat(300_000); return 'done'; };
