@@ -1,8 +1,9 @@
 // Hints held to their word (docs/classes.md, "Hints held to their word"):
 // while a tool runs for an agent, what its tab does that changes state or
 // reaches another site. The browser reports the tab's requests
-// (chrome.webRequest, which no page can hide from); the shim reports the
-// page's storage writes with the call's answer (calls.js). The core judges
+// (chrome.webRequest, which no page can hide from); the shim and the relay
+// report the page's storage writes with the call's answer (calls.js;
+// content/relay/storage.js compares the storage however it was written). The core judges
 // what was seen (`observe`) and flags a tool that broke its hints; the flags
 // are kept in chrome.storage.local until the person clears them.
 //
@@ -28,7 +29,11 @@ const TAIL_MS = 500;
 const ACTIVE = new Set(['xmlhttprequest', 'ping', 'websocket', 'main_frame', 'sub_frame']);
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const tabs = new Map(); // tab id -> { running, watches: Set, listener, opened: Map(tab id -> listener) }
+// tab id -> { running, watches: Set, listener, opened: Map(tab id -> listener),
+// openedAt: Set of the addresses those windows loaded }
+const tabs = new Map();
+// Addresses kept per tab of the windows its calls opened, at most.
+const OPENED_AT_KEPT = 50;
 let listened = 0; // tabs listened to
 
 // Watching can be turned off only from the CI API (`self.toolgate.watchCalls`):
@@ -44,7 +49,7 @@ export function watchCalls(on) {
 export function watchCall(spec) {
   let tab = tabs.get(spec.tab_id);
   if (tab === undefined) {
-    tab = { running: 0, watches: new Set(), listener: null, opened: new Map() };
+    tab = { running: 0, watches: new Set(), listener: null, opened: new Map(), openedAt: new Set() };
     tabs.set(spec.tab_id, tab);
   }
   tab.running += 1;
@@ -69,6 +74,7 @@ function listen(tabId, tab) {
     const method = String(details.method).toUpperCase();
     if (SAFE.has(method) && !ACTIVE.has(details.type)) return;
     const together = tab.running > 1;
+    if (opened && details.type === 'main_frame' && tab.openedAt.size < OPENED_AT_KEPT) tab.openedAt.add(withoutFragment(details.url));
     for (const watch of tab.watches) {
       const seen = watch.late ? witnessOf(watch) : (watch.seen ??= witnessOf(watch));
       seen.request(method, details.url, details.type, together, opened);
@@ -78,6 +84,8 @@ function listen(tabId, tab) {
   chrome.webRequest.onBeforeRequest.addListener(tab.listener, { urls: ['<all_urls>'], tabId });
   if (++listened === 1) chrome.webNavigation.onCreatedNavigationTarget.addListener(opening);
 }
+
+const withoutFragment = (url) => String(url).split('#')[0];
 
 // A new Witness for what `watch`'s call is seen doing (the core is loaded:
 // it gave the call).
@@ -112,8 +120,13 @@ export async function ended(watch, shimSeen, callId) {
   try {
     // The relay's account (content/relay/storage.js): the writes the shim
     // saw and those the relay found comparing the storage, and how many more.
+    // A key another document wrote meanwhile (`by`, its address) is the
+    // call's if that document is in a window the call opened; else Toolgate
+    // cannot tell ('elsewhere').
     for (const { storage } of writes) {
-      seen.storage(String(storage?.area), String(storage?.op), String(storage?.key), storage?.together === true);
+      const by = storage?.by;
+      const op = typeof by === 'string' && !tab.openedAt.has(withoutFragment(by)) ? 'elsewhere' : String(storage?.op);
+      seen.storage(String(storage?.area), op, String(storage?.key), storage?.together === true);
     }
     if (shimSeen?.more > 0) seen.unkeptWrites(Math.min(shimSeen.more, 1e9));
     await observe(watch, seen, callId);
@@ -132,6 +145,7 @@ function forget(tabId, watch) {
     tab.listener = null;
     for (const listener of tab.opened.values()) chrome.webRequest.onBeforeRequest.removeListener(listener);
     tab.opened.clear();
+    tab.openedAt.clear();
     if (--listened === 0) chrome.webNavigation.onCreatedNavigationTarget.removeListener(opening);
   }
   if (tab.watches.size === 0 && tab.running === 0) tabs.delete(tabId);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { assertRan, harness } from '../support/fixture.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 14 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 15 });
 const HOST = 'hidden.localhost';
 
 // The palette's entry for `name`, once it is flagged.
@@ -126,6 +126,14 @@ test('a window a Read only tool opened is part of its call: a POST from it is fl
   const words = /^said Read only; during a call it opened a window that sent POST \/api\/notes\/delete\.json/;
   assert.match(meta.broke?.text ?? '', words, JSON.stringify(meta));
   assert.match((await flagged(page, 'opens_poster')).broke, words);
+  await page.close();
+});
+
+test("a window a Read only tool opened that writes localStorage is the call's writer, not another window", async () => {
+  const { page, meta } = await called('opens_storer');
+  const words = /^said Read only; during a call it wrote localStorage opened_wrote/;
+  assert.match(meta.broke?.text ?? '', words, JSON.stringify(meta));
+  assert.match((await flagged(page, 'opens_storer')).broke, words);
   await page.close();
 });
 

@@ -223,7 +223,9 @@ function storageWrites(seen, { before, together }) {
     // Never in the way of the call's answer: what the shim saw still goes.
   }
   const kept = found.slice(0, Math.max(0, KEPT * 2 - writes.length));
-  for (const { area, op, key } of kept) writes.push({ storage: { area, op, key: text(key), together } });
+  for (const { area, op, key, by } of kept) {
+    writes.push({ storage: { area, op, key: text(key), together, ...(by === undefined ? {} : { by }) } });
+  }
   return { writes, more: more + fromShim.length - Math.min(fromShim.length, KEPT) + found.length - kept.length };
 }
 

@@ -10,8 +10,8 @@
 // characters of keys and values are read per area. Past that, the area is
 // only counted: if its number of keys changed, it was written ("changed");
 // if not, Toolgate cannot tell ("unchecked"), and says so without flagging.
-// A key another window of the site wrote meanwhile is told, not flagged
-// ("elsewhere").
+// A key another window of the site wrote meanwhile (one the call did not
+// open) is told, not flagged ("elsewhere", decided in the worker).
 //
 // Imports nothing.
 
@@ -43,16 +43,19 @@ function read(area) {
 }
 
 // Both areas now, as a watched call starts or answers, with the keys
-// another document wrote meanwhile (`elsewhere`, filled by `storage` events).
+// another document wrote meanwhile (`elsewhere`, filled by `storage` events:
+// key -> the writing document's URL).
 export function storageNow() {
   listenElsewhere();
-  return { areas: AREAS.map(read), elsewhere: AREAS.map(() => new Set()) };
+  return { areas: AREAS.map(read), elsewhere: AREAS.map(() => new Map()) };
 }
 
 // The storage another document of the site writes (another tab, another
 // frame) is shared: this window hears it as `storage` events. A key written
 // there while a call runs here cannot be pinned on the call (a site's tabs
-// often keep a heartbeat in localStorage). `null` in a set: the area cleared.
+// often keep a heartbeat in localStorage), unless that document is in a
+// window the call opened, which the worker knows (watch.js). `null` as a
+// key: the area cleared.
 const open = new Set(); // the `storageNow()` of calls still running
 let listening = false;
 function listenElsewhere() {
@@ -68,10 +71,12 @@ function listenElsewhere() {
       return;
     }
     if (i < 0) return;
+    const url = String(event.url).slice(0, 2048);
     for (const state of open) {
       const keys = state.elsewhere[i];
       // Bounded: past MAX_KEYS keys, the whole area (as when it is cleared).
-      if (!keys.has(null)) keys.add(keys.size < MAX_KEYS ? event.key : null);
+      const key = keys.size < MAX_KEYS ? event.key : null;
+      if (!keys.has(key)) keys.set(key, url);
     }
   });
 }
@@ -80,9 +85,9 @@ export const watching = (state) => open.add(state);
 export const unwatch = (state) => open.delete(state);
 
 // What changed between `before` (a `storageNow()`, whose watch this ends)
-// and now, as the core reads a write the shim saw: `{ area, op, key }`. A
-// key another document wrote meanwhile is told as such (`elsewhere`):
-// Toolgate cannot tell which wrote it.
+// and now, as the core reads a write the shim saw: `{ area, op, key }`, and
+// `by`, the URL of another document that wrote the key (or cleared the area)
+// meanwhile: then Toolgate cannot tell which wrote it.
 export function changes(before) {
   open.delete(before);
   const after = AREAS.map(read);
@@ -90,13 +95,11 @@ export function changes(before) {
   AREAS.forEach((area, i) => {
     const [was, is, elsewhere] = [before.areas[i], after[i], before.elsewhere[i]];
     if (was === null || is === null) return;
-    const tell = (op, key) => {
-      const other = elsewhere.has(null) || elsewhere.has(key);
-      found.push({ area, op: other ? 'elsewhere' : op, key });
-    };
+    const tell = (op, key) => found.push({ area, op, key, by: elsewhere.get(key) ?? elsewhere.get(null) });
     if (was.values === null || is.values === null) {
-      const op = was.count !== is.count || was.values !== is.values ? 'changed' : 'unchecked';
-      found.push({ area, op: op === 'changed' && elsewhere.size > 0 ? 'elsewhere' : op, key: '' });
+      const changed = was.count !== is.count || was.values !== is.values;
+      if (changed) found.push({ area, op: 'changed', key: '', by: elsewhere.values().next().value });
+      else found.push({ area, op: 'unchecked', key: '' });
       return;
     }
     for (const key of was.values.keys()) if (!is.values.has(key)) tell('remove', key);

@@ -40,6 +40,11 @@ const opened = (path) => () => new Promise((resolve) => {
   window.open(path, '_blank');
 });
 tool('opens_poster', opened('/opened.html?post'));
+// Ends once this window heard the opened one's write (so Toolgate heard it too).
+tool('opens_storer', () => new Promise((resolve) => {
+  addEventListener('storage', (e) => { if (e.key === 'opened_wrote') resolve('read'); });
+  window.open('/opened.html?store', '_blank');
+}));
 // A form posted into a new window.
 tool('opens_posting', () => {
   const form = Object.assign(document.createElement('form'), { method: 'post', action: '/api/notes/purge.html', target: '_blank' });
