@@ -6,24 +6,34 @@
 // what was seen (`observe`) and flags a tool that broke its hints; the flags
 // are kept in chrome.storage.local until the person clears them.
 //
-// A tab is listened to only while a watched call runs in it, and for
-// TAIL_MS after (what a call started as it answered, a beacon or a
-// navigation, reaches the worker after its answer). Every call in a tab is
-// counted, watched or not, so that what is seen while two overlap is marked
-// as impossible to tell apart.
+// A tab is listened to from its first report of tools until it closes
+// (what it sends while no call runs is its own traffic: watch-scope.js), or
+// else while a watched call runs in it; a call is watched until it answers
+// and for TAIL_MS after, or until the next call in the tab starts (what a
+// call started as it answered, a beacon or a navigation, reaches the worker
+// after its answer). Requests in no tab (the
+// sites' service and shared workers) are listened to as long as a tab is.
+// Every call in a tab is counted, watched or not, so that what is seen while
+// two overlap is marked as impossible to tell apart. Whose a request is, the
+// core decides (docs/classes.md, "What a call is judged on").
 import { record } from './audit.js';
 import { FLAGS_KEY, loaded, ready } from './core.js';
 import { keepError } from './errors.js';
+import {
+  forgetTab, frameOf, otherTabsOf, remember, requestOf, restored, usualIn,
+} from './watch-scope.js';
 
 const TAIL_MS = 500;
 // What one call is told of, at most (the core judges no more: `Conduct::SEEN_TOLD`).
 const SEEN_KEPT = 20;
-// The request types that act for a tool (src/page/conduct.rs, `ACTIVE_TYPES`):
-// images, styles, scripts and fonts a page loads are not told unless they change state.
-const ACTIVE = new Set(['xmlhttprequest', 'ping', 'websocket', 'main_frame', 'sub_frame']);
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+// The types a worker with no tab sends that are listened to (a `tabId: -1`
+// filter is no filter: measured on 148, every tab's requests come).
+const WORKER_TYPES = ['xmlhttprequest', 'ping', 'websocket', 'other'];
 
-const tabs = new Map(); // tab id -> { running, watches: Set, listener }
+// tab id -> { running, watches: Set, listener, sites: the sites that
+// reported tools in it (null: listened to only during calls) }
+const tabs = new Map();
+let workerListener = null;
 
 // Watching can be turned off only from the CI API (`self.toolgate.watchCalls`):
 // by the benchmark that measures what it costs (README, figure 12), and by the
@@ -31,43 +41,126 @@ const tabs = new Map(); // tab id -> { running, watches: Set, listener }
 let watching = true;
 export function watchCalls(on) {
   watching = on === true;
+  if (watching) return;
+  for (const [tabId, tab] of tabs) {
+    tab.sites = null;
+    if (tab.watches.size === 0) stopListening(tabId, tab);
+  }
+  if (workerListener !== null) chrome.webRequest.onBeforeRequest.removeListener(workerListener);
+  workerListener = null;
+}
+
+function tabOf(tabId) {
+  let tab = tabs.get(tabId);
+  if (tab === undefined) {
+    tab = { running: 0, watches: new Set(), listener: null, sites: null };
+    tabs.set(tabId, tab);
+  }
+  return tab;
+}
+
+// A document of `site` in the tab reported tools: from now on, what the tab
+// sends while no call runs is known as its own (pages.js).
+export function watchTab(tabId, site) {
+  if (!watching) return;
+  const tab = tabOf(tabId);
+  tab.sites ??= new Set();
+  if (tab.sites.size < 16) tab.sites.add(site);
+  listen(tabId, tab);
+  listenToWorkers();
+  restored();
+}
+
+// The tab closed.
+export function unwatchTab(tabId) {
+  const tab = tabs.get(tabId);
+  forgetTab(tabId);
+  if (tab === undefined) return;
+  tab.sites = null;
+  if (tab.watches.size === 0) stopListening(tabId, tab);
+  if (tab.running === 0 && tab.watches.size === 0) tabs.delete(tabId);
 }
 
 // A call of `spec` (the core's `Run`) starts in its tab. Returns the call's
 // watch, which `ended` closes.
 export function watchCall(spec) {
-  let tab = tabs.get(spec.tab_id);
-  if (tab === undefined) {
-    tab = { running: 0, watches: new Set(), listener: null };
-    tabs.set(spec.tab_id, tab);
-  }
+  const tab = tabOf(spec.tab_id);
   tab.running += 1;
   const on = watching && spec.watch !== undefined;
-  const watch = { spec, tab, on, seen: [], overlapped: tab.running > 1, late: false };
+  const watch = { spec, tab, on, seen: [], overlapped: tab.running > 1, late: false, otherTabs: null };
   if (tab.running > 1) for (const other of tab.watches) if (!other.late) other.overlapped = true;
+  // An earlier call's tail ends here: what the tab sends from now on is the
+  // new call's (what the earlier one set going as it answered came before).
+  for (const other of tab.watches) if (other.late) tab.watches.delete(other);
   if (on) {
     tab.watches.add(watch);
     listen(spec.tab_id, tab);
+    listenToWorkers();
+    // Whether the site's worker could be sending another tab's requests.
+    watch.otherTabs = otherTabsOf(spec.watch.site, spec.tab_id, [...tabs].map(([id, t]) => [id, t.sites]));
   }
   return watch;
 }
 
+// What the tab sends: its own traffic while no call runs, else each watch's.
 function listen(tabId, tab) {
   if (tab.listener !== null) return;
   tab.listener = (details) => {
-    // Only what a document started: not what the person typed or the
-    // browser started (a navigation from the address bar has no initiator).
-    if (details.initiator === undefined) return;
-    const method = String(details.method).toUpperCase();
-    if (SAFE.has(method) && !ACTIVE.has(details.type)) return;
+    const sent = requestOf(details);
+    if (sent === null) return;
+    if (tab.running === 0 && tab.watches.size === 0) {
+      remember(tabId, sent.key);
+      return;
+    }
     const together = tab.running > 1;
-    const seen = { request: { method, url: details.url, type: details.type, together } };
     for (const watch of tab.watches) {
-      if (watch.late) observe(watch, [seen], null);
-      else if (watch.seen.length < SEEN_KEPT) watch.seen.push(seen);
+      tell(watch, { request: { ...sent.request, together, frame: frameOf(details, watch.spec) }, key: sent.key });
     }
   };
   chrome.webRequest.onBeforeRequest.addListener(tab.listener, { urls: ['<all_urls>'], tabId });
+}
+
+function stopListening(tabId, tab) {
+  if (tab.listener === null) return;
+  chrome.webRequest.onBeforeRequest.removeListener(tab.listener);
+  tab.listener = null;
+}
+
+// Requests in no tab: a site's service or shared worker, whose initiator is
+// the site. Told to the watches of that site's calls; with none running, its
+// own traffic, for a site that reported tools.
+function listenToWorkers() {
+  if (workerListener !== null) return;
+  workerListener = (details) => {
+    if (details.tabId !== -1) return;
+    const sent = requestOf(details);
+    if (sent === null) return;
+    const site = details.initiator;
+    let busy = false;
+    let known = false;
+    const watches = [];
+    for (const tab of tabs.values()) {
+      for (const watch of tab.watches) if (watch.spec.watch.site === site) watches.push(watch);
+      if (tab.sites?.has(site)) {
+        known = true;
+        busy ||= tab.running > 0 || tab.watches.size > 0;
+      }
+    }
+    if (watches.length === 0) {
+      if (known && !busy) remember(-1, sent.key);
+      return;
+    }
+    for (const watch of watches) {
+      const together = watches.length > 1 || watch.tab.running > 1;
+      tell(watch, { request: { ...sent.request, together, frame: 'worker' }, key: sent.key });
+    }
+  };
+  chrome.webRequest.onBeforeRequest.addListener(workerListener, { urls: ['<all_urls>'], types: WORKER_TYPES });
+}
+
+function tell(watch, seen) {
+  if (watch.late) observe(watch, [seen], null);
+  else if (watch.seen.length < SEEN_KEPT) watch.seen.push(seen);
 }
 
 // The call of `watch` answered (`shimSeen`: the storage writes its document
@@ -77,7 +170,7 @@ export async function ended(watch, shimSeen, callId) {
   const { tab, spec } = watch;
   tab.running -= 1;
   if (!watch.on) {
-    if (tab.running === 0 && tab.watches.size === 0) tabs.delete(spec.tab_id);
+    if (tab.running === 0 && tab.watches.size === 0 && tab.sites === null) tabs.delete(spec.tab_id);
     return;
   }
   const fromPage = Array.isArray(shimSeen) ? shimSeen.slice(0, SEEN_KEPT) : [];
@@ -89,19 +182,28 @@ export async function ended(watch, shimSeen, callId) {
 
 function forget(tabId, watch) {
   const tab = tabs.get(tabId);
+  if (tab === undefined) return;
   tab.watches.delete(watch);
-  if (tab.watches.size === 0 && tab.listener !== null) {
-    chrome.webRequest.onBeforeRequest.removeListener(tab.listener);
-    tab.listener = null;
-  }
-  if (tab.watches.size === 0 && tab.running === 0) tabs.delete(tabId);
+  if (tab.watches.size === 0 && tab.sites === null) stopListening(tabId, tab);
+  if (tab.watches.size === 0 && tab.running === 0 && tab.sites === null) tabs.delete(tabId);
 }
 
 // Hands the core what `watch`'s call was seen doing; stores and audits a flag.
 async function observe(watch, seen, callId) {
   try {
     const core = loaded ?? await ready;
-    const conduct = JSON.stringify({ watch: watch.spec.watch, seen, overlapped: watch.overlapped });
+    await restored();
+    const otherTabs = await watch.otherTabs;
+    // What the page sends on its own, and whether another tab could have
+    // sent what the site's worker sent, as known now (watch-scope.js).
+    const told = seen.map(({ key, ...thing }) => (thing.request === undefined ? thing : {
+      request: {
+        ...thing.request,
+        usual: usualIn(thing.request.frame === 'worker' ? -1 : watch.spec.tab_id, key),
+        other_tabs: thing.request.frame === 'worker' && otherTabs === true,
+      },
+    }));
+    const conduct = JSON.stringify({ watch: watch.spec.watch, seen: told, overlapped: watch.overlapped });
     const flagged = core.observe(callId ?? undefined, conduct, Date.now());
     if (flagged === undefined) return;
     const { site, tool, said, text, record: flags } = JSON.parse(flagged);

@@ -21,7 +21,8 @@ pub const FLAGGED_SITES: usize = 100;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Seen {
-    /// A request the browser saw the tab send (`chrome.webRequest`).
+    /// A request the browser saw the tab send (`chrome.webRequest`), or the
+    /// site's service worker send while the call ran.
     Request {
         method: String,
         url: String,
@@ -30,6 +31,21 @@ pub enum Seen {
         kind: String,
         #[serde(default)]
         together: bool,
+        /// Which frame sent it, beside the tool's, as the browser says.
+        #[serde(default)]
+        frame: Frame,
+        /// The origin of the document or worker that started it (the
+        /// browser's `initiator`); none: the tool's own.
+        #[serde(default)]
+        from: Option<String>,
+        /// The same request (its sender, method and address without the
+        /// query) was seen outside calls: the page sends it on its own too.
+        #[serde(default)]
+        usual: bool,
+        /// Sent by a worker with no tab while the site was open in another
+        /// tab too, which could have sent it through the same worker.
+        #[serde(default)]
+        other_tabs: bool,
     },
     /// A write to the page's storage the shim saw.
     Storage {
@@ -44,6 +60,40 @@ pub enum Seen {
         together: bool,
     },
 }
+
+/// Which frame of the tab sent a request, beside the frame of the tool that
+/// ran (docs/classes.md, "What a call is judged on").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Frame {
+    /// The tool's own frame; for a navigation, the frame navigated.
+    #[default]
+    Tool,
+    /// A frame the tool's frame holds.
+    Child,
+    /// Another frame of the tab.
+    Other,
+    /// No frame: a service or shared worker, whose requests belong to no tab.
+    Worker,
+}
+
+/// Whose a thing seen during a call is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The call's: judged.
+    Call,
+    /// Maybe the call's, maybe not: told as such, with why, never flagged.
+    CannotTell(&'static str),
+    /// Not the call's (another site's frame or worker): neither told nor judged.
+    NotTheCalls,
+}
+
+/// Why Toolgate cannot pin a thing seen on the call, as its reply says.
+pub const USUAL: &str = "the page sends it on its own too, outside calls";
+pub const ANOTHER_FRAME: &str = "another frame of the site sent it";
+pub const OTHER_TABS: &str =
+    "the site's service worker sent it while the site was open in another tab too";
+pub const TOGETHER: &str = "another call ran in the tab at the same time";
 
 /// The request types that reach out on a tool's behalf: another site seen
 /// in one of these breaks `openWorldHint: false`. Images, styles, scripts
@@ -60,6 +110,44 @@ impl Seen {
     fn together(&self) -> bool {
         match self {
             Seen::Request { together, .. } | Seen::Storage { together, .. } => *together,
+        }
+    }
+
+    /// Whose it is, for a call of a tool of `site` (docs/classes.md, "What a
+    /// call is judged on"): what the tool's frame, a frame it holds (of its
+    /// site, or opaque) and its site's service worker send is the call's;
+    /// a navigation of the tab its site started too. What another site
+    /// sends, or starts, is not; what another frame of its site sends, what
+    /// the page sends outside calls too, and what its worker sends while the
+    /// site is open in another tab, Toolgate cannot tell.
+    pub fn part(&self, site: &str) -> Part {
+        let Seen::Request {
+            frame,
+            from,
+            usual,
+            other_tabs,
+            kind,
+            ..
+        } = self
+        else {
+            return Part::Call;
+        };
+        let by_site = from.as_deref().is_none_or(|from| from == site);
+        let caused = match frame {
+            Frame::Tool | Frame::Worker => by_site,
+            Frame::Child => by_site || from.as_deref() == Some("null"),
+            Frame::Other if by_site && kind == "main_frame" => true,
+            Frame::Other if by_site => return Part::CannotTell(ANOTHER_FRAME),
+            Frame::Other => false,
+        };
+        if !caused {
+            Part::NotTheCalls
+        } else if *usual {
+            Part::CannotTell(USUAL)
+        } else if *other_tabs && *frame == Frame::Worker {
+            Part::CannotTell(OTHER_TABS)
+        } else {
+            Part::Call
         }
     }
 
@@ -228,16 +316,21 @@ impl Watch {
     /// false` and reached another site (docs/classes.md).
     pub fn judge(&self, seen: &[Seen], now_ms: u64) -> Option<Broken> {
         let site = self.site.as_str();
+        // Only what the call caused is judged.
+        let seen: Vec<&Seen> = seen
+            .iter()
+            .filter(|s| s.part(site) == Part::Call)
+            .collect();
         let (said, found): (&str, Vec<&Seen>) =
-            if self.read_only && seen.iter().any(Seen::changes_state) {
+            if self.read_only && seen.iter().any(|s| s.changes_state()) {
                 (
                     "Read only",
-                    seen.iter().filter(|s| s.changes_state()).collect(),
+                    seen.iter().filter(|s| s.changes_state()).copied().collect(),
                 )
             } else if self.stays_on_site && seen.iter().any(|s| s.off_site(site)) {
                 (
                     "openWorldHint: false",
-                    seen.iter().filter(|s| s.off_site(site)).collect(),
+                    seen.iter().filter(|s| s.off_site(site)).copied().collect(),
                 )
             } else {
                 return None;
@@ -281,6 +374,9 @@ pub struct SeenWords {
     pub off_site: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cannot_tell: bool,
+    /// Why Toolgate cannot tell whether the call did it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -298,16 +394,22 @@ impl Conduct {
         Conduct {
             seen: seen
                 .iter()
-                .take(Conduct::SEEN_TOLD)
-                .map(|s| {
+                .filter_map(|s| {
+                    let why = match s.part(&watch.site) {
+                        Part::NotTheCalls => return None,
+                        Part::CannotTell(why) => Some(why),
+                        Part::Call => s.together().then_some(TOGETHER),
+                    };
                     let (done, to) = s.words(&watch.site);
-                    SeenWords {
+                    Some(SeenWords {
                         done,
                         to,
                         off_site: s.off_site(&watch.site),
-                        cannot_tell: s.together(),
-                    }
+                        cannot_tell: why.is_some(),
+                        why: why.map(str::to_owned),
+                    })
                 })
+                .take(Conduct::SEEN_TOLD)
                 .collect(),
             overlapped,
             broke: broke.map(|b| BrokeWords {
@@ -392,6 +494,10 @@ mod tests {
             url: url.into(),
             kind: "xmlhttprequest".into(),
             together: false,
+            frame: Frame::Tool,
+            from: None,
+            usual: false,
+            other_tabs: false,
         }
     }
 
@@ -404,6 +510,10 @@ mod tests {
                 url: "https://a.test/x".into(),
                 kind: "xmlhttprequest".into(),
                 together: false,
+                frame: Frame::Tool,
+                from: None,
+                usual: false,
+                other_tabs: false,
             };
             assert!(!seen.changes_state(), "{method}");
         }
@@ -412,6 +522,10 @@ mod tests {
             url: "https://a.test/next".into(),
             kind: "main_frame".into(),
             together: false,
+            frame: Frame::Tool,
+            from: None,
+            usual: false,
+            other_tabs: false,
         };
         assert!(navigation.changes_state());
         assert_eq!(navigation.words("https://a.test").0, "navigated the tab to");
@@ -435,6 +549,10 @@ mod tests {
             url: "https://cdn.test/logo.png".into(),
             kind: "image".into(),
             together: false,
+            frame: Frame::Tool,
+            from: None,
+            usual: false,
+            other_tabs: false,
         };
         assert!(!image.off_site("https://a.test"));
     }
