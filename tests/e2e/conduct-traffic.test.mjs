@@ -56,6 +56,16 @@ test("a POST to the heartbeat's own address during a call cannot be told from th
   await page.close();
 });
 
+test("a new worker knows the page's heartbeat as the page's own", async () => {
+  const { page, tabId } = await h.open('beats-restart.localhost', '/heartbeat.html');
+  await beating(page);
+  await h.restartWorker();
+  const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup'));
+  assert.equal(seen.broke, undefined, JSON.stringify(seen));
+  assert.ok(seen.seen?.find((s) => s.to === '/api/heartbeat.json')?.cannot_tell, JSON.stringify(seen));
+  await page.close();
+});
+
 test("a request of the page that embeds a widget does not flag the widget's honest tool; the widget's own POST does", async () => {
   const { page, tabId } = await h.open('shop.localhost', '/embed.html', 2);
   const chat = await h.chat();
