@@ -8,8 +8,10 @@
 // another tab, whose requests its service worker could be sending.
 import { keepError } from './errors.js';
 
-// Endpoints kept a tab, and for the sites' workers (ARCHITECTURE.md, budgets).
+// Endpoints kept a tab, and for the sites' workers; stored, at most
+// STORED_KEPT in all (ARCHITECTURE.md, budgets).
 const USUAL_KEPT = 64;
+const STORED_KEPT = 1024;
 // An endpoint's text is cut to this (the page chose it).
 const KEY_CUT = 300;
 // Stored with the session, so that a new worker knows what the page sends on its own.
@@ -90,17 +92,26 @@ export function restored() {
   return restoring;
 }
 
+// Written at most once a second, however fast a page sends new endpoints.
 let storing = false;
+let stored = 0;
 function store() {
   if (storing) return;
   storing = true;
   setTimeout(async () => {
-    storing = false;
     await restored();
-    const tabs = Object.fromEntries([...usual].map(([tabId, set]) => [tabId, [...set]]));
+    storing = false;
+    stored = Date.now();
+    let room = STORED_KEPT - workers.size;
+    const tabs = {};
+    for (const [tabId, set] of usual) {
+      if (set.size > room) continue;
+      tabs[tabId] = [...set];
+      room -= set.size;
+    }
     chrome.storage.session.set({ [USUAL_KEY]: { tabs, workers: [...workers] } })
       .catch((error) => keepError("keeping the pages' own traffic", error));
-  });
+  }, Math.max(0, stored + 1000 - Date.now()));
 }
 
 // Whether `site` is open in a tab other than `tabId` (its top document, or a

@@ -46,8 +46,6 @@ export function watchCalls(on) {
     tab.sites = null;
     if (tab.watches.size === 0) stopListening(tabId, tab);
   }
-  if (workerListener !== null) chrome.webRequest.onBeforeRequest.removeListener(workerListener);
-  workerListener = null;
 }
 
 function tabOf(tabId) {
@@ -124,6 +122,10 @@ function stopListening(tabId, tab) {
   if (tab.listener === null) return;
   chrome.webRequest.onBeforeRequest.removeListener(tab.listener);
   tab.listener = null;
+  // Workers are listened to as long as a tab is.
+  for (const other of tabs.values()) if (other.listener !== null) return;
+  if (workerListener !== null) chrome.webRequest.onBeforeRequest.removeListener(workerListener);
+  workerListener = null;
 }
 
 // Requests in no tab: a site's service or shared worker, whose initiator is
