@@ -59,6 +59,20 @@ test("a POST to the heartbeat's own address during a call cannot be told from th
 test("a new worker knows the page's heartbeat as the page's own", async () => {
   const { page, tabId } = await h.open('beats-restart.localhost', '/heartbeat.html');
   await beating(page);
+  // The worker keeps what the page sends on its own with the session
+  // (written at most once a second): stopped once it has.
+  const worker = await h.browser.worker();
+  await worker.evaluate((tabId) => new Promise((resolve) => {
+    const check = (kept) => {
+      if (!(kept?.tabs?.[tabId] ?? []).some((key) => key.endsWith('/api/heartbeat.json'))) return false;
+      chrome.storage.onChanged.removeListener(heard);
+      resolve();
+      return true;
+    };
+    const heard = (changes, area) => { if (area === 'session' && changes.watch_usual) check(changes.watch_usual.newValue); };
+    chrome.storage.onChanged.addListener(heard);
+    chrome.storage.session.get('watch_usual').then((stored) => check(stored.watch_usual));
+  }), tabId);
   await h.restartWorker();
   const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup'));
   assert.equal(seen.broke, undefined, JSON.stringify(seen));
