@@ -56,7 +56,7 @@ test("a POST to the heartbeat's own address during a call cannot be told from th
   await page.close();
 });
 
-test("a new worker knows the page's heartbeat as the page's own", async () => {
+test("a new worker knows the page's heartbeat as the page's own", { timeout: 60_000 }, async () => {
   const { page, tabId } = await h.open('beats-restart.localhost', '/heartbeat.html');
   await beating(page);
   // The worker keeps what the page sends on its own with the session
