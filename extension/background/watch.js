@@ -85,7 +85,7 @@ export function watchCall(spec) {
   const tab = tabOf(spec.tab_id);
   tab.running += 1;
   const on = watching && spec.watch !== undefined;
-  const watch = { spec, tab, on, seen: [], overlapped: tab.running > 1, late: false, otherTabs: null };
+  const watch = { spec, tab, on, seen: [], overlapped: tab.running > 1, late: false };
   if (tab.running > 1) for (const other of tab.watches) if (!other.late) other.overlapped = true;
   // An earlier call's tail ends here: what the tab sends from now on is the
   // new call's (what the earlier one set going as it answered came before).
@@ -94,8 +94,6 @@ export function watchCall(spec) {
     tab.watches.add(watch);
     listen(spec.tab_id, tab);
     listenToWorkers();
-    // Whether the site's worker could be sending another tab's requests.
-    watch.otherTabs = otherTabsOf(spec.watch.site, spec.tab_id, [...tabs].map(([id, t]) => [id, t.sites]));
   }
   return watch;
 }
@@ -195,9 +193,10 @@ async function observe(watch, seen, callId) {
   try {
     const core = loaded ?? await ready;
     await restored();
-    const otherTabs = await watch.otherTabs;
     // What the page sends on its own, and whether another tab could have
     // sent what the site's worker sent, as known now (watch-scope.js).
+    const otherTabs = seen.some((thing) => thing.request?.frame === 'worker')
+      && await otherTabsOf(watch.spec.watch.site, watch.spec.tab_id, [...tabs].map(([id, t]) => [id, t.sites]));
     const told = seen.map(({ key, ...thing }) => (thing.request === undefined ? thing : {
       request: {
         ...thing.request,
