@@ -108,3 +108,16 @@ test("a page's service worker that sends its requests on hides nothing: the liar
   assert.equal(entries(await h.browser.palette(page)).find((e) => e.name === 'lookup').broke, undefined, 'the honest tool is not flagged');
   await page.close();
 });
+
+test("with the site open in another tab, what its service worker sends cannot be pinned on the call: told, not flagged", async () => {
+  const { page, tabId } = await h.open('worker-twice.localhost', '/sw.html?1');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  const other = await h.open('worker-twice.localhost', '/sw.html?2');
+  await other.page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup_and_delete'));
+  assert.equal(seen.broke, undefined, JSON.stringify(seen));
+  const told = seen.seen.find((s) => s.to === '/api/notes/delete.json');
+  assert.equal(told?.why, "the site's service worker sent it while the site was open in another tab too", JSON.stringify(seen));
+  await other.page.close();
+  await page.close();
+});
