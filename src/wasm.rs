@@ -77,25 +77,62 @@ impl Witness {
         Witness(crate::page::witnessed::Witnessed::new(site))
     }
 
-    /// A request the browser saw: the call's tab's, or (`opened`) a window's
-    /// the call opened.
-    pub fn request(&mut self, method: &str, url: &str, kind: &str, together: bool, opened: bool) {
-        let (method, url, kind) = (method.to_owned(), url.to_owned(), kind.to_owned());
-        self.0.see(if opened {
-            crate::page::conduct::Seen::Opened {
-                method,
-                url,
-                kind,
-                together,
-            }
-        } else {
-            crate::page::conduct::Seen::Request {
-                method,
-                url,
-                kind,
-                together,
-            }
+    /// A request the browser saw the call's tab, or its site's service
+    /// worker, send: `frame` which frame sent it beside the tool's (`tool`,
+    /// `child`, `other`, `worker`), `from` its `initiator`, `usual` whether
+    /// the page sends it on its own too (src/page/conduct/scope.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub fn request(
+        &mut self,
+        method: &str,
+        url: &str,
+        kind: &str,
+        together: bool,
+        frame: &str,
+        from: Option<String>,
+        usual: bool,
+    ) {
+        use crate::page::conduct::Frame;
+        let frame = match frame {
+            "tool" => Frame::Tool,
+            "child" => Frame::Child,
+            "worker" => Frame::Worker,
+            _ => Frame::Other,
+        };
+        self.0.see(crate::page::conduct::Seen::Request {
+            method: method.to_owned(),
+            url: url.to_owned(),
+            kind: kind.to_owned(),
+            together,
+            frame,
+            from,
+            usual,
+            other_tabs: false,
         });
+    }
+
+    /// A request the browser saw a window send that the call opened.
+    pub fn opened(&mut self, method: &str, url: &str, kind: &str, together: bool) {
+        self.0.see(crate::page::conduct::Seen::Opened {
+            method: method.to_owned(),
+            url: url.to_owned(),
+            kind: kind.to_owned(),
+            together,
+        });
+    }
+
+    /// Whether the site's service worker was seen sending something the
+    /// call's (then `otherTabs`, if the site is open in another tab).
+    #[wasm_bindgen(js_name = "sawWorker")]
+    pub fn saw_worker(&self) -> bool {
+        self.0.saw_worker()
+    }
+
+    /// The site was open in another tab too: what its worker sent, Toolgate
+    /// cannot tell.
+    #[wasm_bindgen(js_name = "otherTabs")]
+    pub fn other_tabs(&mut self) {
+        self.0.other_tabs();
     }
 
     /// A write to the page's storage the shim or the relay saw.

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 use toolgate::decisions::agent::{Run, Step, TabInfo};
-use toolgate::page::conduct::{Seen, Watch, Witnessed};
+use toolgate::page::conduct::{Frame, Seen, Watch, Witnessed};
 use toolgate::toolgate::Toolgate;
 use toolgate::views::palette::palette;
 
@@ -71,6 +71,10 @@ fn post(path: &str) -> Seen {
         url: format!("{SITE}{path}"),
         kind: "xmlhttprequest".into(),
         together: false,
+        frame: Frame::Tool,
+        from: None,
+        usual: false,
+        other_tabs: false,
     }
 }
 
@@ -224,6 +228,10 @@ fn an_honest_read_only_call_and_a_consequential_one_are_never_flagged() {
         url: format!("{SITE}/api/notes"),
         kind: "xmlhttprequest".into(),
         together: false,
+        frame: Frame::Tool,
+        from: None,
+        usual: false,
+        other_tabs: false,
     };
     assert_eq!(observed(&mut core, &run, &[get]), None);
     let reply = reply(&mut core, &run);
@@ -258,6 +266,10 @@ fn a_tool_that_stays_on_its_site_seen_reaching_another_is_flagged_off_site() {
         url: "https://tracker.example/collect".into(),
         kind: "ping".into(),
         together: true,
+        frame: Frame::Tool,
+        from: None,
+        usual: false,
+        other_tabs: false,
     };
     let flagged = core
         .observe(None, watch, &witnessed(&[away]), true, 5)
@@ -290,6 +302,10 @@ fn storage_writes_navigations_and_untrusted_content_in_the_reply() {
             url: format!("{SITE}/elsewhere"),
             kind: "main_frame".into(),
             together: false,
+            frame: Frame::Tool,
+            from: None,
+            usual: false,
+            other_tabs: false,
         },
     ];
     assert_eq!(
@@ -330,6 +346,10 @@ fn get(url: &str) -> Seen {
         url: url.into(),
         kind: "xmlhttprequest".into(),
         together: false,
+        frame: Frame::Tool,
+        from: None,
+        usual: false,
+        other_tabs: false,
     }
 }
 
@@ -383,6 +403,10 @@ fn many_writes_on_its_own_site_do_not_hide_one_to_another_from_a_tool_that_stays
         url: "https://tracker.example/collect".into(),
         kind: "xmlhttprequest".into(),
         together: false,
+        frame: Frame::Tool,
+        from: None,
+        usual: false,
+        other_tabs: false,
     });
     let flagged = core
         .observe(None, &watch, &witnessed(&seen), false, 5)
@@ -459,4 +483,99 @@ fn storage_too_large_to_compare_or_written_by_another_window_is_told_and_not_fla
             "said Read only; during a call it changed sessionStorage (too large to say which key)"
         )
     );
+}
+
+/// A POST to `on`, sent by `frame`, started by `from`.
+fn sent(on: &str, frame: Frame, from: &str) -> Seen {
+    Seen::Request {
+        method: "POST".into(),
+        url: format!("{on}/api/x"),
+        kind: "xmlhttprequest".into(),
+        together: false,
+        frame,
+        from: Some(from.into()),
+        usual: false,
+        other_tabs: false,
+    }
+}
+
+/// `seen`, known as the page's own traffic, or sent while its site was open in another tab.
+fn marked(mut seen: Seen, is_usual: bool, in_other_tabs: bool) -> Seen {
+    if let Seen::Request {
+        usual, other_tabs, ..
+    } = &mut seen
+    {
+        *usual = is_usual;
+        *other_tabs = in_other_tabs;
+    }
+    seen
+}
+
+/// docs/classes.md, "What a call is judged on": what each frame and worker
+/// sends, and who started it, decides whether a call caused it.
+#[test]
+fn a_call_is_judged_on_what_it_caused_and_nothing_else() {
+    const SHOP: &str = "https://shop.example";
+    let judged = |seen: Seen| {
+        let mut core = core();
+        let run = allowed_run(&mut core, "a", "list_notes");
+        let flag = observed(&mut core, &run, &[seen]);
+        let reply = reply(&mut core, &run);
+        (flag, reply["result"]["_meta"]["toolgate"].clone())
+    };
+    // The call's: its frame's requests, a frame it holds (of its site, or
+    // opaque), its site's worker's, a navigation of the tab its site started.
+    for seen in [
+        sent(SITE, Frame::Tool, SITE),
+        sent(SITE, Frame::Child, SITE),
+        sent(SITE, Frame::Child, "null"),
+        sent(SITE, Frame::Worker, SITE),
+        Seen::Request {
+            method: "GET".into(),
+            url: format!("{SITE}/next"),
+            kind: "main_frame".into(),
+            together: false,
+            frame: Frame::Other,
+            from: Some(SITE.into()),
+            usual: false,
+            other_tabs: false,
+        },
+    ] {
+        let (flag, meta) = judged(seen.clone());
+        assert!(flag.is_some(), "{seen:?}");
+        assert!(meta["seen"][0].get("cannot_tell").is_none(), "{meta}");
+    }
+    // Not the call's: what another site's frame or worker sends, and a
+    // navigation of the tool's frame another site started. Neither told nor judged.
+    for seen in [
+        sent(SHOP, Frame::Other, SHOP),
+        sent(SITE, Frame::Other, SHOP),
+        sent(SHOP, Frame::Child, SHOP),
+        sent(SHOP, Frame::Worker, SHOP),
+        sent(SITE, Frame::Tool, SHOP),
+    ] {
+        let (flag, meta) = judged(seen.clone());
+        assert_eq!(flag, None, "{seen:?}");
+        assert_eq!(meta["seen"], json!([]), "{seen:?}");
+    }
+    // Cannot tell: told with why, never flagged.
+    let usual = marked(sent(SITE, Frame::Tool, SITE), true, false);
+    let worker_elsewhere = marked(sent(SITE, Frame::Worker, SITE), false, true);
+    for (seen, why) in [
+        (usual, "the page sends it on its own too, outside calls"),
+        (
+            sent(SITE, Frame::Other, SITE),
+            "another frame of the site sent it",
+        ),
+        (
+            worker_elsewhere,
+            "the site's service worker sent it while the site was open in another tab too",
+        ),
+    ] {
+        let (flag, meta) = judged(seen.clone());
+        assert_eq!(flag, None, "{seen:?}");
+        assert_eq!(meta["seen"][0]["cannot_tell"], true, "{meta}");
+        assert_eq!(meta["seen"][0]["why"], why, "{meta}");
+        assert_eq!(meta["seen"][0]["to"], "/api/x", "{meta}");
+    }
 }

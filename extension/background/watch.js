@@ -7,31 +7,43 @@
 // what was seen (`observe`) and flags a tool that broke its hints; the flags
 // are kept in chrome.storage.local until the person clears them.
 //
-// A tab is listened to only while a watched call runs in it, and for
-// TAIL_MS after (what a call started as it answered, a beacon or a
-// navigation, reaches the worker after its answer). Every call in a tab is
-// counted, watched or not, so that what is seen while two overlap is marked
-// as impossible to tell apart. A window a call opens (a new tab whose opener
-// is the call's tab) is part of the call: it is listened to as well, until
-// the call's tab is no longer listened to.
+// A tab is listened to from its first report of tools until it closes
+// (what it sends while no call runs is its own traffic: watch-scope.js), or
+// else while a watched call runs in it; a call is watched until it answers
+// and for TAIL_MS after, or until the next call in the tab starts (what a
+// call started as it answered, a beacon or a navigation, reaches the worker
+// after its answer). Requests in no tab (the
+// sites' service and shared workers) are listened to as long as a tab is.
+// Every call in a tab is counted, watched or not, so that what is seen while
+// two overlap is marked as impossible to tell apart. Whose a request is, the
+// core decides (docs/classes.md, "What a call is judged on").
+// A window a call opens (a new tab whose opener is the call's tab) is part
+// of the call: it is listened to as well, until no call of the tab is watched.
 //
-// Everything seen is handed to the core's `Witness` as it comes, which
+// Everything seen that is not another site's (`Seen::part`) is handed to the
+// core's `Witness` as it comes, with the facts of whose it is: the Witness
 // counts it all and keeps, within bounds, the first of each kind
-// (src/page/witnessed.rs): all is judged, only what the reply shows is cut.
+// (src/page/witnessed.rs): all the call's is judged, only what the reply
+// shows is cut.
 import { Witness } from '../../pkg/toolgate.js';
 import { record } from './audit.js';
 import { FLAGS_KEY, loaded, ready } from './core.js';
 import { keepError } from './errors.js';
+import {
+  afterRestored, forgetTab, frameOf, otherTabsOf, remember, requestOf, restored, usualIn,
+} from './watch-scope.js';
 
 const TAIL_MS = 500;
-// The request types that act for a tool (src/page/conduct.rs, `ACTIVE_TYPES`):
-// images, styles, scripts and fonts a page loads are not told unless they change state.
-const ACTIVE = new Set(['xmlhttprequest', 'ping', 'websocket', 'main_frame', 'sub_frame']);
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+// The types a worker with no tab sends that are listened to (a `tabId: -1`
+// filter is no filter: measured on 148, every tab's requests come).
+const WORKER_TYPES = ['xmlhttprequest', 'ping', 'websocket', 'other'];
 
-// tab id -> { running, watches: Set, listener, opened: Map(tab id -> listener),
-// openedAt: Set of the addresses those windows loaded }
+// tab id -> { running, watches: Set, listener, sites: the sites that
+// reported tools in it (null: listened to only during calls), opened:
+// Map(tab id -> listener) of the windows its calls opened, openedAt: Set of
+// the addresses those windows loaded }
 const tabs = new Map();
+let workerListener = null;
 // Addresses kept per tab of the windows its calls opened, at most.
 const OPENED_AT_KEPT = 50;
 let listened = 0; // tabs listened to
@@ -42,43 +54,85 @@ let listened = 0; // tabs listened to
 let watching = true;
 export function watchCalls(on) {
   watching = on === true;
+  if (watching) return;
+  for (const [tabId, tab] of tabs) {
+    tab.sites = null;
+    if (tab.watches.size === 0) stopListening(tabId, tab);
+  }
+}
+
+function tabOf(tabId) {
+  let tab = tabs.get(tabId);
+  if (tab === undefined) {
+    tab = {
+      running: 0, watches: new Set(), listener: null, sites: null, opened: new Map(), openedAt: new Set(),
+    };
+    tabs.set(tabId, tab);
+  }
+  return tab;
+}
+
+// A document of `site` in the tab reported tools: from now on, what the tab
+// sends while no call runs is known as its own (pages.js).
+export function watchTab(tabId, site) {
+  if (!watching) return;
+  const tab = tabOf(tabId);
+  tab.sites ??= new Set();
+  if (tab.sites.size < 16) tab.sites.add(site);
+  listen(tabId, tab);
+  listenToWorkers();
+  restored();
+}
+
+// The tab closed.
+export function unwatchTab(tabId) {
+  const tab = tabs.get(tabId);
+  forgetTab(tabId);
+  if (tab === undefined) return;
+  tab.sites = null;
+  if (tab.watches.size === 0) stopListening(tabId, tab);
+  if (tab.running === 0 && tab.watches.size === 0) tabs.delete(tabId);
 }
 
 // A call of `spec` (the core's `Run`) starts in its tab. Returns the call's
 // watch, which `ended` closes.
 export function watchCall(spec) {
-  let tab = tabs.get(spec.tab_id);
-  if (tab === undefined) {
-    tab = { running: 0, watches: new Set(), listener: null, opened: new Map(), openedAt: new Set() };
-    tabs.set(spec.tab_id, tab);
-  }
+  const tab = tabOf(spec.tab_id);
   tab.running += 1;
   const on = watching && spec.watch !== undefined;
   // `seen`: the call's Witness, made as the first thing is seen (witness).
   const watch = { spec, tab, on, seen: null, overlapped: tab.running > 1, late: false };
   if (tab.running > 1) for (const other of tab.watches) if (!other.late) other.overlapped = true;
+  // An earlier call's tail ends here: what the tab sends from now on is the
+  // new call's (what the earlier one set going as it answered came before).
+  for (const other of tab.watches) if (other.late) tab.watches.delete(other);
   if (on) {
     tab.watches.add(watch);
     listen(spec.tab_id, tab);
+    listenToWorkers();
   }
   return watch;
 }
 
+// What the tab sends: its own traffic while no call runs, else each watch's.
 function listen(tabId, tab) {
   if (tab.listener !== null) return;
-  // `opened`: sent from a window the call opened.
+  // `opened`: sent from a window a call of the tab opened.
   tab.listener = (details, opened = false) => {
-    // Only what a document started: not what the person typed or the
-    // browser started (a navigation from the address bar has no initiator).
-    if (details.initiator === undefined) return;
-    const method = String(details.method).toUpperCase();
-    if (SAFE.has(method) && !ACTIVE.has(details.type)) return;
+    const sent = requestOf(details);
+    if (sent === null) return;
+    if (opened) {
+      if (tab.watches.size === 0) return;
+      if (details.type === 'main_frame' && tab.openedAt.size < OPENED_AT_KEPT) tab.openedAt.add(withoutFragment(details.url));
+    } else if (tab.running === 0 && tab.watches.size === 0) {
+      remember(tabId, sent.key);
+      return;
+    }
     const together = tab.running > 1;
-    if (opened && details.type === 'main_frame' && tab.openedAt.size < OPENED_AT_KEPT) tab.openedAt.add(withoutFragment(details.url));
+    const { method, url, type, from } = sent.request;
     for (const watch of tab.watches) {
-      const seen = watch.late ? witnessOf(watch) : (watch.seen ??= witnessOf(watch));
-      seen.request(method, details.url, details.type, together, opened);
-      if (watch.late) observe(watch, seen, null).finally(() => seen.free());
+      tell(watch, (seen) => (opened ? seen.opened(method, url, type, together)
+        : seen.request(method, url, type, together, frameOf(details, watch.spec), from, usualIn(tabId, sent.key))));
     }
   };
   chrome.webRequest.onBeforeRequest.addListener(tab.listener, { urls: ['<all_urls>'], tabId });
@@ -91,14 +145,82 @@ const withoutFragment = (url) => String(url).split('#')[0];
 // it gave the call).
 const witnessOf = (watch) => new Witness(watch.spec.watch.site);
 
-// A window opened from a tab listened to (or from a window it opened): its
-// requests are the call's, for as long as the tab is listened to.
+// A window opened from a tab a call is watched in (or from a window it
+// opened): its requests are the call's, for as long as a call of the tab is
+// watched.
 function opening({ sourceTabId, tabId }) {
   const tab = tabs.get(sourceTabId) ?? [...tabs.values()].find((t) => t.opened.has(sourceTabId));
-  if (!tab?.listener || tab.opened.has(tabId)) return;
+  if (!tab?.listener || tab.watches.size === 0 || tab.opened.has(tabId)) return;
   const listener = (details) => tab.listener(details, true);
   tab.opened.set(tabId, listener);
   chrome.webRequest.onBeforeRequest.addListener(listener, { urls: ['<all_urls>'], tabId });
+}
+
+function forgetOpened(tab) {
+  for (const listener of tab.opened.values()) chrome.webRequest.onBeforeRequest.removeListener(listener);
+  tab.opened.clear();
+  tab.openedAt.clear();
+}
+
+function stopListening(tabId, tab) {
+  if (tab.listener === null) return;
+  chrome.webRequest.onBeforeRequest.removeListener(tab.listener);
+  tab.listener = null;
+  forgetOpened(tab);
+  if (--listened === 0) chrome.webNavigation.onCreatedNavigationTarget.removeListener(opening);
+  // Workers are listened to as long as a tab is.
+  for (const other of tabs.values()) if (other.listener !== null) return;
+  if (workerListener !== null) chrome.webRequest.onBeforeRequest.removeListener(workerListener);
+  workerListener = null;
+}
+
+// Requests in no tab: a site's service or shared worker, whose initiator is
+// the site. Told to the watches of that site's calls; with none running, its
+// own traffic, for a site that reported tools.
+function listenToWorkers() {
+  if (workerListener !== null) return;
+  workerListener = (details) => {
+    if (details.tabId !== -1) return;
+    const sent = requestOf(details);
+    if (sent === null) return;
+    const site = details.initiator;
+    let busy = false;
+    let known = false;
+    const watches = [];
+    for (const tab of tabs.values()) {
+      for (const watch of tab.watches) if (watch.spec.watch.site === site) watches.push(watch);
+      if (tab.sites?.has(site)) {
+        known = true;
+        busy ||= tab.running > 0 || tab.watches.size > 0;
+      }
+    }
+    if (watches.length === 0) {
+      if (known && !busy) remember(-1, sent.key);
+      return;
+    }
+    const { method, url, type } = sent.request;
+    for (const watch of watches) {
+      const together = watches.length > 1 || watch.tab.running > 1;
+      tell(watch, (seen) => seen.request(method, url, type, together, 'worker', site, usualIn(-1, sent.key)));
+    }
+  };
+  chrome.webRequest.onBeforeRequest.addListener(workerListener, { urls: ['<all_urls>'], types: WORKER_TYPES });
+}
+
+// Hands what `watch`'s call was seen doing to its Witness (`hand`), once
+// what the page sends on its own is known (watch-scope.js: what an earlier
+// worker kept is read first); seen in the tail, judged on its own.
+function tell(watch, hand) {
+  const late = watch.late;
+  afterRestored(() => {
+    if (!late) {
+      hand(watch.seen ??= witnessOf(watch));
+      return;
+    }
+    const seen = witnessOf(watch);
+    hand(seen);
+    observe(watch, seen, null).finally(() => seen.free());
+  });
 }
 
 // The call of `watch` answered (`shimSeen`: the storage writes its document
@@ -108,11 +230,14 @@ export async function ended(watch, shimSeen, callId) {
   const { tab, spec } = watch;
   tab.running -= 1;
   if (!watch.on) {
-    if (tab.running === 0 && tab.watches.size === 0) tabs.delete(spec.tab_id);
+    if (tab.running === 0 && tab.watches.size === 0 && tab.sites === null) tabs.delete(spec.tab_id);
     return;
   }
   watch.late = true;
   setTimeout(() => forget(spec.tab_id, watch), TAIL_MS);
+  // What was seen before the answer and waits for what an earlier worker
+  // kept is handed on first (`tell`).
+  await restored();
   const writes = Array.isArray(shimSeen?.writes) ? shimSeen.writes : [];
   if (watch.seen === null && writes.length === 0) return;
   const seen = watch.seen ?? witnessOf(watch);
@@ -139,16 +264,11 @@ export async function ended(watch, shimSeen, callId) {
 
 function forget(tabId, watch) {
   const tab = tabs.get(tabId);
+  if (tab === undefined) return;
   tab.watches.delete(watch);
-  if (tab.watches.size === 0 && tab.listener !== null) {
-    chrome.webRequest.onBeforeRequest.removeListener(tab.listener);
-    tab.listener = null;
-    for (const listener of tab.opened.values()) chrome.webRequest.onBeforeRequest.removeListener(listener);
-    tab.opened.clear();
-    tab.openedAt.clear();
-    if (--listened === 0) chrome.webNavigation.onCreatedNavigationTarget.removeListener(opening);
-  }
-  if (tab.watches.size === 0 && tab.running === 0) tabs.delete(tabId);
+  if (tab.watches.size === 0) forgetOpened(tab);
+  if (tab.watches.size === 0 && tab.sites === null) stopListening(tabId, tab);
+  if (tab.watches.size === 0 && tab.running === 0 && tab.sites === null) tabs.delete(tabId);
 }
 
 // Hands the core what `watch`'s call was seen doing (`seen`, a Witness the
@@ -156,6 +276,11 @@ function forget(tabId, watch) {
 async function observe(watch, seen, callId) {
   try {
     const core = loaded ?? await ready;
+    // Whether another tab could have sent what the site's worker sent, as
+    // known now (watch-scope.js).
+    if (seen.sawWorker() && await otherTabsOf(watch.spec.watch.site, watch.spec.tab_id, [...tabs].map(([id, t]) => [id, t.sites]))) {
+      seen.otherTabs();
+    }
     const conduct = JSON.stringify({ watch: watch.spec.watch, overlapped: watch.overlapped });
     const flagged = core.observe(callId ?? undefined, conduct, seen, Date.now());
     if (flagged === undefined) return;

@@ -10,6 +10,9 @@ pub use crate::page::witnessed::Witnessed;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod scope;
+pub use scope::{Frame, Part, ANOTHER_FRAME, OTHER_TABS, TOGETHER, USUAL};
+
 /// What the page chose that a flag quotes (a URL, a storage key) is cut to this.
 pub const SEEN_CAP: usize = 200;
 /// Tools flagged on one site: past this, the whole site is flagged.
@@ -22,7 +25,8 @@ pub const FLAGGED_SITES: usize = 100;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Seen {
-    /// A request the browser saw the tab send (`chrome.webRequest`).
+    /// A request the browser saw the tab send (`chrome.webRequest`), or the
+    /// site's service worker send while the call ran.
     Request {
         method: String,
         url: String,
@@ -31,6 +35,21 @@ pub enum Seen {
         kind: String,
         #[serde(default)]
         together: bool,
+        /// Which frame sent it, beside the tool's, as the browser says.
+        #[serde(default)]
+        frame: Frame,
+        /// The origin of the document or worker that started it (the
+        /// browser's `initiator`); none: the tool's own.
+        #[serde(default)]
+        from: Option<String>,
+        /// The same request (its sender, method and address without the
+        /// query) was seen outside calls: the page sends it on its own too.
+        #[serde(default)]
+        usual: bool,
+        /// Sent by a worker with no tab while the site was open in another
+        /// tab too, which could have sent it through the same worker.
+        #[serde(default)]
+        other_tabs: bool,
     },
     /// A request the browser saw a window send that the call opened (its
     /// tab, opened during the call: docs/classes.md). Its first navigation,
@@ -294,22 +313,27 @@ impl Watch {
     /// what was kept, and what was counted past the bounds.
     pub fn judge(&self, witnessed: &Witnessed, now_ms: u64) -> Option<Broken> {
         let site = self.site.as_str();
-        let seen = witnessed.kept();
-        let changing = |s: &Seen| s.changes_state();
-        let away = |s: &Seen| s.off_site(site);
+        // Only what the call caused is judged (`Seen::part`).
+        let seen: Vec<&Seen> = witnessed
+            .kept()
+            .iter()
+            .filter(|s| witnessed.part(s) == Part::Call)
+            .collect();
+        let changing = |s: &&&Seen| s.changes_state();
+        let away = |s: &&&Seen| s.off_site(site);
         let (said, found, unkept): (&str, Vec<&Seen>, usize) =
-            if self.read_only && seen.iter().any(changing) {
+            if self.read_only && seen.iter().any(|s| changing(&s)) {
                 let unkept = witnessed.unkept(|changes, _| changes);
                 (
                     "Read only",
-                    seen.iter().filter(|s| changing(s)).collect(),
+                    seen.iter().filter(changing).copied().collect(),
                     unkept,
                 )
-            } else if self.stays_on_site && seen.iter().any(away) {
+            } else if self.stays_on_site && seen.iter().any(|s| away(&s)) {
                 let unkept = witnessed.unkept(|_, off| off);
                 (
                     "openWorldHint: false",
-                    seen.iter().filter(|s| away(s)).collect(),
+                    seen.iter().filter(away).copied().collect(),
                     unkept,
                 )
             } else {
@@ -361,6 +385,9 @@ pub struct SeenWords {
     pub off_site: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cannot_tell: bool,
+    /// Why Toolgate cannot tell whether the call did it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -392,12 +419,17 @@ impl Conduct {
             seen: told
                 .into_iter()
                 .map(|s| {
+                    let why = match witnessed.part(s) {
+                        Part::CannotTell(why) => Some(why),
+                        _ => s.together().then_some(TOGETHER),
+                    };
                     let (done, to) = s.words(site);
                     SeenWords {
                         done,
                         to,
                         off_site: s.off_site(site),
-                        cannot_tell: s.together(),
+                        cannot_tell: why.is_some(),
+                        why: why.map(str::to_owned),
                     }
                 })
                 .collect(),
@@ -475,102 +507,4 @@ impl Flags {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn post(url: &str) -> Seen {
-        Seen::Request {
-            method: "POST".into(),
-            url: url.into(),
-            kind: "xmlhttprequest".into(),
-            together: false,
-        }
-    }
-
-    #[test]
-    fn a_request_other_than_get_head_or_options_changes_state_and_a_get_does_not() {
-        assert!(post("https://a.test/x").changes_state());
-        for method in ["GET", "head", "OPTIONS"] {
-            let seen = Seen::Request {
-                method: method.into(),
-                url: "https://a.test/x".into(),
-                kind: "xmlhttprequest".into(),
-                together: false,
-            };
-            assert!(!seen.changes_state(), "{method}");
-        }
-        let navigation = Seen::Request {
-            method: "GET".into(),
-            url: "https://a.test/next".into(),
-            kind: "main_frame".into(),
-            together: false,
-        };
-        assert!(navigation.changes_state());
-        assert_eq!(navigation.words("https://a.test").0, "navigated the tab to");
-    }
-
-    #[test]
-    fn a_path_on_the_tools_own_site_and_the_whole_url_elsewhere() {
-        assert_eq!(
-            post("https://a.test/api/notes/delete?id=1").words("https://a.test"),
-            ("sent POST".to_owned(), "/api/notes/delete?id=1".to_owned())
-        );
-        assert_eq!(
-            post("https://b.test/collect").words("https://a.test").1,
-            "https://b.test/collect"
-        );
-        assert!(post("https://b.test/collect").off_site("https://a.test"));
-        assert!(!post("https://a.test/collect").off_site("https://a.test"));
-        assert!(post("https://a.test:8443/").off_site("https://a.test"));
-        let image = Seen::Request {
-            method: "GET".into(),
-            url: "https://cdn.test/logo.png".into(),
-            kind: "image".into(),
-            together: false,
-        };
-        assert!(!image.off_site("https://a.test"));
-    }
-
-    #[test]
-    fn what_the_page_chose_is_cut() {
-        let long = format!("https://a.test/{}", "x".repeat(1000));
-        let (_, to) = post(&long).words("https://a.test");
-        assert_eq!(to.chars().count(), SEEN_CAP + 1);
-    }
-
-    #[test]
-    fn flags_past_a_sites_cap_flag_the_whole_site_and_only_the_person_clears_them() {
-        let broken = |at_ms| Broken {
-            said: "Read only".into(),
-            done: "sent POST".into(),
-            to: "/x".into(),
-            off_site: false,
-            together: false,
-            more: 0,
-            at_ms,
-        };
-        let mut flags = Flags::default();
-        for i in 0..FLAGS_PER_SITE {
-            flags.flag("https://a.test", &format!("t{i}"), broken(1));
-        }
-        assert!(flags.of("https://a.test", "other").is_none());
-        flags.flag("https://a.test", "other", broken(2));
-        assert_eq!(
-            flags.of("https://a.test", "another").map(|b| b.at_ms),
-            Some(2)
-        );
-        assert!(flags.clear("https://a.test", None));
-        assert!(flags.of("https://a.test", "another").is_none());
-        assert!(flags.of("https://a.test", "t0").is_some());
-        assert!(flags.clear("https://a.test", Some("t0")));
-        assert!(!flags.clear("https://a.test", Some("t0")));
-        for i in 0..FLAGGED_SITES {
-            flags.flag(&format!("https://s{i}.test"), "t", broken(10 + i as u64));
-        }
-        assert!(flags.sites.len() <= FLAGGED_SITES);
-        assert!(
-            flags.of("https://a.test", "t1").is_none(),
-            "the oldest site went first"
-        );
-    }
-}
+mod tests;
