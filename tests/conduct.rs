@@ -261,7 +261,7 @@ fn a_tool_that_stays_on_its_site_seen_reaching_another_is_flagged_off_site() {
             5
         )
         .is_none());
-    let away = Seen::Request {
+    let mut away = Seen::Request {
         method: "POST".into(),
         url: "https://tracker.example/collect".into(),
         kind: "ping".into(),
@@ -271,13 +271,41 @@ fn a_tool_that_stays_on_its_site_seen_reaching_another_is_flagged_off_site() {
         usual: false,
         other_tabs: false,
     };
+    // Seen while another call ran in the tab: Toolgate cannot tell which
+    // did it, so it says so and flags neither (docs/classes.md, "Two calls at once").
+    assert_eq!(
+        core.observe(None, watch, &witnessed(&[away.clone()]), true, 5),
+        None
+    );
+    let run = allowed_run(&mut core, "b", "pin_note");
+    let watch = run.watch.as_ref().expect("watched");
+    assert_eq!(
+        core.observe(
+            Some(run.call_id),
+            watch,
+            &witnessed(&[away.clone()]),
+            true,
+            5
+        ),
+        None
+    );
+    let meta = reply(&mut core, &run)["result"]["_meta"]["toolgate"].clone();
+    assert_eq!(meta["seen"][0]["cannot_tell"], true, "{meta}");
+    assert_eq!(
+        meta["seen"][0]["why"],
+        "another call ran in the tab at the same time"
+    );
+    assert!(meta.get("broke").is_none(), "{meta}");
+    let Seen::Request { together, .. } = &mut away else {
+        unreachable!()
+    };
+    *together = false;
     let flagged = core
-        .observe(None, watch, &witnessed(&[away]), true, 5)
+        .observe(None, watch, &witnessed(&[away]), false, 5)
         .expect("flagged");
     assert_eq!(
         flagged.text,
-        "said openWorldHint: false; during a call it sent a beacon, POST https://tracker.example/collect; \
-         another call ran in the tab at the same time, and Toolgate cannot tell which of them did it"
+        "said openWorldHint: false; during a call it sent a beacon, POST https://tracker.example/collect"
     );
     let entry = &palette(&core.registry, 1)[0].entries[1];
     assert!(entry

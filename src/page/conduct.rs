@@ -240,7 +240,9 @@ pub struct Broken {
     /// It reached another site.
     #[serde(default)]
     pub off_site: bool,
-    /// Another call ran in the tab at the time: Toolgate cannot tell which did it.
+    /// Another call ran in the tab at the time: Toolgate cannot tell which
+    /// did it. Only in flags kept from before what is seen then was told as
+    /// "cannot tell" and flagged nothing (docs/classes.md, "Two calls at once").
     #[serde(default)]
     pub together: bool,
     /// More was seen than this.
@@ -421,7 +423,7 @@ impl Conduct {
                 .map(|s| {
                     let why = match witnessed.part(s) {
                         Part::CannotTell(why) => Some(why),
-                        _ => s.together().then_some(TOGETHER),
+                        _ => None,
                     };
                     let (done, to) = s.words(site);
                     SeenWords {

@@ -2,17 +2,17 @@
 //! (docs/classes.md, "Hints held to their word"; ARCHITECTURE.md's budgets).
 //! Everything seen is counted by kind; the first `KEPT_PER_KIND` of each kind
 //! are kept. A kind is what a judge asks of a thing (whether it changes
-//! state, whether it reaches another site, whether Toolgate can tell which
-//! call did it), so however many things of one kind a page sends first, the
+//! state, whether it reaches another site, whether it is the call's or
+//! Toolgate cannot tell), so however many things of one kind a page sends first, the
 //! first thing of every other kind is still kept and judged: twenty GETs do
 //! not hide a POST. What is not the call's (`Seen::part`) is neither kept nor
 //! counted. Pure: the shell hands each thing over as it sees it.
 
 use crate::page::conduct::{Frame, Part, Seen, OTHER_TABS};
 
-/// Kinds: changes state × reaches another site × seen while another call
-/// ran × whose it is (`Standing`).
-const KINDS: usize = 24;
+/// Kinds: changes state × reaches another site × whose it is (`Standing`;
+/// what is seen while another call ran is "cannot tell").
+const KINDS: usize = 12;
 
 /// Whose a thing kept is, as far as its kind goes: the call's, "cannot
 /// tell", or the call's unless the site was open in another tab (what its
@@ -83,8 +83,7 @@ impl Witnessed {
     fn kind_of(&self, seen: &Seen, standing: Standing) -> usize {
         usize::from(seen.changes_state())
             | usize::from(seen.off_site(&self.site)) << 1
-            | usize::from(seen.together()) << 2
-            | (standing as usize) << 3
+            | (standing as usize) << 2
     }
 
     /// Whose `seen` is (`Seen::part`), all known now.
@@ -105,7 +104,7 @@ impl Witnessed {
     /// site being open in another tab would make "cannot tell".
     pub fn saw_worker(&self) -> bool {
         (0..KINDS)
-            .filter(|kind| kind >> 3 == Standing::Worker as usize)
+            .filter(|kind| kind >> 2 == Standing::Worker as usize)
             .any(|kind| self.seen[kind] > 0)
     }
 
@@ -151,7 +150,7 @@ impl Witnessed {
                 kept[self.kind_of(seen, standing)] += 1;
             }
         }
-        let judged = |kind: usize| match kind >> 3 {
+        let judged = |kind: usize| match kind >> 2 {
             0 => true,
             2 => !self.other_tabs,
             _ => false,

@@ -46,9 +46,11 @@ impl Seen {
     /// site, or opaque) and its site's service worker send is the call's;
     /// a navigation of the tab its site started too. What another site
     /// sends, or starts, is not; what another frame of its site sends, what
-    /// the page sends outside calls too, and what its worker sends while the
-    /// site is open in another tab, Toolgate cannot tell.
+    /// the page sends outside calls too, what its worker sends while the
+    /// site is open in another tab, and whatever is seen while another call
+    /// ran in the tab, Toolgate cannot tell.
     pub fn part(&self, site: &str) -> Part {
+        let together = self.together();
         let Seen::Request {
             frame,
             from,
@@ -58,7 +60,11 @@ impl Seen {
             ..
         } = self
         else {
-            return Part::Call;
+            return if together {
+                Part::CannotTell(TOGETHER)
+            } else {
+                Part::Call
+            };
         };
         let by_site = from.as_deref().is_none_or(|from| from == site);
         let caused = match frame {
@@ -74,6 +80,8 @@ impl Seen {
             Part::CannotTell(USUAL)
         } else if *other_tabs && *frame == Frame::Worker {
             Part::CannotTell(OTHER_TABS)
+        } else if together {
+            Part::CannotTell(TOGETHER)
         } else {
             Part::Call
         }
