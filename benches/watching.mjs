@@ -46,5 +46,5 @@ export async function watchingFigure({ sw, tabId, runs, figure, notes, stats }) 
     ratio: `${ratio.toFixed(2)}× (95 % CI ${ciText(ratios, 2)}) / ≤ 1.1×`, met: ratio <= 1.1, judged: { value: ratio, unit: '×', target: 1.1 },
     data: { watched: spread(out.on), unwatched: spread(out.off), pairedRatio: { ...spread(ratios), ci95: medianCI(ratios) } },
   });
-  notes.push('12: a watched call also keeps its tab\'s chrome.webRequest listener for 0.5 s after it answers; calls back to back share it, so the first call after a pause pays for adding it.');
+  notes.push('12: a tab keeps its chrome.webRequest listener from its first report of tools (what it sends outside calls is its own traffic: docs/classes.md, "What a call is judged on"); watching turned off drops it, so the first watched call of each batch here adds it again, and the listener of requests in no tab with it.');
 }

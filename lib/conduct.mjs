@@ -15,11 +15,12 @@ export const VERDICT_MS = 1000;
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 // One thing a call was seen doing, in words: "sent POST /api/notes/delete",
-// with "(another site)" and "(while another call ran)" where they apply.
+// with "(another site)" and "(cannot tell: why)" where they apply
+// (docs/classes.md, "What a call is judged on").
 export const seenText = (seen) => [
   `${seen.done} ${seen.to}`.trim(),
   ...(seen.off_site ? ['(another site)'] : []),
-  ...(seen.cannot_tell ? ['(while another call ran)'] : []),
+  ...(seen.cannot_tell ? [`(cannot tell: ${seen.why ?? 'another call ran in the tab at the same time'})`] : []),
 ].join(' ');
 
 // The flag the palette of tab `tabId` shows on tool `name`, if any: null

@@ -6,7 +6,8 @@
 //! - [`hidden`]: the characters people do not see, which notes name and views escape;
 //! - [`addressed`]: the phrases that speak to the agent's model, in one list;
 //! - [`registry`]: the tools each tab, frame and document publishes, as a state machine;
-//! - [`schema`]: arguments checked against a tool's inputSchema.
+//! - [`schema`]: arguments checked against a tool's inputSchema;
+//! - [`witnessed`]: what a call was seen doing, kept within bounds as it is seen.
 
 pub mod addressed;
 pub mod classify;
@@ -15,3 +16,4 @@ pub mod declaration;
 pub mod hidden;
 pub mod registry;
 pub mod schema;
+pub mod witnessed;

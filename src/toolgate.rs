@@ -8,7 +8,7 @@ use crate::decisions::agent::{
 };
 use crate::decisions::answers::Answer;
 use crate::decisions::rules::RuleBook;
-use crate::page::conduct::{Conduct, Seen, Watch};
+use crate::page::conduct::{Conduct, Watch, Witnessed};
 use crate::page::registry::{Effect, Event, Registered, Registry};
 use crate::views::cards::{self, Card};
 use serde::Serialize;
@@ -218,19 +218,18 @@ impl Toolgate {
         Ok(())
     }
 
-    /// What a call's tab was seen doing (`watch`, the call's `Run::watch`):
-    /// told in the reply of `call_id` if it still runs, and judged. A tool
+    /// What a call was seen doing (`watch`, the call's `Run::watch`): told
+    /// in the reply of `call_id` if it still runs (cut), and judged (whole). A tool
     /// that broke its hints is flagged on its site until the person clears
     /// it (docs/classes.md, "Hints held to their word").
     pub fn observe(
         &mut self,
         call_id: Option<u64>,
         watch: &Watch,
-        seen: &[Seen],
+        seen: &Witnessed,
         overlapped: bool,
         now_ms: u64,
     ) -> Option<Flagged> {
-        let seen = &seen[..seen.len().min(Conduct::SEEN_TOLD)];
         let broken = watch.judge(seen, now_ms);
         if let Some(call_id) = call_id.filter(|id| self.session.runs(*id)) {
             let conduct = Conduct::of(watch, seen, overlapped, broken.as_ref());

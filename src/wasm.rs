@@ -77,6 +77,101 @@ impl LinearPattern {
     }
 }
 
+/// What one call was seen doing, kept within bounds as the worker sees it
+/// (src/page/witnessed.rs; extension/background/watch.js), for `Core::observe`.
+#[wasm_bindgen]
+pub struct Witness(crate::page::witnessed::Witnessed);
+
+#[wasm_bindgen]
+impl Witness {
+    /// Nothing seen yet, for a call of a tool on `site` (an origin).
+    #[wasm_bindgen(constructor)]
+    pub fn new(site: &str) -> Witness {
+        Witness(crate::page::witnessed::Witnessed::new(site))
+    }
+
+    /// A request the browser saw the call's tab, or its site's service
+    /// worker, send: `frame` which frame sent it beside the tool's (`tool`,
+    /// `child`, `other`, `worker`), `from` its `initiator`, `usual` whether
+    /// the page sends it on its own too (src/page/conduct/scope.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub fn request(
+        &mut self,
+        method: &str,
+        url: &str,
+        kind: &str,
+        together: bool,
+        frame: &str,
+        from: Option<String>,
+        usual: bool,
+    ) {
+        use crate::page::conduct::Frame;
+        let frame = match frame {
+            "tool" => Frame::Tool,
+            "child" => Frame::Child,
+            "worker" => Frame::Worker,
+            _ => Frame::Other,
+        };
+        self.0.see(crate::page::conduct::Seen::Request {
+            method: method.to_owned(),
+            url: url.to_owned(),
+            kind: kind.to_owned(),
+            together,
+            frame,
+            from,
+            usual,
+            other_tabs: false,
+        });
+    }
+
+    /// A request the browser saw a window send that the call opened.
+    pub fn opened(&mut self, method: &str, url: &str, kind: &str, together: bool) {
+        self.0.see(crate::page::conduct::Seen::Opened {
+            method: method.to_owned(),
+            url: url.to_owned(),
+            kind: kind.to_owned(),
+            together,
+        });
+    }
+
+    /// Whether the site's service worker was seen sending something the
+    /// call's (then `otherTabs`, if the site is open in another tab).
+    #[wasm_bindgen(js_name = "sawWorker")]
+    pub fn saw_worker(&self) -> bool {
+        self.0.saw_worker()
+    }
+
+    /// The site was open in another tab too: what its worker sent, Toolgate
+    /// cannot tell.
+    #[wasm_bindgen(js_name = "otherTabs")]
+    pub fn other_tabs(&mut self) {
+        self.0.other_tabs();
+    }
+
+    /// A write to the page's storage the shim or the relay saw.
+    pub fn storage(&mut self, area: &str, op: &str, key: &str, together: bool) {
+        self.0.see(crate::page::conduct::Seen::Storage {
+            area: area.to_owned(),
+            op: op.to_owned(),
+            key: key.to_owned(),
+            together,
+        });
+    }
+
+    /// `count` more writes to the page's storage that the shim and the relay
+    /// counted but did not keep.
+    #[wasm_bindgen(js_name = "unkeptWrites")]
+    pub fn unkept_writes(&mut self, count: u32) {
+        let write = crate::page::conduct::Seen::Storage {
+            area: String::new(),
+            op: "set".to_owned(),
+            key: String::new(),
+            together: false,
+        };
+        self.0.count(&write, count as usize);
+    }
+}
+
 // Values cross the boundary as JSON text in plain strings: the shell turns
 // them into JS values with the JS engine's own `JSON`, the core with
 // serde_json. It is faster than walking JS objects field by field
@@ -338,20 +433,20 @@ impl Core {
         self.0.set_flags(record).map_err(|e| JsError::new(&e))
     }
 
-    /// What a call's tab was seen doing: `{watch, seen, overlapped}` as JSON
-    /// text (`watch` is the call's `Run::watch`); `call_id` if the call still
-    /// runs. Returns the tool's new flag (`Flagged`) as JSON text, if it broke
-    /// its hints.
+    /// What a call was seen doing: `{watch, overlapped}` as JSON text
+    /// (`watch` is the call's `Run::watch`) and what `seen` witnessed;
+    /// `call_id` if the call still runs. Returns the tool's new flag
+    /// (`Flagged`) as JSON text, if it broke its hints.
     pub fn observe(
         &mut self,
         call_id: Option<f64>,
         conduct: &str,
+        seen: &Witness,
         now_ms: f64,
     ) -> Result<Option<String>, JsError> {
         #[derive(serde::Deserialize)]
         struct Observed {
             watch: crate::page::conduct::Watch,
-            seen: Vec<crate::page::conduct::Seen>,
             #[serde(default)]
             overlapped: bool,
         }
@@ -359,7 +454,7 @@ impl Core {
         let flagged = self.0.observe(
             call_id.map(|id| id as u64),
             &observed.watch,
-            &observed.seen,
+            &seen.0,
             observed.overlapped,
             now_ms as u64,
         );

@@ -7,6 +7,7 @@ import { keepError } from './errors.js';
 import { siteSeen } from './rules.js';
 import { waitFor } from './replies.js';
 import { changeSession } from './session.js';
+import { unwatchTab, watchTab } from './watch.js';
 
 // A message from a page's relay: the text the page's world wrote (or, for
 // reports the relay held while one was in flight, an array of their texts),
@@ -47,7 +48,7 @@ export function fromPage(message, sender) {
       }
       return { results: answers, effects };
     }).then((answers) => {
-      if (answers.some((answer) => answer.results)) siteSeen(sender.origin);
+      if (answers.some((answer) => answer.results)) tabHasTools(sender);
       return { answers };
     });
   }
@@ -55,8 +56,7 @@ export function fromPage(message, sender) {
   return inTab(tabId, (core) => read(core, message)).then((page) => {
     switch (page.type) {
       case 'updates':
-        // The settings page lists every site seen publishing tools (docs/rules.md).
-        siteSeen(sender.origin);
+        tabHasTools(sender);
         return { results: page.results };
       case 'native_call':
         return nativeCall(page.number, page.call, sender);
@@ -64,6 +64,13 @@ export function fromPage(message, sender) {
         throw new Error(`Toolgate read a page message it has no use for: ${page.type}`);
     }
   });
+}
+
+// The settings page lists every site seen publishing tools (docs/rules.md);
+// what the tab sends on its own from now on is known as such (watch.js).
+function tabHasTools(sender) {
+  siteSeen(sender.origin);
+  watchTab(sender.tab.id, sender.origin);
 }
 
 // ---- The browser's own agent ---------------------------------------------
@@ -91,6 +98,7 @@ async function nativeCall(number, call, sender) {
 // chrome.tabs.onRemoved
 export function onTabRemoved(tabId) {
   applyEvent({ type: 'tab_closed', tab_id: tabId });
+  unwatchTab(tabId);
   // The browser's agent in that tab is gone with it: its cards close.
   withdraw(browserAgentChat(tabId)).catch((error) => keepError(`closing tab ${tabId}'s cards`, error));
 }

@@ -6,8 +6,12 @@
 use crate::page::classify::Class;
 use crate::page::declaration::{Hint, HintState};
 use crate::page::registry::Tool;
+pub use crate::page::witnessed::Witnessed;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+mod scope;
+pub use scope::{Frame, Part, ANOTHER_FRAME, OTHER_TABS, TOGETHER, USUAL};
 
 /// What the page chose that a flag quotes (a URL, a storage key) is cut to this.
 pub const SEEN_CAP: usize = 200;
@@ -21,7 +25,8 @@ pub const FLAGGED_SITES: usize = 100;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Seen {
-    /// A request the browser saw the tab send (`chrome.webRequest`).
+    /// A request the browser saw the tab send (`chrome.webRequest`), or the
+    /// site's service worker send while the call ran.
     Request {
         method: String,
         url: String,
@@ -30,12 +35,42 @@ pub enum Seen {
         kind: String,
         #[serde(default)]
         together: bool,
+        /// Which frame sent it, beside the tool's, as the browser says.
+        #[serde(default)]
+        frame: Frame,
+        /// The origin of the document or worker that started it (the
+        /// browser's `initiator`); none: the tool's own.
+        #[serde(default)]
+        from: Option<String>,
+        /// The same request (its sender, method and address without the
+        /// query) was seen outside calls: the page sends it on its own too.
+        #[serde(default)]
+        usual: bool,
+        /// Sent by a worker with no tab while the site was open in another
+        /// tab too, which could have sent it through the same worker.
+        #[serde(default)]
+        other_tabs: bool,
     },
-    /// A write to the page's storage the shim saw.
+    /// A request the browser saw a window send that the call opened (its
+    /// tab, opened during the call: docs/classes.md). Its first navigation,
+    /// by GET, is the opening itself.
+    Opened {
+        method: String,
+        url: String,
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        together: bool,
+    },
+    /// A write to the page's storage the shim saw, or the relay found when it
+    /// compared the storage before and after the call.
     Storage {
         /// `localStorage`, `sessionStorage`, `indexedDB` or `cookie`.
         area: String,
-        /// `set`, `remove`, `clear`, `delete_database`.
+        /// `set`, `remove`, `clear`, `delete_database`; from the compare,
+        /// `changed` (too large to say which key, but its keys were more or
+        /// fewer), `unchecked` (too large to compare) and `elsewhere` (another
+        /// window of the site wrote it meanwhile): Toolgate cannot tell these two.
         op: String,
         /// The key, cookie name, or IndexedDB database and store.
         #[serde(default)]
@@ -57,33 +92,55 @@ const ACTIVE_TYPES: [&str; 5] = [
 ];
 
 impl Seen {
-    fn together(&self) -> bool {
+    pub(crate) fn together(&self) -> bool {
         match self {
-            Seen::Request { together, .. } | Seen::Storage { together, .. } => *together,
+            Seen::Request { together, .. }
+            | Seen::Opened { together, .. }
+            | Seen::Storage { together, .. } => *together,
         }
     }
 
     /// Whether it changes state: a request other than GET, HEAD or OPTIONS,
-    /// a navigation of the tab (a frame's, unless by GET), a storage write.
+    /// a navigation of the tab (a frame's, unless by GET; a window the call
+    /// opened, unless by GET), a storage write.
     pub fn changes_state(&self) -> bool {
+        let unsafe_method = |method: &str| {
+            !["GET", "HEAD", "OPTIONS"].contains(&method.to_ascii_uppercase().as_str())
+        };
         match self {
-            Seen::Request { method, kind, .. } => {
-                kind == "main_frame"
-                    || !["GET", "HEAD", "OPTIONS"].contains(&method.to_ascii_uppercase().as_str())
-            }
-            Seen::Storage { .. } => true,
+            Seen::Request { method, kind, .. } => kind == "main_frame" || unsafe_method(method),
+            Seen::Opened { method, .. } => unsafe_method(method),
+            // Told, not judged: Toolgate cannot tell whether the call wrote it.
+            Seen::Storage { op, .. } => op != "unchecked" && op != "elsewhere",
         }
     }
 
     /// Whether it reaches a site other than `site` (an origin).
     pub fn off_site(&self, site: &str) -> bool {
         match self {
-            Seen::Request { url, kind, .. } => {
+            Seen::Request { url, kind, .. } | Seen::Opened { url, kind, .. } => {
                 origin_of(url) != site
                     && (ACTIVE_TYPES.contains(&kind.as_str()) || self.changes_state())
             }
             Seen::Storage { .. } => false,
         }
+    }
+
+    /// The same, with what the page chose (a URL, a key) cut to `at` bytes
+    /// (at a character's boundary): what is kept of it.
+    pub(crate) fn cut_to(mut self, at: usize) -> Seen {
+        let text = match &mut self {
+            Seen::Request { url, .. } | Seen::Opened { url, .. } => url,
+            Seen::Storage { key, .. } => key,
+        };
+        if text.len() > at {
+            let mut end = at;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        self
     }
 
     /// What was done, in Toolgate's words, and what it was done to, as the
@@ -94,13 +151,6 @@ impl Seen {
                 method, url, kind, ..
             } => {
                 let method = method.to_ascii_uppercase();
-                // On its own site a path says enough; elsewhere, where to.
-                let place = if origin_of(url) == site {
-                    &url[site.len()..]
-                } else {
-                    url.as_str()
-                };
-                let place = cut(if place.is_empty() { "/" } else { place });
                 let done = match kind.as_str() {
                     "main_frame" if method == "GET" => "navigated the tab to".to_owned(),
                     "main_frame" => format!("navigated the tab with {method}"),
@@ -108,7 +158,20 @@ impl Seen {
                     "ping" => format!("sent a beacon, {method}"),
                     _ => format!("sent {method}"),
                 };
-                (done, place)
+                (done, place(url, site))
+            }
+            Seen::Opened {
+                method, url, kind, ..
+            } => {
+                let method = method.to_ascii_uppercase();
+                let done = match kind.as_str() {
+                    "main_frame" if method == "GET" => "opened a window at".to_owned(),
+                    "main_frame" => format!("opened a window with {method}"),
+                    "sub_frame" => format!("opened a window whose frame navigated with {method}"),
+                    "ping" => format!("opened a window that sent a beacon, {method}"),
+                    _ => format!("opened a window that sent {method}"),
+                };
+                (done, place(url, site))
             }
             Seen::Storage { area, op, key, .. } => {
                 let area = match area.as_str() {
@@ -123,12 +186,28 @@ impl Seen {
                     ("indexedDB", _) => "wrote to IndexedDB".to_owned(),
                     (_, "remove") => format!("removed from {area}"),
                     (_, "clear") => format!("cleared {area}"),
+                    (_, "changed") => format!("changed {area} (too large to say which key)"),
+                    (_, "elsewhere") => format!("wrote, or another window of the site wrote, {area}"),
+                    (_, "unchecked") => format!(
+                        "could not compare {area} (too large to check): Toolgate cannot tell whether it was written"
+                    ),
                     _ => format!("wrote {area}"),
                 };
                 (done, cut(key))
             }
         }
     }
+}
+
+/// Where a URL goes, in a flag's words: on `site` a path says enough (cut);
+/// elsewhere, the whole URL.
+fn place(url: &str, site: &str) -> String {
+    let place = if origin_of(url) == site {
+        &url[site.len()..]
+    } else {
+        url
+    };
+    cut(if place.is_empty() { "/" } else { place })
 }
 
 /// The origin of a URL as the browser writes one (`scheme://host[:port]`).
@@ -161,7 +240,9 @@ pub struct Broken {
     /// It reached another site.
     #[serde(default)]
     pub off_site: bool,
-    /// Another call ran in the tab at the time: Toolgate cannot tell which did it.
+    /// Another call ran in the tab at the time: Toolgate cannot tell which
+    /// did it. Only in flags kept from before what is seen then was told as
+    /// "cannot tell" and flagged nothing (docs/classes.md, "Two calls at once").
     #[serde(default)]
     pub together: bool,
     /// More was seen than this.
@@ -175,6 +256,11 @@ impl Broken {
     /// with `to`, the page's part, as the caller shows it (views escape it).
     pub fn text(&self, to: &str) -> String {
         let (head, tail) = self.around();
+        let head = if to.is_empty() {
+            head.trim_end()
+        } else {
+            &head
+        };
         format!("{head}{to}{tail}")
     }
 
@@ -223,21 +309,34 @@ impl Watch {
         })
     }
 
-    /// Whether what the call's tab was seen doing broke its hints: a Read
-    /// only tool that changed state, or one that declared `openWorldHint:
-    /// false` and reached another site (docs/classes.md).
-    pub fn judge(&self, seen: &[Seen], now_ms: u64) -> Option<Broken> {
+    /// Whether what the call was seen doing broke its hints: a Read only
+    /// tool that changed state, or one that declared `openWorldHint: false`
+    /// and reached another site (docs/classes.md). Everything seen is judged:
+    /// what was kept, and what was counted past the bounds.
+    pub fn judge(&self, witnessed: &Witnessed, now_ms: u64) -> Option<Broken> {
         let site = self.site.as_str();
-        let (said, found): (&str, Vec<&Seen>) =
-            if self.read_only && seen.iter().any(Seen::changes_state) {
+        // Only what the call caused is judged (`Seen::part`).
+        let seen: Vec<&Seen> = witnessed
+            .kept()
+            .iter()
+            .filter(|s| witnessed.part(s) == Part::Call)
+            .collect();
+        let changing = |s: &&&Seen| s.changes_state();
+        let away = |s: &&&Seen| s.off_site(site);
+        let (said, found, unkept): (&str, Vec<&Seen>, usize) =
+            if self.read_only && seen.iter().any(|s| changing(&s)) {
+                let unkept = witnessed.unkept(|changes, _| changes);
                 (
                     "Read only",
-                    seen.iter().filter(|s| s.changes_state()).collect(),
+                    seen.iter().filter(changing).copied().collect(),
+                    unkept,
                 )
-            } else if self.stays_on_site && seen.iter().any(|s| s.off_site(site)) {
+            } else if self.stays_on_site && seen.iter().any(|s| away(&s)) {
+                let unkept = witnessed.unkept(|_, off| off);
                 (
                     "openWorldHint: false",
-                    seen.iter().filter(|s| s.off_site(site)).collect(),
+                    seen.iter().filter(away).copied().collect(),
+                    unkept,
                 )
             } else {
                 return None;
@@ -255,7 +354,7 @@ impl Watch {
             to,
             off_site: first.off_site(site),
             together: first.together(),
-            more: found.len() - 1,
+            more: found.len() - 1 + unkept,
             at_ms: now_ms,
         })
     }
@@ -266,11 +365,18 @@ impl Watch {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Conduct {
     pub seen: Vec<SeenWords>,
+    /// Things seen and judged, but not told (past `SEEN_TOLD`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_seen: usize,
     /// Another call ran in the tab meanwhile.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub overlapped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub broke: Option<BrokeWords>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -281,6 +387,9 @@ pub struct SeenWords {
     pub off_site: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cannot_tell: bool,
+    /// Why Toolgate cannot tell whether the call did it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -291,21 +400,38 @@ pub struct BrokeWords {
 }
 
 impl Conduct {
-    /// At most this many things seen are told (and judged) per call.
+    /// At most this many things seen are told per call (all are judged).
     pub const SEEN_TOLD: usize = 20;
 
-    pub fn of(watch: &Watch, seen: &[Seen], overlapped: bool, broke: Option<&Broken>) -> Conduct {
+    /// What `witnessed` holds, told: what changes state first, then what
+    /// reaches another site, then the rest, each in the order seen; cut to
+    /// `SEEN_TOLD`, with what was not told counted.
+    pub fn of(
+        watch: &Watch,
+        witnessed: &Witnessed,
+        overlapped: bool,
+        broke: Option<&Broken>,
+    ) -> Conduct {
+        let site = watch.site.as_str();
+        let mut told: Vec<&Seen> = witnessed.kept().iter().collect();
+        told.sort_by_key(|s| (!s.changes_state(), !s.off_site(site)));
+        told.truncate(Conduct::SEEN_TOLD);
         Conduct {
-            seen: seen
-                .iter()
-                .take(Conduct::SEEN_TOLD)
+            more_seen: witnessed.total() - told.len(),
+            seen: told
+                .into_iter()
                 .map(|s| {
-                    let (done, to) = s.words(&watch.site);
+                    let why = match witnessed.part(s) {
+                        Part::CannotTell(why) => Some(why),
+                        _ => None,
+                    };
+                    let (done, to) = s.words(site);
                     SeenWords {
                         done,
                         to,
-                        off_site: s.off_site(&watch.site),
-                        cannot_tell: s.together(),
+                        off_site: s.off_site(site),
+                        cannot_tell: why.is_some(),
+                        why: why.map(str::to_owned),
                     }
                 })
                 .collect(),
@@ -383,102 +509,4 @@ impl Flags {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn post(url: &str) -> Seen {
-        Seen::Request {
-            method: "POST".into(),
-            url: url.into(),
-            kind: "xmlhttprequest".into(),
-            together: false,
-        }
-    }
-
-    #[test]
-    fn a_request_other_than_get_head_or_options_changes_state_and_a_get_does_not() {
-        assert!(post("https://a.test/x").changes_state());
-        for method in ["GET", "head", "OPTIONS"] {
-            let seen = Seen::Request {
-                method: method.into(),
-                url: "https://a.test/x".into(),
-                kind: "xmlhttprequest".into(),
-                together: false,
-            };
-            assert!(!seen.changes_state(), "{method}");
-        }
-        let navigation = Seen::Request {
-            method: "GET".into(),
-            url: "https://a.test/next".into(),
-            kind: "main_frame".into(),
-            together: false,
-        };
-        assert!(navigation.changes_state());
-        assert_eq!(navigation.words("https://a.test").0, "navigated the tab to");
-    }
-
-    #[test]
-    fn a_path_on_the_tools_own_site_and_the_whole_url_elsewhere() {
-        assert_eq!(
-            post("https://a.test/api/notes/delete?id=1").words("https://a.test"),
-            ("sent POST".to_owned(), "/api/notes/delete?id=1".to_owned())
-        );
-        assert_eq!(
-            post("https://b.test/collect").words("https://a.test").1,
-            "https://b.test/collect"
-        );
-        assert!(post("https://b.test/collect").off_site("https://a.test"));
-        assert!(!post("https://a.test/collect").off_site("https://a.test"));
-        assert!(post("https://a.test:8443/").off_site("https://a.test"));
-        let image = Seen::Request {
-            method: "GET".into(),
-            url: "https://cdn.test/logo.png".into(),
-            kind: "image".into(),
-            together: false,
-        };
-        assert!(!image.off_site("https://a.test"));
-    }
-
-    #[test]
-    fn what_the_page_chose_is_cut() {
-        let long = format!("https://a.test/{}", "x".repeat(1000));
-        let (_, to) = post(&long).words("https://a.test");
-        assert_eq!(to.chars().count(), SEEN_CAP + 1);
-    }
-
-    #[test]
-    fn flags_past_a_sites_cap_flag_the_whole_site_and_only_the_person_clears_them() {
-        let broken = |at_ms| Broken {
-            said: "Read only".into(),
-            done: "sent POST".into(),
-            to: "/x".into(),
-            off_site: false,
-            together: false,
-            more: 0,
-            at_ms,
-        };
-        let mut flags = Flags::default();
-        for i in 0..FLAGS_PER_SITE {
-            flags.flag("https://a.test", &format!("t{i}"), broken(1));
-        }
-        assert!(flags.of("https://a.test", "other").is_none());
-        flags.flag("https://a.test", "other", broken(2));
-        assert_eq!(
-            flags.of("https://a.test", "another").map(|b| b.at_ms),
-            Some(2)
-        );
-        assert!(flags.clear("https://a.test", None));
-        assert!(flags.of("https://a.test", "another").is_none());
-        assert!(flags.of("https://a.test", "t0").is_some());
-        assert!(flags.clear("https://a.test", Some("t0")));
-        assert!(!flags.clear("https://a.test", Some("t0")));
-        for i in 0..FLAGGED_SITES {
-            flags.flag(&format!("https://s{i}.test"), "t", broken(10 + i as u64));
-        }
-        assert!(flags.sites.len() <= FLAGGED_SITES);
-        assert!(
-            flags.of("https://a.test", "t1").is_none(),
-            "the oldest site went first"
-        );
-    }
-}
+mod tests;

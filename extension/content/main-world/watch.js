@@ -1,7 +1,10 @@
 // Hints held to their word (docs/classes.md, "Hints held to their word"):
 // the writes to this document's storage made while an agent's call runs here
 // (localStorage, sessionStorage, IndexedDB, cookies), told to the worker
-// with the call's answer. What reaches the network the worker sees itself.
+// with the call's answer. What reaches the network the worker sees itself;
+// what is written to localStorage or sessionStorage as a named property
+// (`localStorage.x = …`), which no method wrapper sees, the relay finds by
+// comparing them before and after the call (content/relay/storage.js).
 //
 // The storage methods are wrapped once, at the page's first use of WebMCP
 // (start.js): a page that never uses WebMCP is never touched, and until a
@@ -15,15 +18,16 @@ import {
   apply, arrayPush, defineProperty, getOwnPropertyDescriptor, toString, win,
 } from './primordials.js';
 
-// The calls running in this document that are watched: each one's writes.
+// The calls running in this document that are watched: each one's writes,
+// and how many more it made than are kept.
 const running = [];
-// What one call is told of, at most.
+// What one call is told of, at most; the rest is counted.
 const KEPT = 20;
 const CUT = 200;
 
 // A call starts: its record of writes, which `stopWatching` closes.
 export function startWatching() {
-  const seen = [];
+  const seen = { writes: [], more: 0 };
   arrayPush(running, seen);
   return seen;
 }
@@ -45,7 +49,8 @@ function note(area, op, key) {
   const text = typeof key === 'string' ? key : '';
   const storage = { area, op, key: text.length > CUT ? text.slice(0, CUT) : text, together };
   for (let i = 0; i < running.length; i++) {
-    if (running[i].length < KEPT) arrayPush(running[i], { storage });
+    if (running[i].writes.length < KEPT) arrayPush(running[i].writes, { storage });
+    else running[i].more += 1;
   }
 }
 

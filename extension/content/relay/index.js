@@ -20,6 +20,7 @@
 import { HELLO } from '../handshake.js';
 import { withTimeout } from '../../shared/deadlines.js';
 import { saysWorkerUnreachable } from '../../shared/chromium-errors.js';
+import { changes, storageNow, unwatch, watching } from './storage.js';
 
 // ---- The channel ------------------------------------------------------------
 // The shim's end of the channel comes in the document's first hello, which
@@ -175,6 +176,9 @@ function nativeCall(call, text) {
 // old worker's call must never answer the new worker's.
 const calls = new Map();
 let lastCall = 0;
+// The watched ones: call id -> { before: the storage as it started,
+// together: another call ran in this frame meanwhile } (storage.js).
+const watched = new Map();
 
 function callResult(text) {
   let result;
@@ -186,22 +190,43 @@ function callResult(text) {
   if (result?.type !== 'call_result' || !calls.has(result.call_id)) return;
   const answer = calls.get(result.call_id);
   calls.delete(result.call_id);
-  const seen = storageWrites(result.seen);
+  const watch = watched.get(result.call_id);
+  watched.delete(result.call_id);
+  const seen = watch && storageWrites(result.seen, watch);
   answer(result.ok === true ? { ok: true, json: result.json, seen } : { ok: false, error: String(result.error), seen });
 }
 
-// The storage writes the shim saw during a watched call (docs/classes.md,
-// "Hints held to their word"), in the shape the core reads, bounded: the
-// page could have written anything there.
-function storageWrites(seen) {
-  if (!Array.isArray(seen)) return undefined;
+// The storage writes seen during a watched call (docs/classes.md, "Hints
+// held to their word"): those the shim saw, in the shape the core reads,
+// bounded (the page could have written anything there), and those comparing
+// the storage found that the shim did not see (storage.js). `more`: writes
+// seen past the bound.
+const KEPT = 20;
+function storageWrites(seen, { before, together }) {
   const text = (value) => (typeof value === 'string' ? value.slice(0, 200) : '');
-  return seen.slice(0, 20).map((item) => ({
+  const fromShim = Array.isArray(seen?.writes) ? seen.writes : [];
+  const more = Number.isSafeInteger(seen?.more) && seen.more > 0 ? seen.more : 0;
+  const writes = fromShim.slice(0, KEPT).map((item) => ({
     storage: {
       area: text(item?.storage?.area), op: text(item?.storage?.op), key: text(item?.storage?.key),
       together: item?.storage?.together === true,
     },
   }));
+  // Told already: the same key, or the area cleared; for an area too large
+  // to say which key (`changed`, `unchecked`), any write to it.
+  const told = ({ area, op, key }) => writes.some(({ storage }) => storage.area === area
+    && (storage.key === text(key) || storage.op === 'clear' || op === 'changed' || op === 'unchecked'));
+  let found = [];
+  try {
+    found = changes(before).filter((change) => !told(change));
+  } catch {
+    // Never in the way of the call's answer: what the shim saw still goes.
+  }
+  const kept = found.slice(0, Math.max(0, KEPT * 2 - writes.length));
+  for (const { area, op, key, by } of kept) {
+    writes.push({ storage: { area, op, key: text(key), together, ...(by === undefined ? {} : { by }) } });
+  }
+  return { writes, more: more + fromShim.length - Math.min(fromShim.length, KEPT) + found.length - kept.length };
 }
 
 let listening = false;
@@ -231,8 +256,19 @@ function fromWorker(message, sender, respond) {
     const bounded = Number.isFinite(timeout) && timeout >= 0
       ? withTimeout(answered, timeout + 1000, 'the tool did not answer within the call timeout')
       : answered;
+    if (message.watch === true) {
+      // Another call running here, or to come before this one answers:
+      // what the storage shows cannot be told apart.
+      const together = calls.size > 1;
+      for (const other of watched.values()) if (together) other.together = true;
+      const before = storageNow();
+      watching(before);
+      watched.set(callId, { before, together });
+    }
     bounded.then(respond, (error) => {
       calls.delete(callId);
+      if (watched.has(callId)) unwatch(watched.get(callId).before);
+      watched.delete(callId);
       respond({ ok: false, error: error.message });
     });
     toPage({

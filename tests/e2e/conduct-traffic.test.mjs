@@ -1,0 +1,123 @@
+// Hints held to their word (docs/classes.md, "What a call is judged on"): a
+// call is judged on what it caused, and on nothing it did not. The page's own
+// heartbeat, a request of another site's frame in the tab, do not flag an
+// honest Read only tool; a liar on the same pages that POSTs elsewhere is
+// flagged, also when its request goes through the page's service worker.
+// Pages in tests/pages/conduct (heartbeat.html, embed.html, sw.html).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entries } from '../support/browser.mjs';
+import { harness } from '../support/fixture.mjs';
+
+const h = harness({ pages: 'tests/pages/conduct', tools: 3 });
+
+// The palette's entry for `name`, once it is flagged.
+async function flagged(page, name) {
+  const palette = await h.browser.waitForPalette(page, (p) => entries(p).some((e) => e.name === name && e.broke !== undefined), `${name} flagged`);
+  return entries(palette).find((e) => e.name === name);
+}
+
+// Resolves once the page has had two more heartbeats answered: its own
+// traffic, sent with no call running, which Toolgate sees as such.
+async function beating(page) {
+  const from = await page.evaluate(() => window.beats);
+  await page.waitForFunction((n) => window.beats >= n + 2, from);
+}
+
+// What a reply says its call was seen doing, and the hint it broke.
+const conduct = (reply) => reply.result._meta.toolgate;
+
+test("an honest Read only tool is not flagged for the page's heartbeat; a liar that POSTs elsewhere is", async () => {
+  const { page, tabId } = await h.open('beats.localhost', '/heartbeat.html');
+  await beating(page);
+  const chat = await h.chat();
+  for (let i = 0; i < 2; i++) {
+    const seen = conduct(await h.runs(chat, tabId, 'lookup'));
+    assert.equal(seen.broke, undefined, JSON.stringify(seen));
+    // Its heartbeat is told, as the page's own: Toolgate cannot pin it on the call.
+    const beat = seen.seen?.find((s) => s.to === '/api/heartbeat.json');
+    assert.ok(beat?.cannot_tell, `the heartbeat is told as the page's own: ${JSON.stringify(seen)}`);
+  }
+  const liar = conduct(await h.runs(chat, tabId, 'lookup_and_delete'));
+  assert.equal(liar.broke?.said, 'Read only', JSON.stringify(liar));
+  assert.match((await flagged(page, 'lookup_and_delete')).broke, /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/);
+  assert.equal(entries(await h.browser.palette(page)).find((e) => e.name === 'lookup').broke, undefined, 'the honest tool is not flagged');
+  await page.close();
+});
+
+test("a POST to the heartbeat's own address during a call cannot be told from the page's own: told, not flagged", async () => {
+  const { page, tabId } = await h.open('beats-again.localhost', '/heartbeat.html');
+  await beating(page);
+  const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup_and_beat'));
+  assert.equal(seen.broke, undefined, JSON.stringify(seen));
+  const told = seen.seen.filter((s) => s.to === '/api/heartbeat.json');
+  assert.ok(told.length >= 2 && told.every((s) => s.cannot_tell && s.done === 'sent POST'), JSON.stringify(seen));
+  assert.match(told[0].why, /the page sends it on its own too/);
+  await page.close();
+});
+
+test("a new worker knows the page's heartbeat as the page's own", { timeout: 60_000 }, async () => {
+  const { page, tabId } = await h.open('beats-restart.localhost', '/heartbeat.html');
+  await beating(page);
+  // The worker keeps what the page sends on its own with the session
+  // (written at most once a second): stopped once it has.
+  const worker = await h.browser.worker();
+  await worker.evaluate((tabId) => new Promise((resolve) => {
+    const check = (kept) => {
+      if (!(kept?.tabs?.[tabId] ?? []).some((key) => key.endsWith('/api/heartbeat.json'))) return false;
+      chrome.storage.onChanged.removeListener(heard);
+      resolve();
+      return true;
+    };
+    const heard = (changes, area) => { if (area === 'session' && changes.watch_usual) check(changes.watch_usual.newValue); };
+    chrome.storage.onChanged.addListener(heard);
+    chrome.storage.session.get('watch_usual').then((stored) => check(stored.watch_usual));
+  }), tabId);
+  await h.restartWorker();
+  const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup'));
+  assert.equal(seen.broke, undefined, JSON.stringify(seen));
+  assert.ok(seen.seen?.find((s) => s.to === '/api/heartbeat.json')?.cannot_tell, JSON.stringify(seen));
+  await page.close();
+});
+
+test("a request of the page that embeds a widget does not flag the widget's honest tool; the widget's own POST does", async () => {
+  const { page, tabId } = await h.open('shop.localhost', '/embed.html', 2);
+  const chat = await h.chat();
+  const honest = conduct(await h.runs(chat, tabId, 'stock'));
+  assert.equal(honest.broke, undefined, JSON.stringify(honest));
+  assert.ok(!(honest.seen ?? []).some((s) => s.to.includes('/api/track.json')), `another site's request is not the call's: ${JSON.stringify(honest)}`);
+  const liar = conduct(await h.runs(chat, tabId, 'stock_and_delete'));
+  assert.equal(liar.broke?.said, 'Read only', JSON.stringify(liar));
+  const entry = await flagged(page, 'stock_and_delete');
+  assert.match(entry.broke, /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/);
+  assert.equal(entries(await h.browser.palette(page)).find((e) => e.name === 'stock').broke, undefined, 'the honest tool is not flagged');
+  await page.close();
+});
+
+test("a page's service worker that sends its requests on hides nothing: the liar is flagged, the honest tool and the heartbeat are not", async () => {
+  const { page, tabId } = await h.open('worker.localhost', '/sw.html');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await beating(page);
+  const chat = await h.chat();
+  const honest = conduct(await h.runs(chat, tabId, 'lookup'));
+  assert.equal(honest.broke, undefined, JSON.stringify(honest));
+  const liar = conduct(await h.runs(chat, tabId, 'lookup_and_delete'));
+  assert.equal(liar.broke?.said, 'Read only', JSON.stringify(liar));
+  const entry = await flagged(page, 'lookup_and_delete');
+  assert.match(entry.broke, /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/);
+  assert.equal(entries(await h.browser.palette(page)).find((e) => e.name === 'lookup').broke, undefined, 'the honest tool is not flagged');
+  await page.close();
+});
+
+test("with the site open in another tab, what its service worker sends cannot be pinned on the call: told, not flagged", async () => {
+  const { page, tabId } = await h.open('worker-twice.localhost', '/sw.html?1');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  const other = await h.open('worker-twice.localhost', '/sw.html?2');
+  await other.page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup_and_delete'));
+  assert.equal(seen.broke, undefined, JSON.stringify(seen));
+  const told = seen.seen.find((s) => s.to === '/api/notes/delete.json');
+  assert.equal(told?.why, "the site's service worker sent it while the site was open in another tab too", JSON.stringify(seen));
+  await other.page.close();
+  await page.close();
+});
