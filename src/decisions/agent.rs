@@ -549,7 +549,11 @@ impl Session {
             .flatten();
         let tab = action.tab_id();
         // The count first: a tab's sixth card costs no count of bytes.
-        if let Some(why) = asked.is_none().then(|| self.over_card_budget(tab)).flatten() {
+        if let Some(why) = asked
+            .is_none()
+            .then(|| self.over_card_budget(tab))
+            .flatten()
+        {
             return refusal(id, Decision::Refuse { why });
         }
         let opens = asked.is_none().then_some((chat, site.as_str()));

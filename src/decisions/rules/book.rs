@@ -126,7 +126,10 @@ impl RuleBook {
         let kind_of = |name: &str| {
             let with_rule = before.is_some_and(|r| r.tools.contains_key(name));
             let kept = with_rule.then_some(ToolKind::Delete);
-            seen.iter().find(|t| t.name == name).map(|t| t.kind).or(kept)
+            seen.iter()
+                .find(|t| t.name == name)
+                .map(|t| t.kind)
+                .or(kept)
         };
         let area_seen =
             |area: &str| rules.areas.contains_key(area) || seen.iter().any(|t| t.area == area);
@@ -158,7 +161,9 @@ impl RuleBook {
                     if let Some(tool) = tool {
                         let area = tool.area.clone();
                         let kind = tool.kind;
-                        rules.tools_as_set.insert(name.clone(), AsSet { area, kind });
+                        rules
+                            .tools_as_set
+                            .insert(name.clone(), AsSet { area, kind });
                     }
                 }
                 (Target::Tool { name }, None) => {
