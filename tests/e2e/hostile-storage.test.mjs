@@ -371,6 +371,7 @@ describe('hostile pages and storage', () => {
     });
     assert.ok(stored.bytes < 1024 * 1024, `session storage holds ${stored.bytes} bytes`);
     assert.ok(!stored.record?.includes(longId.slice(0, 1000)), 'nothing of the long chat id is kept');
+    assert.equal(JSON.parse(stored.record).answers.chats[labelled].label, label.slice(0, 100), 'the label is kept to 100 characters');
     await page.close();
   });
 
