@@ -499,6 +499,15 @@ impl Core {
         write(&crate::decisions::rules::site_tools(&self.0.registry, site))
     }
 
+    /// The tools the set-apart page lists for `site`: `tools` (`[SeenTool]`
+    /// as JSON text, those seen there) and each tool its rules set apart,
+    /// as it was when set (`[SeenTool]` as JSON text).
+    #[wasm_bindgen(js_name = "toolsListed")]
+    pub fn tools_listed(&self, site: &str, tools: &str) -> Result<String, JsError> {
+        let tools: Vec<crate::decisions::rules::SeenTool> = read(tools, "tools seen")?;
+        write(&self.0.session.rules.listed(site, &tools))
+    }
+
     /// What agents may do with each of `tools` (`[SeenTool]` as JSON text)
     /// under `site`'s rules as they hold now, the administrator's bounds
     /// included (`[Standing]` as JSON text): the set-apart page's words.

@@ -143,8 +143,9 @@ fn a_native_call_to_a_consequential_tool_asks_the_site_question_then_runs_where_
     );
 }
 
-/// ARCHITECTURE.md, "Budgets": calls waiting on a person hold at most 1 MB
-/// of arguments for one tab; past it a call is refused, and nothing waits.
+/// ARCHITECTURE.md, "Budgets": requests waiting on a person hold at most
+/// 1 MB for one tab, counted as stored (600,000 bytes of arguments and the
+/// rest of the call: 600,313); past it a call is refused, and nothing waits.
 #[test]
 fn calls_waiting_on_a_person_hold_at_most_a_megabyte_of_arguments_for_one_tab() {
     let mut h = Harness::new();
@@ -153,7 +154,7 @@ fn calls_waiting_on_a_person_hold_at_most_a_megabyte_of_arguments_for_one_tab() 
     card_of(&first);
     let why = error_of(&h.native(2, 0, "delete_note", big(600_000)));
     assert!(
-        why.starts_with("Nothing ran: Toolgate holds at most 1 MB (1048576 bytes) of arguments of calls waiting on a person for one tab, and this call of delete_note (600012 bytes) would pass it."),
+        why.starts_with("Nothing ran: Toolgate holds at most 1 MB (1048576 bytes) of requests waiting on a person for one tab, counted as stored (their arguments and ids), and this call of delete_note (600313 bytes) would pass it."),
         "{why}"
     );
     let too_big = error_of(&h.native(3, 0, "delete_note", big(2_000_000)));

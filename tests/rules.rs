@@ -573,3 +573,109 @@ fn a_rule_set_apart_holds_for_the_definition_and_the_kinds_the_person_saw() {
         Level::Off
     );
 }
+
+/// docs/rules.md, "Set areas and tools apart": the rules keep what a tool set
+/// apart was (its area and kind), and take an area with a rule as seen, so
+/// that the person can change either or put it back when no tab publishes
+/// it and the record of tools seen, which pages fill, no longer holds it.
+#[test]
+fn a_tool_or_area_with_a_rule_can_be_changed_and_put_back_with_no_tool_seen() {
+    use toolgate::decisions::rules::{AsSet, RuleBook, SeenTool};
+    let site = "https://bank.example";
+    let seen_tool = |name: &str, area: &str, kind, definition: &str| SeenTool {
+        name: name.into(),
+        area: area.into(),
+        kind,
+        definition: definition.into(),
+    };
+    let seen = [
+        seen_tool("accounts.delete", "accounts", ToolKind::Delete, "d1"),
+        seen_tool("cards.freeze", "cards", ToolKind::Write, "d2"),
+    ];
+    let mut book = RuleBook::default();
+    book.change(
+        site,
+        &[
+            one_tool("accounts.delete", Some(Level::Allowed)),
+            area("cards", Some(Level::Off)),
+        ],
+        &seen,
+        None,
+    )
+    .expect("saved");
+    // Nothing seen now: the tool with a rule is still listed, as it was set.
+    assert_eq!(book.listed(site, &[]), vec![seen[0].clone()]);
+    book.change(
+        site,
+        &[one_tool("accounts.delete", Some(Level::Off))],
+        &[],
+        None,
+    )
+    .expect("changed with nothing seen");
+    book.change(site, &[area("cards", Some(Level::AskFirst))], &[], None)
+        .expect("the area changed with nothing seen");
+    let rules = &book.sites[site];
+    assert_eq!(rules.tools["accounts.delete"], Level::Off);
+    assert_eq!(
+        rules.tool_definitions["accounts.delete"], "d1",
+        "for the definition the person saw"
+    );
+    assert_eq!(
+        rules.tools_as_set["accounts.delete"],
+        AsSet {
+            area: "accounts".into(),
+            kind: ToolKind::Delete
+        }
+    );
+    assert_eq!(
+        rules.area_kinds["cards"],
+        vec![ToolKind::Write],
+        "the kinds it was set for"
+    );
+    // Under an administrator, the kind kept still counts: a Delete tool is not Allowed.
+    let admin = RuleBook::default();
+    let refused = book
+        .change(
+            site,
+            &[one_tool("accounts.delete", Some(Level::Allowed))],
+            &[],
+            Some(&admin),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(refused, RuleError::OwnersOnly { .. }),
+        "{refused:?}"
+    );
+    // Put back, with nothing seen.
+    book.change(
+        site,
+        &[one_tool("accounts.delete", None), area("cards", None)],
+        &[],
+        None,
+    )
+    .expect("put back");
+    let rules = &book.sites[site];
+    assert!(rules.tools.is_empty() && rules.tools_as_set.is_empty() && rules.areas.is_empty());
+    assert!(book.listed(site, &[]).is_empty());
+    // A tool with no rule is set apart only once seen.
+    assert_eq!(
+        book.change(
+            site,
+            &[one_tool("accounts.close", Some(Level::Off))],
+            &[],
+            None
+        ),
+        Err(RuleError::NotSeen {
+            what: "accounts.close".into()
+        })
+    );
+    // A tool set apart before the rules kept its kind is put back all the same.
+    let mut older = RuleBook::default();
+    let mut rules = SiteRules::default();
+    rules.tools.insert("legacy.tool".into(), Level::Allowed);
+    older.sites.insert(site.into(), rules);
+    older
+        .change(site, &[one_tool("legacy.tool", None)], &[], None)
+        .expect("put back");
+    assert!(older.sites[site].tools.is_empty());
+}

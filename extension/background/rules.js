@@ -19,7 +19,9 @@ const MOST_TOOLS_KEPT = 2000;
 // Pages drive both records, so both are bounded (ARCHITECTURE.md, "Budgets"):
 // the sites seen, the first seen going first; and the tools seen on them all,
 // within TOOLS_SEEN_BYTES of JSON, the site remembered longest ago going first.
-// A site with rules is listed by the settings page whether seen or not.
+// A site with rules is listed by the settings page whether seen or not, and
+// its tools and areas with a rule by the set-apart page (the rules keep what
+// they need: src/decisions/rules.rs, `tools_as_set`).
 const MOST_SITES_SEEN = 200;
 const TOOLS_SEEN_BYTES = 1024 * 1024;
 
@@ -105,11 +107,14 @@ function withinBudget(all, site, tools) {
   return kept;
 }
 
-// The tools seen on `site` as the set-apart page lists them: each with what
+// The tools of `site` as the set-apart page lists them: those seen, and
+// those the person set apart, which the rules keep as they were set (the
+// tools seen are pages' doing, and may have forgotten them); each with what
 // agents may do with it now and which rule says so, in the core's words.
 export async function siteToolsShown(site) {
-  const tools = await siteTools(site);
-  const standings = fromJson((await ready).toolStandings(site, JSON.stringify(tools)));
+  const core = await ready;
+  const tools = fromJson(core.toolsListed(site, JSON.stringify(await siteTools(site))));
+  const standings = fromJson(core.toolStandings(site, JSON.stringify(tools)));
   return tools.map((tool, i) => ({ ...tool, standing: standings[i] }));
 }
 

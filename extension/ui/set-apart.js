@@ -57,6 +57,7 @@ function levelMenu(label, backText, current, onChange, allowedIsAdmins, starts) 
 // What an area's tools may do, counted by level ("2 Allowed, 1 Off"), or
 // that the site has no rules.
 function summaryOf(tools) {
+  if (tools.length === 0) return 'None of its tools seen now';
   if (tools.some((tool) => tool.standing && tool.standing.level === null)) return tools[0].standing.says;
   const counts = LEVELS.map(([value, text]) => [tools.filter((tool) => tool.standing?.level === value).length, text]);
   return `What they may do: ${counts.filter(([n]) => n > 0).map(([n, text]) => `${n} ${text}`).join(', ')}`;
@@ -66,23 +67,28 @@ async function main() {
   const host = site.replace(/^[a-z]+:\/\//, '');
   $('heading').textContent = `Set areas and tools apart on ${host}`;
   document.title = `Toolgate: set areas and tools apart on ${host}`;
-  const [tools, { rules: book }, policy] = await Promise.all([
+  const [listed, { rules: book }, policy] = await Promise.all([
     chrome.runtime.sendMessage({ type: 'site_tools', site }),
     chrome.storage.local.get('rules'),
     chrome.storage.managed.get(null).catch(() => ({})),
   ]);
   const managed = policy.unattended !== undefined || policy.sites !== undefined;
-  if (!Array.isArray(tools) || tools.length === 0) {
+  const tools = Array.isArray(listed) ? listed : [];
+  let starts = !book?.sites?.[site];
+  const rules = book?.sites?.[site] ?? { ...NEW_RULES, areas: {}, tools: {} };
+  // An area with a rule is listed, and can be changed or put back, with none
+  // of its tools seen now (docs/rules.md, "Set areas and tools apart").
+  const ruledAreas = Object.keys(rules.areas ?? {});
+  if (tools.length === 0 && ruledAreas.length === 0) {
     $('shown').textContent = `No tools have been seen on ${host}: only a site's tools seen can be set apart.`;
     return;
   }
-  let starts = !book?.sites?.[site];
-  const rules = book?.sites?.[site] ?? { ...NEW_RULES, areas: {}, tools: {} };
   const areas = new Map();
   for (const tool of tools) {
     if (!areas.has(tool.area)) areas.set(tool.area, []);
     areas.get(tool.area).push(tool);
   }
+  for (const area of ruledAreas) if (!areas.has(area)) areas.set(area, []);
   const apart = { areas: { ...rules.areas }, tools: { ...rules.tools } };
   const send = (target, level) => changeRules(site, [{ ...target, level }]).then(async (refused) => {
     $('apart-error').textContent = refused ?? '';
@@ -134,7 +140,7 @@ async function main() {
     const item = el('li', { class: 'area' }, [
       el('div', { class: 'area-row' }, [
         open,
-        el('span', { class: 'count', text: ` ${members.length} ${members.length === 1 ? 'tool' : 'tools'} (${kinds}) ` }),
+        el('span', { class: 'count', text: members.length ? ` ${members.length} ${members.length === 1 ? 'tool' : 'tools'} (${kinds}) ` : ' ' }),
         el('span', { class: 'apart', text: 'Set apart', hidden: !(area in apart.areas) }),
         summary,
         ' ',
@@ -181,7 +187,10 @@ async function main() {
     }
     for (const entry of rows) {
       if (!entry.members) continue;
-      const any = entry.members.some((tool) => toolShown(tool, entry.area));
+      // An area with a rule and no tool seen now shows as long as its name may.
+      const any = entry.members.length === 0
+        ? (!text || entry.area.toLowerCase().includes(text)) && !kind && (!onlyApart || entry.area in apart.areas)
+        : entry.members.some((tool) => toolShown(tool, entry.area));
       entry.row.hidden = !any;
       // While finding, the areas with a match show their tools.
       if (text && any && entry.list.hidden) entry.open.click();

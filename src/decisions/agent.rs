@@ -23,10 +23,12 @@ use std::collections::BTreeMap;
 mod answering;
 mod budget;
 mod calls;
+mod chats;
 mod frames;
 mod kept;
 mod listing;
 mod waiting;
+pub use budget::{stored_len, HeldBytes, CHAT_ID_BYTES, LABEL_CHARS, REQUEST_ID_BYTES};
 pub use frames::{FrameCall, Withdrawn};
 pub use kept::page_outcome;
 pub use waiting::Expired;
@@ -266,6 +268,9 @@ pub struct Pending {
     /// and go on when it is answered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waiting: Vec<WaitingRequest>,
+    /// The bytes its request id and action take as stored (`budget.rs`).
+    #[serde(skip)]
+    pub held: HeldBytes,
 }
 
 /// A request waiting on a site card another request of its chat opened.
@@ -273,6 +278,8 @@ pub struct Pending {
 pub struct WaitingRequest {
     pub request_id: Value,
     pub action: Action,
+    #[serde(skip)]
+    pub held: HeldBytes,
 }
 
 /// What answering a card comes to: the next step of the request that opened
@@ -421,30 +428,6 @@ impl Session {
         }
     }
 
-    /// Opens a chat (the agent console's "New chat", an MCP session...).
-    ///
-    /// # Errors
-    /// A closed chat cannot be opened again (`Answers::open_chat`).
-    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) -> Result<(), String> {
-        self.unsaved = true;
-        self.answers.open_chat(chat, label, read_only)
-    }
-
-    /// Ends a chat for good (its MCP session or port closed): its waiting
-    /// requests are withdrawn by the shell first (`withdraw`).
-    pub fn close_chat(&mut self, chat: &str) {
-        self.unsaved = true;
-        self.answers.close_chat(chat);
-    }
-
-    /// The name a chat's cards give it: its label, or else its id.
-    pub fn chat_label(&self, chat: &str) -> String {
-        self.answers
-            .chats
-            .get(chat)
-            .map_or_else(|| chat.to_owned(), |c| c.label.clone())
-    }
-
     /// A JSON-RPC request from a chat, as JSON text.
     pub fn request(&mut self, chat: &str, request: &str, world: &World) -> Step {
         self.tracking_changes(chat, |session| session.respond(chat, request, world))
@@ -474,6 +457,13 @@ impl Session {
             Err(error) => return Step::error(&Value::Null, &error),
         };
         let id = &request.id;
+        // Nothing of a request whose ids would pass their bounds is kept.
+        if let Some(error) = budget::over_request_id_bound(id) {
+            return Step::error(id, &error);
+        }
+        if let Some(why) = budget::over_chat_id_bound(chat) {
+            return Step::error(id, &RpcError::InvalidRequest(why));
+        }
         if self.answers.closed(chat) {
             let error = RpcError::InvalidRequest(format!("chat {chat} was closed"));
             return Step::error(id, &error);
@@ -549,25 +539,36 @@ impl Session {
         site: String,
         changed: bool,
     ) -> Step {
-        if let Some(why) = self.over_waiting_budget(&action) {
+        let asked = (card == CardKind::Site)
+            .then(|| {
+                self.pending
+                    .iter()
+                    .find(|(_, p)| p.card == CardKind::Site && p.chat == chat && p.site == site)
+                    .map(|(&card_id, _)| card_id)
+            })
+            .flatten();
+        let tab = action.tab_id();
+        // The count first: a tab's sixth card costs no count of bytes.
+        if let Some(why) = asked
+            .is_none()
+            .then(|| self.over_card_budget(tab))
+            .flatten()
+        {
             return refusal(id, Decision::Refuse { why });
         }
-        if card == CardKind::Site {
-            let asked = self
-                .pending
-                .iter_mut()
-                .find(|(_, p)| p.card == CardKind::Site && p.chat == chat && p.site == site);
-            if let Some((&card_id, pending)) = asked {
+        let opens = asked.is_none().then_some((chat, site.as_str()));
+        if let Some(why) = self.over_waiting_budget(id, &action, opens) {
+            return refusal(id, Decision::Refuse { why });
+        }
+        if let Some(card_id) = asked {
+            if let Some(pending) = self.pending.get_mut(&card_id) {
                 pending.waiting.push(WaitingRequest {
                     request_id: id.clone(),
                     action,
+                    held: HeldBytes::default(),
                 });
                 return Step::Wait { card_id };
             }
-        }
-        let tab = action.tab_id();
-        if let Some(why) = self.over_card_budget(tab) {
-            return refusal(id, Decision::Refuse { why });
         }
         // One card at a time in a tab: the shell opens the window of a later
         // one once those before it are answered (`cards_without_window`).
@@ -587,6 +588,7 @@ impl Session {
                 deadline_ms: None,
                 detached: false,
                 waiting: Vec::new(),
+                held: HeldBytes::default(),
             },
         );
         Step::Ask { card_id }

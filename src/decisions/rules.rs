@@ -205,6 +205,21 @@ pub struct SiteRules {
     /// its level covers those kinds only. An area with none here holds for all.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub area_kinds: BTreeMap<String, Vec<ToolKind>>,
+    /// What each tool set apart was when the person set it: its area and
+    /// kind. The rules keep it themselves, since only Toolgate's own pages
+    /// write them, so that a tool with a rule stays listed, and can be
+    /// changed or put back, when no tab publishes it and the record of tools
+    /// seen, which pages fill, no longer holds it (docs/rules.md, "Set
+    /// areas and tools apart").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools_as_set: BTreeMap<String, AsSet>,
+}
+
+/// A tool set apart as the person saw it when they set it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AsSet {
+    pub area: String,
+    pub kind: ToolKind,
 }
 
 impl Default for SiteRules {
@@ -226,6 +241,7 @@ impl SiteRules {
             tools: BTreeMap::new(),
             tool_definitions: BTreeMap::new(),
             area_kinds: BTreeMap::new(),
+            tools_as_set: BTreeMap::new(),
         }
     }
 

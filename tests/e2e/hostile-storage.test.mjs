@@ -1,11 +1,13 @@
-// Hostile pages against Toolgate's storage and its one worker (docs/classes.md,
-// "What Toolgate keeps"): a page that fills chrome.storage.session, a 5 MB
-// description, and a page that re-registers a tool in every task while an
-// agent calls another tab's tool; in headless Chromium with the real
-// extension, cards clicked by their labels.
+// Hostile pages and agents against Toolgate's storage and its one worker
+// (docs/classes.md, "What Toolgate keeps"; docs/agents.md, "Arguments and
+// limits"): a page that fills chrome.storage.session, a 5 MB description, a
+// page that re-registers a tool in every task while an agent calls another
+// tab's tool, ids and arguments that grow as they are stored, and pages that
+// push a site out of the record of tools seen; in headless Chromium with the
+// real extension, cards and the settings pages clicked by their labels.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entries } from '../support/browser.mjs';
+import { TOOLGATE_ID, entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 import { choose } from '../support/cards.mjs';
 import { inRelayWorld } from '../support/relay-world.mjs';
@@ -268,7 +270,7 @@ describe('hostile pages and storage', () => {
     const forger = await open('forged-args.test', '/forger.html', 1);
     const refusals = await forge(forger.page, 5, 0, { name: 'send', bytes: 2.5 * 1024 * 1024 });
     for (const refusal of refusals) {
-      assert.match(refusal, /^Nothing ran: Toolgate holds at most 1 MB \(1048576 bytes\) of arguments of calls waiting on a person for one tab/);
+      assert.match(refusal, /^Nothing ran: Toolgate holds at most 1 MB \(1048576 bytes\) of requests waiting on a person for one tab, counted as stored/);
     }
     assert.equal(h.cards.pending(), false, 'no card opened');
     assert.ok(await bytesInUse() < 1024 * 1024, 'session storage holds none of it');
@@ -313,5 +315,152 @@ describe('hostile pages and storage', () => {
     for (let n = 0; n < 3; n += 1) await (await h.cards.next()).close();
     assert.deepEqual(await forger.page.evaluate(() => window.ran), []);
     await forger.page.close();
+  });
+
+  // ARCHITECTURE.md, "Budgets": every field an agent makes Toolgate store is
+  // bounded, and counted as stored (a quote takes two bytes in the stored
+  // session's JSON text).
+  test('request ids past 256 bytes as stored are refused before any card, and another site\'s "Deny for this chat" is stored and holds after a restart', { timeout: 60_000 }, async () => {
+    const asked = await open('ids.test', '/tools.html', 2);
+    const agentChat = await chat();
+    // 1.8 million quotes: 3.6 MB as stored, each id.
+    const quotes = '"'.repeat(1.8 * 1024 * 1024);
+    for (const n of [1, 2, 3]) {
+      const got = await start(agentChat, call(asked.tabId, 'add_note', {}, `${n}${quotes}`));
+      assert.ok(!got.card, 'no card opens for a request whose id would pass its bound');
+      assert.equal(got.reply.error?.code, -32600);
+      assert.match(got.reply.error.message,
+        /^Nothing was done: the request id takes 3774\d{3} bytes as Toolgate stores it \(its JSON text\), and Toolgate takes request ids of at most 256 bytes\. Use a short id\.$/);
+    }
+    assert.equal(h.cards.pending(), false, 'no card opened');
+    assert.ok(await bytesInUse() < 1024 * 1024, 'session storage holds none of them');
+
+    // Another site's "Deny for this chat" is stored, and holds after a restart.
+    const later = await open('denied-ids.test', '/tools.html', 2);
+    const first = await start(agentChat, call(later.tabId, 'add_note'));
+    assert.ok(first.card, 'the site question');
+    await choose(first.card, 'Deny for this chat');
+    assert.match(text(await first.reply), /denied|refused/i);
+    await restart();
+    const again = await start(agentChat, call(later.tabId, 'add_note'));
+    assert.ok(!again.card, 'the denied site is not asked again after a restart');
+    assert.deepEqual(await asked.page.evaluate(() => window.ran), []);
+    await asked.page.close();
+    await later.page.close();
+  });
+
+  test('a chat id past 256 bytes is refused, and a label is kept to 100 characters', async () => {
+    const sw = await h.browser.worker();
+    const longId = `storage-${'x'.repeat(1024 * 1024)}`;
+    await assert.rejects(sw.evaluate((c) => self.toolgate.openChat(c, { label: 'Long id' }), longId),
+      /the chat id takes 1048586 bytes as Toolgate stores it \(its JSON text\), and Toolgate takes chat ids of at most 256 bytes/);
+    const { page, tabId } = await open('chat-ids.test', '/tools.html', 2);
+    const refused = (await h.send(longId, call(tabId, 'read_notes'))).error;
+    assert.equal(refused?.code, -32600);
+    assert.match(refused.message, /the chat id takes 1048586 bytes/);
+    // A label of 3 MB as stored: its first 100 characters are kept.
+    const label = `Agent ${'"'.repeat(1.5 * 1024 * 1024)}`;
+    const labelled = await chat(label);
+    const first = await start(labelled, call(tabId, 'add_note'));
+    assert.ok(first.card, 'the site question');
+    await choose(first.card, 'Deny for this chat');
+    await first.reply;
+    const stored = await sw.evaluate(async () => {
+      const record = (await chrome.storage.session.get('session')).session;
+      return { bytes: await chrome.storage.session.getBytesInUse(null), record };
+    });
+    assert.ok(stored.bytes < 1024 * 1024, `session storage holds ${stored.bytes} bytes`);
+    assert.ok(!stored.record?.includes(longId.slice(0, 1000)), 'nothing of the long chat id is kept');
+    assert.equal(JSON.parse(stored.record).answers.chats[labelled].label, label.slice(0, 100), 'the label is kept to 100 characters');
+    await page.close();
+  });
+
+  // 400,000 quotes are 800 KB of JSON text, under the 1 MB a tab's waiting
+  // calls may hold; stored in the session's JSON text, each is escaped again.
+  test('arguments are counted as stored: 400,000 quotes take 1.6 MB, and the call is refused before any card', async () => {
+    const { page, tabId } = await open('quoted.test', '/tools.html', 2);
+    const got = await start(await chat(), call(tabId, 'add_note', { title: '"'.repeat(400_000) }));
+    assert.ok(!got.card, 'no card opens');
+    assert.match(text(got.reply),
+      /^Nothing ran: Toolgate holds at most 1 MB \(1048576 bytes\) of requests waiting on a person for one tab, counted as stored \(their arguments and ids\), and this call of add_note \(1600\d{3} bytes\) would pass it\./);
+    assert.ok(await bytesInUse() < 1024 * 1024, 'session storage holds none of it');
+    await page.close();
+  });
+
+  // docs/rules.md, "Set areas and tools apart": a change the person makes to
+  // their own rules never depends on the record of tools seen, which pages
+  // can fill and so evict a site from.
+  test('after pages push a site out of the tools seen, its tool and area with a rule stay listed, and the person can change them and put them back', { timeout: 180_000 }, async () => {
+    const bank = await open('bank.test', '/bank.html', 3);
+    const site = new URL(bank.page.url()).origin;
+    const setApart = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/set-apart.html?site=${encodeURIComponent(site)}`);
+    const menu = () => setApart.getByRole('combobox', { name: 'What agents may do with accounts.delete' });
+    const holds = () => setApart.locator('li.tool', { has: setApart.locator('code', { hasText: /^accounts\.delete$/ }) }).locator('.holds');
+    await setApart.locator('.area-row button', { hasText: /^accounts$/ }).click();
+    await menu().selectOption({ label: "Allowed, and start this site's rules from the defaults" });
+    await holds().filter({ hasText: 'Allowed, set apart' }).waitFor();
+    const cardsArea = setApart.getByRole('combobox', { name: 'What the tools of cards may do' });
+    await cardsArea.selectOption({ label: 'Off' });
+    await setApart.locator('.area-row', { has: cardsArea }).locator('.apart').waitFor();
+    await setApart.close();
+    await bank.page.close();
+
+    // Two pages of 2,000 long-named tools each: the record of tools seen
+    // (1 MB for every site) forgets bank.test, remembered longest ago.
+    const sw = await h.browser.worker();
+    const seen = () => sw.evaluate(async () => (await chrome.storage.local.get('tools_seen')).tools_seen ?? {});
+    while (!(site in await seen())) await new Promise((r) => setTimeout(r, 50));
+    const flooders = [];
+    for (const host of ['names-1.test', 'names-2.test']) {
+      flooders.push((await open(host, '/names.html', 2000, 120_000)).page);
+    }
+    while (site in await seen()) await new Promise((r) => setTimeout(r, 50));
+    for (const page of flooders) await page.close();
+
+    // The person opens the site's set-apart page: the tool with a rule is listed, and changed by clicks.
+    const view = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/set-apart.html?site=${encodeURIComponent(site)}`);
+    await view.locator('.area-row button', { hasText: /^accounts$/ }).click();
+    const tool = (name) => view.getByRole('combobox', { name: `What agents may do with ${name}` });
+    assert.equal(await tool('accounts.delete').inputValue(), 'allowed');
+    await tool('accounts.delete').selectOption({ label: 'Off' });
+    const row = view.locator('li.tool', { has: view.locator('code', { hasText: /^accounts\.delete$/ }) });
+    await row.locator('.holds', { hasText: 'Off, set apart' }).waitFor();
+    assert.equal(await view.locator('#apart-error').textContent(), '');
+    const rules = () => sw.evaluate(async (s) => (await chrome.storage.local.get('rules')).rules.sites[s], site);
+    assert.equal((await rules()).tools['accounts.delete'], 'off');
+
+    // It stays listed: opened again, the page shows it Off.
+    await view.reload();
+    await view.locator('.area-row button', { hasText: /^accounts$/ }).click();
+    assert.equal(await tool('accounts.delete').inputValue(), 'off');
+    await row.locator('.holds', { hasText: 'Off, set apart' }).waitFor();
+    // And it is put back.
+    await tool('accounts.delete').selectOption({ label: 'As its area and kind' });
+    await row.locator('.apart').waitFor({ state: 'hidden' });
+    assert.equal(await view.locator('#apart-error').textContent(), '');
+    assert.equal((await rules()).tools['accounts.delete'], undefined);
+
+    // The area cards, with a rule and none of its tools seen now, is listed, changed and put back.
+    const cards = view.getByRole('combobox', { name: 'What the tools of cards may do' });
+    assert.equal(await cards.inputValue(), 'off');
+    assert.equal(await view.locator('.area-row', { has: cards }).locator('.holds').textContent(), 'None of its tools seen now');
+    // Stored, the rules change (the settings page writes them as it saves).
+    const stored = (level) => sw.evaluate(([s, l]) => new Promise((done) => {
+      const check = async () => {
+        if ((await chrome.storage.local.get('rules')).rules.sites[s].areas.cards !== l) return;
+        chrome.storage.onChanged.removeListener(check);
+        done();
+      };
+      chrome.storage.onChanged.addListener(check);
+      check();
+    }), [site, level]);
+    await cards.selectOption({ label: 'Ask first' });
+    await stored('ask_first');
+    assert.equal(await view.locator('#apart-error').textContent(), '');
+    await cards.selectOption({ label: 'As its kinds' });
+    await stored(undefined);
+    await view.locator('.area-row', { has: cards }).locator('.apart').waitFor({ state: 'hidden' });
+    assert.equal(await view.locator('#apart-error').textContent(), '');
+    await view.close();
   });
 });

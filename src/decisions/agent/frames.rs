@@ -123,6 +123,7 @@ impl Session {
                     pending.asked_by = next.action.asked_by().to_owned();
                     pending.request_id = next.request_id;
                     pending.action = next.action;
+                    pending.held = next.held;
                 }
             }
             self.unsaved |= changed;

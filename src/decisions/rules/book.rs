@@ -115,8 +115,24 @@ impl RuleBook {
         admin: Option<&RuleBook>,
     ) -> Result<(), RuleError> {
         let mut rules = self.sites.get(site).cloned().unwrap_or_default();
-        let kind_of = |name: &str| seen.iter().find(|t| t.name == name).map(|t| t.kind);
-        let area_seen = |area: &str| seen.iter().any(|t| t.area == area);
+        // What the person set apart counts as seen: a change to their own
+        // rules never depends on the record of tools seen, which pages can
+        // evict a site from (docs/rules.md, "Set areas and tools apart").
+        let seen = &self.listed(site, seen);
+        // A tool with a rule whose kind was not kept (set before the rules
+        // kept it) counts as the strictest kind: it can be changed or put
+        // back, and under an administrator not set to Allowed.
+        let before = self.sites.get(site);
+        let kind_of = |name: &str| {
+            let with_rule = before.is_some_and(|r| r.tools.contains_key(name));
+            let kept = with_rule.then_some(ToolKind::Delete);
+            seen.iter()
+                .find(|t| t.name == name)
+                .map(|t| t.kind)
+                .or(kept)
+        };
+        let area_seen =
+            |area: &str| rules.areas.contains_key(area) || seen.iter().any(|t| t.area == area);
         for change in changes {
             if let Target::Area { area } = &change.target {
                 if !area_seen(area) {
@@ -137,14 +153,22 @@ impl RuleBook {
         for change in changes {
             match (&change.target, change.level) {
                 (Target::Tool { name }, Some(_)) => {
-                    let definition = seen.iter().find(|t| &t.name == name).map(|t| &t.definition);
-                    match definition.filter(|d| !d.is_empty()) {
+                    let tool = seen.iter().find(|t| &t.name == name);
+                    match tool.map(|t| &t.definition).filter(|d| !d.is_empty()) {
                         Some(d) => rules.tool_definitions.insert(name.clone(), d.clone()),
                         None => rules.tool_definitions.remove(name.as_str()),
                     };
+                    if let Some(tool) = tool {
+                        let area = tool.area.clone();
+                        let kind = tool.kind;
+                        rules
+                            .tools_as_set
+                            .insert(name.clone(), AsSet { area, kind });
+                    }
                 }
                 (Target::Tool { name }, None) => {
                     rules.tool_definitions.remove(name.as_str());
+                    rules.tools_as_set.remove(name.as_str());
                 }
                 (Target::Area { area }, Some(_)) => {
                     let mut kinds: Vec<ToolKind> = seen
@@ -154,7 +178,11 @@ impl RuleBook {
                         .collect();
                     kinds.sort();
                     kinds.dedup();
-                    rules.area_kinds.insert(area.clone(), kinds);
+                    // An area with a rule and none of its tools seen now
+                    // keeps the kinds it was set for.
+                    if !kinds.is_empty() || !rules.area_kinds.contains_key(area.as_str()) {
+                        rules.area_kinds.insert(area.clone(), kinds);
+                    }
                 }
                 (Target::Area { area }, None) => {
                     rules.area_kinds.remove(area.as_str());
@@ -164,6 +192,33 @@ impl RuleBook {
         }
         self.sites.insert(site.to_owned(), rules);
         Ok(())
+    }
+
+    /// The tools the set-apart page lists for `site`: those `seen` there,
+    /// and each tool its rules set apart as it was when set, though no tab
+    /// publishes it now and the record of tools seen no longer holds it;
+    /// each once, by name.
+    pub fn listed(&self, site: &str, seen: &[SeenTool]) -> Vec<SeenTool> {
+        let mut listed: BTreeMap<&str, SeenTool> =
+            seen.iter().map(|t| (t.name.as_str(), t.clone())).collect();
+        if let Some(rules) = self.sites.get(site) {
+            for (name, set) in &rules.tools_as_set {
+                if !rules.tools.contains_key(name.as_str()) || listed.contains_key(name.as_str()) {
+                    continue;
+                }
+                let definition = rules.tool_definitions.get(name.as_str());
+                listed.insert(
+                    name,
+                    SeenTool {
+                        name: name.clone(),
+                        area: set.area.clone(),
+                        kind: set.kind,
+                        definition: definition.cloned().unwrap_or_default(),
+                    },
+                );
+            }
+        }
+        listed.into_values().collect()
     }
 
     /// The gate for a call of `tool` on `site` by a chat (`read_only_chat`

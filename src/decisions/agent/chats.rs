@@ -1,0 +1,42 @@
+//! Chats as the agent entry keeps them: opened, ended for good, and named
+//! on cards; a chat id and label an agent chooses are bounded as stored
+//! (ARCHITECTURE.md, "Budgets").
+
+use super::{budget, Session};
+
+impl Session {
+    /// Opens a chat (the agent console's "New chat", an MCP session...).
+    ///
+    /// A label is kept to its first `LABEL_CHARS` characters.
+    ///
+    /// # Errors
+    /// A closed chat cannot be opened again (`Answers::open_chat`), and a
+    /// chat id longer than `CHAT_ID_BYTES` as stored is refused.
+    pub fn open_chat(&mut self, chat: &str, label: &str, read_only: bool) -> Result<(), String> {
+        if let Some(why) = budget::over_chat_id_bound(chat) {
+            return Err(why);
+        }
+        self.unsaved = true;
+        self.answers
+            .open_chat(chat, budget::label_kept(label), read_only)
+    }
+
+    /// Ends a chat for good (its MCP session or port closed): its waiting
+    /// requests are withdrawn by the shell first (`withdraw`). A chat id too
+    /// long to have been opened names no chat: nothing is kept of it.
+    pub fn close_chat(&mut self, chat: &str) {
+        if budget::over_chat_id_bound(chat).is_some() {
+            return;
+        }
+        self.unsaved = true;
+        self.answers.close_chat(chat);
+    }
+
+    /// The name a chat's cards give it: its label, or else its id.
+    pub fn chat_label(&self, chat: &str) -> String {
+        self.answers
+            .chats
+            .get(chat)
+            .map_or_else(|| chat.to_owned(), |c| c.label.clone())
+    }
+}
