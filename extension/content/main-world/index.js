@@ -42,6 +42,10 @@
 //   tool (form-calls.js, form-schema.js) also uses the form's and its
 //   controls' own members and its own arrays' methods: a page that replaces
 //   them breaks only its own form tools, which run its own form anyway.
+//   What the shim sends is written by json.js and built without any hook a
+//   page can set (no for...of, spread or Array.from over the shim's own
+//   arrays, no assignment of a key an object lacks: arrayPush and setOwn;
+//   ARCHITECTURE.md, "The shim–relay channel").
 // - Nothing runs at a module's top level but captures, constants, state and
 //   declarations: what changes the page (its listeners, the accessors, the
 //   hooks) is done below, in this order, once every module is evaluated.
