@@ -299,7 +299,9 @@ fn a_flags_key_and_the_set_apart_names_are_escaped_and_apart() {
         key: key.into(),
         together: false,
     }];
-    let flagged = core.observe(None, &watch, &seen, false, 5).expect("flagged");
+    let flagged = core
+        .observe(None, &watch, &seen, false, 5)
+        .expect("flagged");
     let shown_key = "note⟨U+202E⟩⟨U+200B⟩key⟨U+2066⟩";
     let sentence = format!("said Read only; during a call it wrote localStorage {shown_key}");
     assert_eq!(flagged.text, sentence);
@@ -314,7 +316,11 @@ fn a_flags_key_and_the_set_apart_names_are_escaped_and_apart() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].text, sentence);
     assert_eq!(listed[0].line, flagged.line);
-    assert_eq!(listed[0].tool.as_deref(), Some("peek"), "the key the flag is cleared by");
+    assert_eq!(
+        listed[0].tool.as_deref(),
+        Some("peek"),
+        "the key the flag is cleared by"
+    );
 
     let seen_tool = |name: &str, area: &str| {
         serde_json::from_value::<SeenTool>(
