@@ -53,7 +53,8 @@
 //   await, no dynamic import().
 // - Imports run one way, no cycle: primordials.js, text.js and dom.js at the
 //   bottom, this file at the top; each module's header says what it may import.
-// - No esbuild helper in the bundle (grep pkg/main-world.js for `__`): the
+// - No esbuild helper in the bundle (grep pkg/main-world.js for `__`, past
+//   the `__proto__: null` of literals and the `@__PURE__` notes): the
 //   target (chrome148) lowers no syntax, and no module is CommonJS or
 //   imported whole. A helper such as `__defProp` takes Object.defineProperty
 //   as the bundle starts, at document_start, before any page script, which
