@@ -8,9 +8,11 @@ use crate::decisions::agent::{
 };
 use crate::decisions::answers::Answer;
 use crate::decisions::rules::RuleBook;
-use crate::page::conduct::{Conduct, Watch, Witnessed};
+use crate::decisions::rules::{SeenTool, Standing};
+use crate::page::conduct::{Broken, Conduct, Watch, Witnessed, SEEN_CAP};
 use crate::page::registry::{Effect, Event, Registered, Registry};
 use crate::views::cards::{self, Card};
+use crate::views::text::{page_line, Line, NAME_CAP, TITLE_CAP};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -28,9 +30,40 @@ pub struct Toolgate {
 #[derive(Debug, PartialEq, Serialize)]
 pub struct FlagShown {
     pub site: String,
+    /// The tool's name, the key its flag is cleared by.
     pub tool: Option<String>,
+    /// The same as shown (escaped, cut).
+    pub tool_shown: Option<String>,
+    /// The flag in plain words, the page's part escaped (`views::text`).
     pub text: String,
+    /// The same as a line: Toolgate's words and the page's part apart.
+    pub line: Line,
     pub at_ms: u64,
+}
+
+/// A tool seen on a site as the set-apart page shows it: its standing, and
+/// its name and area as page text is shown (escaped, cut: docs/cards.md,
+/// "How page text is shown"), so that two areas whose names differ only in
+/// hidden characters read as different. The raw name and area stay the
+/// keys the rules are set by.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct ToolShown {
+    #[serde(flatten)]
+    pub standing: Standing,
+    pub name_shown: String,
+    pub area_shown: String,
+}
+
+/// A flag's words as a line: Toolgate's words, and what the page chose
+/// (`Broken::to`) escaped and apart.
+fn flag_line(broken: &Broken) -> Line {
+    let (head, tail) = broken.around();
+    let line = Line::ours(head).quote(page_line(&broken.to, SEEN_CAP));
+    if tail.is_empty() {
+        line
+    } else {
+        line.say(tail)
+    }
 }
 
 /// A tool flagged for breaking its hints: what the shell stores (the whole
@@ -40,8 +73,10 @@ pub struct Flagged {
     pub site: String,
     pub tool: String,
     pub said: String,
-    /// In plain words, the page's part as the page wrote it (cut).
+    /// In plain words, the page's part escaped and cut (`views::text`).
     pub text: String,
+    /// The same as a line: Toolgate's words and the page's part apart.
+    pub line: Line,
     pub record: String,
 }
 
@@ -236,37 +271,55 @@ impl Toolgate {
             self.conduct.insert(call_id, conduct);
         }
         let broken = broken?;
-        let (said, text) = (broken.said.clone(), broken.text(&broken.to));
+        let said = broken.said.clone();
+        let line = flag_line(&broken);
+        let text = line.to_string();
         self.registry.flags.flag(&watch.site, &watch.tool, broken);
         Some(Flagged {
             site: watch.site.clone(),
             tool: watch.tool.clone(),
             said,
             text,
+            line,
             record: serde_json::to_string(&self.registry.flags).unwrap_or_default(),
         })
     }
 
     /// Every flag, for the settings page: site, tool (`None` for the site as
-    /// a whole) and the flag in plain words, the page's part as it wrote it
-    /// (cut; the page shows it as text).
+    /// a whole) and the flag in plain words, the page's part escaped and cut,
+    /// and apart in `line`.
     pub fn flag_list(&self) -> Vec<FlagShown> {
         let mut shown = Vec::new();
         for (site, flags) in &self.registry.flags.sites {
             let tools = flags.tools.iter().map(|(tool, b)| (Some(tool.clone()), b));
             for (tool, broken) in tools.chain(flags.whole.iter().map(|b| (None, b))) {
+                let line = flag_line(broken);
                 shown.push(FlagShown {
                     site: site.clone(),
+                    tool_shown: tool.as_deref().map(|name| page_line(name, NAME_CAP)),
                     tool,
-                    text: broken.text(&crate::views::text::page_line(
-                        &broken.to,
-                        crate::page::conduct::SEEN_CAP,
-                    )),
+                    text: line.to_string(),
+                    line,
                     at_ms: broken.at_ms,
                 });
             }
         }
         shown
+    }
+
+    /// Each of `tools`' standing under `site`'s rules, with its name and
+    /// area as the set-apart page shows them.
+    pub fn tools_shown(&self, site: &str, tools: &[SeenTool]) -> Vec<ToolShown> {
+        let standings = self.session.rules.standings(site, tools);
+        standings
+            .into_iter()
+            .zip(tools)
+            .map(|(standing, tool)| ToolShown {
+                standing,
+                name_shown: page_line(&tool.name, NAME_CAP),
+                area_shown: page_line(&tool.area, TITLE_CAP),
+            })
+            .collect()
     }
 
     /// The person cleared a flag (`tool`'s on `site`, or with no tool the

@@ -514,7 +514,7 @@ impl Core {
     #[wasm_bindgen(js_name = "toolStandings")]
     pub fn tool_standings(&self, site: &str, tools: &str) -> Result<String, JsError> {
         let tools: Vec<crate::decisions::rules::SeenTool> = read(tools, "tools seen")?;
-        write(&self.0.session.rules.standings(site, &tools))
+        write(&self.0.tools_shown(site, &tools))
     }
 
     /// The site rules as JSON text (docs/rules.md), whole: the person's,

@@ -266,3 +266,75 @@ fn the_palette_shows_the_notes_escaped_and_the_untrusted_content_badge() {
 fn tool_json_without_hint() -> serde_json::Value {
     tool(None, "Reads the inbox.")
 }
+
+/// Issue 37, attack 12: every page-made text the core hands Toolgate's own
+/// pages is escaped as page text is shown (docs/cards.md, "How page text is
+/// shown"): a flag's storage key, apart from Toolgate's words in its line, and
+/// the set-apart page's tool and area names, so that two areas whose names
+/// differ only in hidden characters read as two.
+#[test]
+fn a_flags_key_and_the_set_apart_names_are_escaped_and_apart() {
+    use toolgate::decisions::rules::SeenTool;
+    use toolgate::page::conduct::{Seen, Watch};
+    use toolgate::toolgate::Toolgate;
+    use toolgate::views::text::Part;
+
+    let site = "https://notes.example";
+    let mut core = Toolgate::default();
+    core.apply(page(
+        frame(1, 0, "doc-1", site),
+        json!([{"op": "register", "decl": {"path": "document_object", "name": "peek",
+            "description": "Reads", "annotations": {"readOnlyHint": true}}}]),
+    ));
+    let watch = Watch {
+        site: site.into(),
+        tool: "peek".into(),
+        read_only: true,
+        stays_on_site: false,
+    };
+    let key = "note\u{202e}\u{200b}key\u{2066}";
+    let seen = [Seen::Storage {
+        area: "localStorage".into(),
+        op: "set".into(),
+        key: key.into(),
+        together: false,
+    }];
+    let flagged = core
+        .observe(None, &watch, &seen, false, 5)
+        .expect("flagged");
+    let shown_key = "note⟨U+202E⟩⟨U+200B⟩key⟨U+2066⟩";
+    let sentence = format!("said Read only; during a call it wrote localStorage {shown_key}");
+    assert_eq!(flagged.text, sentence);
+    assert_eq!(
+        flagged.line.0,
+        vec![
+            Part::Toolgate("said Read only; during a call it wrote localStorage ".into()),
+            Part::Page(shown_key.into()),
+        ]
+    );
+    let listed = core.flag_list();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].text, sentence);
+    assert_eq!(listed[0].line, flagged.line);
+    assert_eq!(
+        listed[0].tool.as_deref(),
+        Some("peek"),
+        "the key the flag is cleared by"
+    );
+
+    let seen_tool = |name: &str, area: &str| {
+        serde_json::from_value::<SeenTool>(
+            json!({"name": name, "area": area, "kind": "read", "definition": ""}),
+        )
+        .expect("a tool seen")
+    };
+    let tools = [
+        seen_tool("find", "search"),
+        seen_tool("purge", "search\u{200b}"),
+    ];
+    let shown = core.tools_shown(site, &tools);
+    let areas: Vec<&str> = shown.iter().map(|t| t.area_shown.as_str()).collect();
+    assert_eq!(areas, ["search", "search⟨U+200B⟩"]);
+    assert_eq!(shown[1].name_shown, "purge");
+    assert_eq!(shown[1].standing.name, "purge");
+}

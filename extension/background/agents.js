@@ -55,9 +55,20 @@ export async function closeChat(chat) {
   await closed;
 }
 
-// Opens a chat; refused (a rejection, with why) for a chat that was closed.
+// Opens a chat; refused (a rejection, with why, marked `refused`) for a chat
+// that was closed. The refusal is the core's answer to the request, the
+// intended one for a closed id, not a fault of Toolgate's: callers tell the
+// agent, and keep it off the list of errors (errors.js).
 export async function openChat(chatId, { label = chatId, readOnly = false } = {}) {
-  await changeSession((core) => core.openChat(chatId, label, readOnly));
+  await changeSession((core) => {
+    try {
+      core.openChat(chatId, label, readOnly);
+    } catch (error) {
+      // The core refuses with its words (a JsError); anything else is a fault.
+      if (error instanceof WebAssembly.RuntimeError) throw error;
+      throw Object.assign(new Error(error?.message ?? String(error)), { refused: true });
+    }
+  });
   chatNamed(chatId, label);
   return { chat_id: chatId, read_only: readOnly };
 }

@@ -4,7 +4,7 @@
 // MV3 stops this worker after 30 s idle and forgets every global, so the core
 // is a cache of what is in chrome.storage.session, rebuilt by `ready` on every
 // start, and every handler waits on `ready`.
-import init, { Core, errorReply as writeErrorReply } from '../../pkg/toolgate.js';
+import init, { Core, errorReply as writeErrorReply, pageText } from '../../pkg/toolgate.js';
 import { keepError } from './errors.js';
 import { checkArguments } from './arguments.js';
 import { adminBook, LAST_POLICY_KEY, policy, samePolicy } from './policy.js';
@@ -41,6 +41,14 @@ export const fromJson = (text) => (text === undefined ? null : JSON.parse(text))
 export async function errorReply(kind, id, detail = '') {
   await ready;
   return JSON.parse(writeErrorReply(kind, toJson(id, 'request id'), String(detail)));
+}
+
+// Page text as Toolgate's pages show it (docs/cards.md, "How page text is
+// shown"): `kind` is 'title', 'name', 'url' and the others of
+// `views::text::page_text_as`. Once the core is loaded.
+export async function shownText(text, kind) {
+  await ready;
+  return pageText(String(text), kind);
 }
 
 // Loads the Wasm core and the stored registry. Top-level await and import()

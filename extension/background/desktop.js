@@ -92,7 +92,8 @@ export function desktopAgents({ ready, parse, agent, openChat, closeChat, withdr
         try {
           await openChat(chat, { label: message.client, readOnly: message.read_only === true });
         } catch (error) {
-          errors.push(`a desktop agent's session was not opened: ${error?.message ?? error}`);
+          // A refusal (a closed id opened again) is the agent's answer, not a fault.
+          if (!error?.refused) errors.push(`a desktop agent's session was not opened: ${error?.message ?? error}`);
           send({ type: 'reply', session, reply: await errorReply('session_not_opened', null, error?.message ?? error) });
           return;
         }

@@ -1,5 +1,5 @@
 // The palette of one tab, as the popup and `self.toolgate.palette` show it.
-import { applyEvent, fromJson, ready } from './core.js';
+import { applyEvent, fromJson, ready, shownText } from './core.js';
 
 export async function palette(tabId) {
   const tab = await chrome.tabs.get(tabId).catch(() => null);
@@ -30,9 +30,15 @@ export async function palette(tabId) {
 export async function tabsWithoutToolgate() {
   const tabs = await chrome.tabs.query({ url: ['http://*/*', 'https://*/*'] });
   const states = await Promise.all(tabs.map((tab) => pageState(tab)));
-  return tabs
+  // Their titles and addresses are the pages' text: escaped and cut by the core.
+  return Promise.all(tabs
     .filter((_, i) => states[i] === 'needs_reload')
-    .map((tab) => ({ tab_id: tab.id, title: tab.title ?? '', url: tab.url ?? '', site: new URL(tab.url).origin }));
+    .map(async (tab) => ({
+      tab_id: tab.id,
+      title: await shownText(tab.title ?? '', 'title'),
+      url: await shownText(tab.url ?? '', 'url'),
+      site: new URL(tab.url).origin,
+    })));
 }
 
 // Whether Toolgate's scripts run in the tab: a tab loaded before Toolgate was

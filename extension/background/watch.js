@@ -284,8 +284,8 @@ async function observe(watch, seen, callId) {
     const conduct = JSON.stringify({ watch: watch.spec.watch, overlapped: watch.overlapped });
     const flagged = core.observe(callId ?? undefined, conduct, seen, Date.now());
     if (flagged === undefined) return;
-    const { site, tool, said, text, record: flags } = JSON.parse(flagged);
-    record({ what: 'flagged', site, tool, said, text, tab: watch.spec.tab_id });
+    const { site, tool, said, text, line, record: flags } = JSON.parse(flagged);
+    record({ what: 'flagged', site, tool, said, text, line, tab: watch.spec.tab_id });
     await chrome.storage.local.set({ [FLAGS_KEY]: flags });
   } catch (error) {
     keepError('judging what a call was seen doing', error);

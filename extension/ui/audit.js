@@ -3,7 +3,7 @@
 // first, each entry's time, site, who asked, tool, what happened and what
 // decided it, filtered by site and by kind of entry, and exported whole as
 // JSON. Tool and chat names are the page's or the agent's text: shown apart.
-import { $, el, pageText, siteLabel } from './dom.js';
+import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
 import { kindLabel, levelLabel } from './site-rules.js';
 
 const AUDIT_KEYS = ['audit', 'audit:agents']; // background/audit.js
@@ -62,9 +62,12 @@ function described(entry) {
         decided: text(entry.why ?? entry.error),
       };
     case 'flagged':
+      // The flag's line from the core (background/watch.js): what the page
+      // chose in it escaped and apart. An entry from before it had one shows
+      // its text apart.
       return {
         tool: entry.tool,
-        what: `Broke its hints: it ${text(entry.text)}`,
+        what: ['Broke its hints: it ', ...(Array.isArray(entry.line) ? lineNodes(entry.line) : [pageText(text(entry.text))])],
         decided: 'what Toolgate saw during a call',
       };
     case 'cleared':
@@ -81,7 +84,7 @@ function row(entry) {
     el('td', { text: entry.site ? siteLabel(entry.site) : '' }),
     el('td', {}, by ? [pageText(text(by))] : []),
     el('td', {}, tool ? [pageText(text(tool), 'code')] : []),
-    el('td', { text: what }),
+    el('td', {}, Array.isArray(what) ? what : [what]),
     el('td', {}, decided ? [pageText(decided)] : []),
   ]);
 }

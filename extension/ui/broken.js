@@ -1,14 +1,14 @@
 // The settings page's "Tools that broke their hints" (docs/classes.md,
 // "Hints held to their word"): every tool flagged, by site, and the person's
 // "Clear", after which its hints are trusted again. The flag's words come
-// from the core; what the page chose in them is shown as text.
-import { $, el, pageText, siteLabel } from './dom.js';
+// from the core as a line: what the page chose in them escaped and apart.
+import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
 
 async function render() {
   const flags = await chrome.runtime.sendMessage({ type: 'flags' });
   if (!Array.isArray(flags)) throw new Error(flags?.error ?? 'Toolgate did not list the flags');
   $('broken').replaceChildren(...(flags.length ? flags.map((flag) => {
-    const who = flag.tool ?? 'every tool on the site';
+    const who = flag.tool_shown ?? 'every tool on the site';
     const clear = el('button', { type: 'button', text: 'Clear', 'aria-label': `Clear ${who} on ${siteLabel(flag.site)}` });
     clear.addEventListener('click', async () => {
       await chrome.runtime.sendMessage({ type: 'clear_flag', site: flag.site, tool: flag.tool });
@@ -16,9 +16,9 @@ async function render() {
     });
     return el('li', {}, [
       el('span', { text: `${siteLabel(flag.site)}: ` }),
-      flag.tool ? pageText(flag.tool, 'code') : el('span', { text: who }),
+      flag.tool ? pageText(flag.tool_shown, 'code') : el('span', { text: who }),
       el('span', { text: ' ' }),
-      pageText(flag.text),
+      el('span', {}, lineNodes(flag.line)),
       el('span', { text: ' ' }),
       clear,
     ]);

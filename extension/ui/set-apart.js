@@ -83,12 +83,18 @@ async function main() {
     $('shown').textContent = `No tools have been seen on ${host}: only a site's tools seen can be set apart.`;
     return;
   }
+  // By the area's own name: two whose names differ only in characters
+  // people do not see are two areas, each shown as the core escapes it.
   const areas = new Map();
+  const areaShown = new Map();
   for (const tool of tools) {
     if (!areas.has(tool.area)) areas.set(tool.area, []);
     areas.get(tool.area).push(tool);
+    areaShown.set(tool.area, tool.standing?.area_shown ?? tool.area);
   }
   for (const area of ruledAreas) if (!areas.has(area)) areas.set(area, []);
+  // An area with a rule and no tool seen now has no escaped name from the core.
+  for (const area of ruledAreas) if (!areaShown.has(area)) areaShown.set(area, area);
   const apart = { areas: { ...rules.areas }, tools: { ...rules.tools } };
   const send = (target, level) => changeRules(site, [{ ...target, level }]).then(async (refused) => {
     $('apart-error').textContent = refused ?? '';
@@ -114,16 +120,17 @@ async function main() {
   const rows = [];
   $('areas').replaceChildren(...[...areas].map(([area, members], index) => {
     const listId = `area-${index}`;
-    const open = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': listId }, [pageText(area)]);
+    const open = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': listId }, [pageText(areaShown.get(area))]);
     const list = el('ul', { id: listId, class: 'tools', hidden: true }, members.map((tool) => {
       const holds = el('span', { class: 'holds', text: tool.standing?.says ?? '' });
+      const nameShown = tool.standing?.name_shown ?? tool.name;
       const row = el('li', { class: 'tool' }, [
-        pageText(tool.name, 'code'),
+        pageText(nameShown, 'code'),
         el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
         el('span', { class: 'apart', text: 'Set apart', hidden: !(tool.name in apart.tools) }),
         holds,
         ' ',
-        levelMenu(`What agents may do with ${tool.name}`, 'As its area and kind', rules.tools[tool.name],
+        levelMenu(`What agents may do with ${nameShown}`, 'As its area and kind', rules.tools[tool.name],
           (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside'), starts),
         ...[lapsed(tool, rules)].filter(Boolean).map((why) => el('p', { class: 'lapsed', text: why })),
       ]);
@@ -144,7 +151,7 @@ async function main() {
         el('span', { class: 'apart', text: 'Set apart', hidden: !(area in apart.areas) }),
         summary,
         ' ',
-        levelMenu(`What the tools of ${area} may do`, 'As its kinds', rules.areas[area],
+        levelMenu(`What the tools of ${areaShown.get(area)} may do`, 'As its kinds', rules.areas[area],
           (level) => send({ target: 'area', area }, level), managed, starts),
       ]),
       list,

@@ -10,7 +10,7 @@
 // and on, on 148 and 156; cards clicked by their labels.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER_VERSION } from '../support/browser.mjs';
+import { BROWSER_VERSION, entries } from '../support/browser.mjs';
 import { browserAgent } from '../support/browser-agent.mjs';
 import { cardKind, choose } from '../support/cards.mjs';
 import { harness } from '../support/fixture.mjs';
@@ -79,3 +79,64 @@ for (const native of [false, true]) {
     });
   });
 }
+
+// What the shim sends passes through no hook a page can set (issue 37, attack
+// 13; ARCHITECTURE.md, "The shim–relay channel"): a page that sets one kind of
+// hook on the built-ins' prototypes before its first use of WebMCP
+// (tests/pages/channel/hooks.html), each set to turn the shim's next message
+// into a native call of transfer({to: "mallory", amount: 9999}) or to drop
+// it, changes nothing: its tools are reported and classed, an agent's call and
+// the browser's agent's run as they would, no card names the browser's agent,
+// and no hook ever ran on a value the shim made. With the browser's WebMCP
+// on, where the relay hands native calls on.
+describe("a page's hooks on the built-ins against what the shim sends, the browser's own WebMCP on", () => {
+  const h = harness({ pages: 'tests/pages/channel', tools: 3, chatPrefix: 'hooks', launch: { native: true } });
+  let nextPage = 0;
+
+  // The text of an element of the page, read from a world of its own (the
+  // DevTools protocol's isolated world), where none of the page's hooks is.
+  async function shown(page, id) {
+    const cdp = await h.browser.context.newCDPSession(page);
+    try {
+      const { frameTree } = await cdp.send('Page.getFrameTree');
+      const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'hooks read' });
+      const { result } = await cdp.send('Runtime.evaluate', {
+        contextId: executionContextId, expression: `document.getElementById(${JSON.stringify(id)}).textContent`, returnByValue: true,
+      });
+      return result.value;
+    } finally {
+      await cdp.detach();
+    }
+  }
+
+  for (const hook of ['toJSON', 'getters', 'setters', 'toPrimitive', 'iterators']) {
+    test(`${hook}: the page's tools are reported as they are, no card says the browser's agent asked, and no hook ran on the shim's values`, async () => {
+      const { page, tabId } = await h.open('bank.localhost', `/hooks.html?hook=${hook}&${++nextPage}`);
+      const palette = await h.browser.palette(page);
+      assert.deepEqual(entries(palette).map((e) => `${e.name}: ${e.badge}`).sort(),
+        ['balance: Read only', 'statement: Read only', 'transfer: Consequential']);
+      // An agent's call of a Read-only tool runs, and its result comes back as the page gave it.
+      const chat = await h.chat('Console');
+      const balance = await h.runs(chat, tabId, 'balance');
+      assert.match(JSON.stringify(balance), /100/);
+      // The browser's agent's own call is its own.
+      const agent = await browserAgent(h.browser.context, page);
+      const own = await agent.call('balance', {});
+      assert.equal(own.ok, true, JSON.stringify(own));
+      // The person's agent asks next: the first card is its own. Had any
+      // message been forged into a native call, the browser's agent's card would have come first.
+      const asked = await h.start(chat, h.request(tabId, 'transfer', { to: 'alice', amount: 5 }));
+      assert.ok(asked.card, 'the chat is asked');
+      assert.equal(await asked.card.locator('#chat').innerText(), 'Asked by Console');
+      assert.doesNotMatch(await asked.card.locator('body').innerText(), /mallory/);
+      await choose(asked.card, 'Deny this call');
+      await asked.reply;
+      assert.equal(h.cards.pending(), false, 'no other card');
+      // Read from the page's DOM, not its world, where the hooks are.
+      assert.equal(await shown(page, 'which'), '', 'no hook ran on a value the shim made');
+      assert.equal(await shown(page, 'hooks'), '0');
+      await agent.detach();
+      await page.close();
+    });
+  }
+});

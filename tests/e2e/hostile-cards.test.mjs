@@ -11,6 +11,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness } from '../support/fixture.mjs';
+import { TOOLGATE_ID, entries } from '../support/browser.mjs';
 import { choose, isCard, ready } from '../support/cards.mjs';
 
 // Bidi controls a card must never hand to the text engine.
@@ -169,6 +170,57 @@ describe('hostile cards', () => {
     await choose(card, 'Deny this call');
     await asked.reply;
     assert.equal(await callsOf(page, 'wipe_all'), 0);
+    await page.close();
+  });
+
+  // Issue 37, attack 12: what the person reads on Toolgate's settings pages.
+  test("the settings pages show page text through the core's escaping: a flag's storage key in the audit and the list apart from Toolgate's words, two look-alike areas as two", async () => {
+    const { page, tabId } = await open('texts.localhost', '/texts.html');
+    const site = new URL(page.url()).origin;
+    const chatId = await chat();
+    const got = await h.start(chatId, call(tabId, 'peek'));
+    assert.ok(!got.card, 'a Read only tool on localhost runs without a card');
+    await got.reply;
+    await h.browser.waitForPalette(page, (p) => entries(p).some((e) => e.name === 'peek' && e.broke !== undefined), 'peek flagged');
+    const KEY = 'note⟨U+202E⟩⟨U+200B⟩key⟨U+2066⟩';
+
+    const settings = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+    // The audit's row: Toolgate's sentence, and the page's key escaped, in an element of its own.
+    const row = settings.locator('#audit-rows tr', { hasText: 'Broke its hints' });
+    await row.waitFor();
+    const what = row.locator('td').nth(4);
+    assert.equal(await what.textContent(), `Broke its hints: it said Read only; during a call it wrote localStorage ${KEY}`);
+    assert.equal(await what.locator('bdi').textContent(), KEY, 'the key apart, in its own bdi');
+    // The list of tools that broke their hints: the same.
+    const item = settings.locator('#broken li', { hasText: 'peek' });
+    await item.waitFor();
+    assert.equal(await item.locator('bdi').last().textContent(), KEY);
+    assert.match(await item.textContent(), /said Read only; during a call it wrote localStorage note⟨U\+202E⟩/);
+    for (const shown of [await what.textContent(), await item.textContent()]) {
+      assert.ok(!NOT_OURS.test(shown), `no bidi control or invisible text of the page: ${JSON.stringify(shown)}`);
+    }
+    await settings.close();
+
+    // Set apart: "search" and "search" plus a zero-width space are two areas, shown as different.
+    const sw = await h.browser.worker();
+    await sw.evaluate((s) => new Promise((resolve) => {
+      const check = async () => {
+        const { tools_seen: seen } = await chrome.storage.local.get('tools_seen');
+        if ((seen?.[s] ?? []).length !== 3) return;
+        chrome.storage.onChanged.removeListener(check);
+        resolve();
+      };
+      chrome.storage.onChanged.addListener(check);
+      check();
+    }), site);
+    const apart = await h.browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/set-apart.html?site=${encodeURIComponent(site)}`);
+    await apart.locator('.area').first().waitFor();
+    const areas = await apart.locator('.area .area-row > button').allTextContents();
+    assert.deepEqual([...areas].sort(), ['peek', 'search', 'search⟨U+200B⟩']);
+    const lookAlike = apart.locator('.area', { has: apart.locator('.area-row > button', { hasText: 'search⟨U+200B⟩' }) });
+    assert.deepEqual(await lookAlike.locator('.tool code').allTextContents(), ['purge'], 'the Delete tool sits in the look-alike area, shown as such');
+    assert.ok(!NOT_OURS.test(await apart.evaluate(() => document.body.textContent)), 'no invisible text of the page on the set-apart page');
+    await apart.close();
     await page.close();
   });
 

@@ -233,7 +233,11 @@ describe('desktop agents through toolgate-mcp', () => {
     mallory.close();
     assert.equal(h.cards.pending(), false, 'no card opened');
     assert.equal(await page.getByText('was here').count(), 0, 'add_note never ran');
-    h.browser.expectErrors(/a desktop agent's session was not opened/);
+    // The refusal is the answer to bad input, told to the agent: not one of
+    // Toolgate's own errors, which tests and the person read as faults.
+    const kept = await (await h.browser.worker()).evaluate(() => [...self.toolgate.errors]);
+    assert.deepEqual(kept.filter((e) => /session was not opened|closed chat/.test(e)), [],
+      "the refusal is not on the extension's list of errors");
     await page.close();
   });
 

@@ -8,12 +8,13 @@
 // event or message of the page's reaches the relay (ARCHITECTURE.md, "The
 // shim–relay channel").
 //
-// Imports: primordials.js, ../handshake.js.
+// Imports: primordials.js, json.js, ../handshake.js.
 
 import {
   arrayPush, channelPort1, channelPort2, dispatch, eventData, MapCtor, mapSet, MessageChannelCtor,
-  MessageEventCtor, portPost, portSetOnMessage, queueMicrotaskFn, stringify, win,
+  MessageEventCtor, portPost, portSetOnMessage, queueMicrotaskFn, win,
 } from './primordials.js';
+import { jsonText } from './json.js';
 import { HELLO } from '../handshake.js';
 
 let port = null;
@@ -28,7 +29,8 @@ export function connect(onText) {
   portSetOnMessage(port, (event) => onText(eventData(event)));
 }
 
-// One message to the relay, as JSON text the shim wrote.
+// One message to the relay, as JSON text the shim wrote (json.js's
+// jsonText: no hook of the page's runs as it is written).
 export function send(text) {
   portPost(port, text);
 }
@@ -55,5 +57,5 @@ export function flush() {
   pendingOps = [];
   pendingCallbacks = [];
   // In this order: the relay reads `type` and `batch` from the text's start.
-  send(stringify({ type: 'updates', batch, ops }));
+  send(jsonText({ type: 'updates', batch, ops }));
 }

@@ -9,7 +9,7 @@
 //
 // Imports: primordials.js, dom.js, events.js, registry.js, native.js.
 
-import { arrayFrom, arrayPush, doc, promiseThen, querySelectorAll, win } from './primordials.js';
+import { arrayPush, doc, promiseThen, querySelectorAll, win } from './primordials.js';
 import { getAttribute, URLCtor } from './dom.js';
 import { queueTask } from './events.js';
 import { fireToolchange } from './registry.js';
@@ -29,19 +29,20 @@ function nearOrigins() {
       return;
     }
     if (origin === 'null' || origin === win.origin) return;
-    for (const known of origins) if (known === origin) return;
+    for (let i = 0; i < origins.length; i++) if (origins[i] === origin) return;
     arrayPush(origins, origin);
   };
   const ancestors = win.location.ancestorOrigins;
   for (let i = 0; i < (ancestors?.length ?? 0); i++) add(ancestors[i]);
-  for (const frame of arrayFrom(querySelectorAll(doc, 'iframe[src]'))) add(getAttribute(frame, 'src'));
+  const frames = querySelectorAll(doc, 'iframe[src]');
+  for (let i = 0; i < frames.length; i++) add(getAttribute(frames[i], 'src'));
   return origins;
 }
 
 // The tools of other origins among `tools` (the browser's getTools()).
 export function otherOrigins(tools) {
   const found = [];
-  for (const tool of tools) if (tool.origin !== win.origin) arrayPush(found, tool);
+  for (let i = 0; i < tools.length; i++) if (tools[i].origin !== win.origin) arrayPush(found, tools[i]);
   return found;
 }
 
@@ -55,7 +56,8 @@ export function watchOtherOrigins() {
     if (fromOrigins.length === 0 && exposed === '') return;
     promiseThen(nativeListTools({ fromOrigins }), (tools) => {
       let now = '';
-      for (const tool of otherOrigins(tools)) now += `${tool.origin} ${tool.name}\n`;
+      const others = otherOrigins(tools);
+      for (let i = 0; i < others.length; i++) now += `${others[i].origin} ${others[i].name}\n`;
       if (now === exposed) return;
       exposed = now;
       queueTask(() => fireToolchange(true), true);

@@ -25,12 +25,14 @@ export function setForeignCall(call) {
   foreignCall = call;
 }
 
-// Reads one member; a throwing getter or Proxy trap gives `{ error }`.
+// Reads one member; a throwing getter or Proxy trap gives `{ error }`. Both
+// fields are the answer's own: a getter a page put on Object.prototype is
+// never read in their place.
 export function read(object, key) {
   try {
-    return { value: object[key] };
+    return { value: object[key], error: undefined };
   } catch (error) {
-    return { error };
+    return { value: undefined, error };
   }
 }
 
@@ -106,9 +108,9 @@ export function readHints(tool) {
     ? (arrayPush(problems, `reading annotations threw ${errorText(annotations.error)}`), NO_HINTS)
     : readAnnotations(annotations.value, problems);
   const strayHints = [];
-  for (const key of HINTS) {
-    const stray = read(tool, key);
-    if (stray.error || stray.value !== undefined) arrayPush(strayHints, key);
+  for (let i = 0; i < HINTS.length; i++) {
+    const stray = read(tool, HINTS[i]);
+    if (stray.error || stray.value !== undefined) arrayPush(strayHints, HINTS[i]);
   }
   return { hints, idl, strayHints, problems };
 }
@@ -184,11 +186,24 @@ export function snapshotTool(tool, path, exists, options) {
     input_schema: schemaJson,
     annotations: hints,
     stray_hints: strayHints,
-    tags: !tags.error && isArray(tags.value) ? arrayFrom(tags.value).filter((t) => typeof t === 'string') : [],
+    tags: !tags.error && isArray(tags.value) ? stringsOf(arrayFrom(tags.value)) : [],
     instructions: null,
-    unreadable: problems.length ? problems.join('; ') : null,
+    unreadable: problems.length ? joined(problems, '; ') : null,
   };
   return { snapshot, execute, idl, signal, exposedTo };
+}
+
+// What the snapshot is made of is made by the shim, with the built-ins as
+// captured: the page's Array.prototype.filter or join would choose its parts.
+function stringsOf(list) {
+  const strings = [];
+  for (let i = 0; i < list.length; i++) if (typeof list[i] === 'string') arrayPush(strings, list[i]);
+  return strings;
+}
+function joined(list, separator) {
+  let text = '';
+  for (let i = 0; i < list.length; i++) text += (i === 0 ? '' : separator) + list[i];
+  return text;
 }
 
 // `registerTool(name, description, inputSchema, execute, annotations?)`.
@@ -226,7 +241,7 @@ export function snapshotSkill(skill, path, exists) {
 // Reads registerTool's (or registerSkill's) options in WebIDL's order:
 // `exposedTo` (only where the API has it: `exposed`), then `signal`.
 export function readOptions(options, method, exposed = false) {
-  if (options === undefined || options === null) return {};
+  if (options === undefined || options === null) return { signal: undefined, exposedTo: undefined };
   if (typeof options !== 'object' && typeof options !== 'function') {
     throw new TypeErrorCtor(`Failed to execute '${method}' on 'ModelContext': The provided value is not of type 'ModelContextRegisterToolOptions'.`);
   }
@@ -260,7 +275,9 @@ function readSequence(value, method, member) {
 // SecurityError, as the draft says.
 export function exposedOriginsOf(list) {
   const origins = [];
-  for (const text of list ?? []) {
+  const texts = list ?? [];
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i];
     let url = null;
     try {
       url = new URLCtor(text);

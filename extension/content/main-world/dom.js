@@ -62,7 +62,9 @@ export function captureDom() {
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
   ToolCancelEventCtor = typeof ToolCancelEvent === 'function' ? ToolCancelEvent
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
-  for (const ctor of [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor]) {
+  const ctors = [EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor];
+  for (let i = 0; i < ctors.length; i++) {
+    const ctor = ctors[i];
     if (typeof ctor !== 'function') throw new TypeErrorCtor(`${describe(ctor)} where a DOM interface belongs`);
   }
 }

@@ -47,7 +47,8 @@ function runTasks() {
   if (i === tasks.length) return;
   // The rest go first, before what was queued meanwhile (which has its message posted).
   const queuedMeanwhile = taskQueue.length;
-  const [laterTasks, laterEnds] = [taskQueue, taskEnds];
+  const laterTasks = taskQueue;
+  const laterEnds = taskEnds;
   taskQueue = [];
   taskEnds = [];
   for (let j = i; j < tasks.length; j++) {
@@ -92,7 +93,8 @@ export function defineEventHandler(proto, type) {
 export const toolEventTargets = [];
 export function fireToolEvent(type, toolName) {
   const Ctor = type === 'toolactivated' ? ToolActivatedEventCtor : ToolCancelEventCtor;
-  for (const target of toolEventTargets) {
+  for (let i = 0; i < toolEventTargets.length; i++) {
+    const target = toolEventTargets[i];
     let event;
     if (Ctor) event = new Ctor(type, { toolName });
     else {

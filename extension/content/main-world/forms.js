@@ -2,13 +2,14 @@
 // is done (watchForms, which index.js hands to DOMContentLoaded) and watched
 // from then on.
 //
-// Imports: primordials.js, dom.js, registry.js, start.js, form-schema.js,
+// Imports: primordials.js, json.js, dom.js, registry.js, start.js, form-schema.js,
 // form-calls.js, native-forms.js.
 
 import {
-  arrayFrom, doc, MapCtor, mapGet, mapHas, mapKeys, mapSet, mapSize, MutationObserverCtor,
-  NAME_RULE, querySelectorAll, queueMicrotaskFn, regexTest, stringify,
+  arrayOf, doc, MapCtor, mapGet, mapHas, mapKeys, mapSet, mapSize, MutationObserverCtor,
+  NAME_RULE, querySelectorAll, queueMicrotaskFn, regexTest,
 } from './primordials.js';
+import { jsonText } from './json.js';
 import { getAttribute, toolsAllowed } from './dom.js';
 import { add, remove } from './registry.js';
 import { start } from './start.js';
@@ -25,7 +26,7 @@ function formSnapshot(form) {
     name: getAttribute(form, 'toolname'),
     title: null,
     description: getAttribute(form, 'tooldescription'),
-    input_schema: stringify(formSchema(formParameters(form))),
+    input_schema: jsonText(formSchema(formParameters(form))),
     annotations: null,
     stray_hints: [],
     tags: [],
@@ -44,21 +45,24 @@ function formExecute(form, name) {
 // Reports what the page's forms declare now, against what was last reported.
 function scanForms() {
   scanQueued = false;
-  const forms = arrayFrom(querySelectorAll(doc, 'form[toolname][tooldescription]'));
+  // By index: Array.from and for...of would run iterators a page can replace.
+  const forms = querySelectorAll(doc, 'form[toolname][tooldescription]');
   if ((forms.length === 0 && mapSize(declared) === 0) || !start() || !toolsAllowed) return;
   const now = new MapCtor();
-  for (const form of forms) {
+  for (let i = 0; i < forms.length; i++) {
+    const form = forms[i];
     const snapshot = formSnapshot(form);
     if (!regexTest(NAME_RULE, snapshot.name) || !snapshot.description || mapHas(now, snapshot.name)) continue;
-    const text = stringify(snapshot);
+    const text = jsonText(snapshot);
     mapSet(now, snapshot.name, text);
     if (mapGet(declared, snapshot.name) === text) continue;
     remove('declarative', 'tool', snapshot.name, false);
     const entry = add('declarative', { snapshot, execute: formExecute(form, snapshot.name), idl: null });
     entry.onRemove = () => cancelFormCall(form);
   }
-  for (const name of arrayFrom(mapKeys(declared))) {
-    if (!mapHas(now, name)) remove('declarative', 'tool', name);
+  const names = arrayOf(mapKeys(declared));
+  for (let i = 0; i < names.length; i++) {
+    if (!mapHas(now, names[i])) remove('declarative', 'tool', names[i]);
   }
   declared = now;
 }
@@ -78,7 +82,8 @@ function queueScan() {
 export function watchForms() {
   scanForms();
   new MutationObserverCtor((records) => {
-    for (const record of records) {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
       if (record.type === 'attributes' || record.addedNodes.length || record.removedNodes.length) {
         queueScan();
         return;

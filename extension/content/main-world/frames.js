@@ -13,7 +13,7 @@
 //
 // Imports: primordials.js, dom.js, registry.js.
 
-import { arrayPush, dispatch, listen, parse, win } from './primordials.js';
+import { arrayPush, dispatch, listen, parse, setOwn, win } from './primordials.js';
 import { CustomEventCtor, eventDetail } from './dom.js';
 import { fireToolchange, toolEntries } from './registry.js';
 
@@ -23,7 +23,9 @@ const CHANGED = 'toolgate:frame-changed';
 // This frame's tools, as getTools() gives them (RegisteredTool).
 function registeredTools() {
   const list = [];
-  for (const entry of toolEntries()) {
+  const entries = toolEntries();
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
     const { snapshot } = entry;
     const item = {
       name: snapshot.name,
@@ -33,7 +35,7 @@ function registeredTools() {
       window: win,
       origin: win.origin,
     };
-    if (entry.idl) item.annotations = { ...entry.idl };
+    if (entry.idl) setOwn(item, 'annotations', { ...entry.idl });
     arrayPush(list, item);
   }
   return list;
@@ -63,18 +65,27 @@ function sameOriginWindows() {
   return found;
 }
 
+// Appends a list's items by index: for...of would run the iterator a page
+// can replace on Array.prototype.
+function appendAll(list, items) {
+  for (let i = 0; i < items.length; i++) arrayPush(list, items[i]);
+}
+
 // Whether `frame` is one of the tree's same-origin windows other than this one.
 export function isTreeWindow(frame) {
-  for (const other of sameOriginWindows()) if (other === frame && other !== win) return true;
+  const frames = sameOriginWindows();
+  for (let i = 0; i < frames.length; i++) if (frames[i] === frame && frames[i] !== win) return true;
   return false;
 }
 
 // The tools of every same-origin document of the tree, this frame's included.
 export function treeTools() {
   const list = [];
-  for (const frame of sameOriginWindows()) {
+  const frames = sameOriginWindows();
+  for (let i = 0; i < frames.length; i++) {
+    const frame = frames[i];
     if (frame === win) {
-      for (const item of registeredTools()) arrayPush(list, item);
+      appendAll(list, registeredTools());
       continue;
     }
     const asked = { tools: [] };
@@ -83,7 +94,7 @@ export function treeTools() {
     } catch {
       continue;
     }
-    for (const item of asked.tools) arrayPush(list, item);
+    appendAll(list, asked.tools);
   }
   return list;
 }
@@ -91,7 +102,9 @@ export function treeTools() {
 // A change of this document's tools: `toolchange` at every same-origin
 // document of the tree, parents first, this one's own objects included.
 export function spreadChange() {
-  for (const frame of sameOriginWindows()) {
+  const frames = sameOriginWindows();
+  for (let i = 0; i < frames.length; i++) {
+    const frame = frames[i];
     if (frame === win) {
       fireToolchange();
       continue;
@@ -113,7 +126,7 @@ export function answerFrames(started) {
     if (!started()) return;
     const asked = eventDetail(event);
     if (asked === null || typeof asked !== 'object') return;
-    for (const item of registeredTools()) arrayPush(asked.tools, item);
+    appendAll(asked.tools, registeredTools());
   });
   listen(win, CHANGED, () => {
     if (started()) fireToolchange(true);

@@ -2,12 +2,13 @@
 // the answers to its reports, the replies to native calls, and agents'
 // calls, run here (runForAgent).
 //
-// Imports: primordials.js, text.js, dom.js, channel.js, native.js,
+// Imports: primordials.js, json.js, text.js, dom.js, channel.js, native.js,
 // events.js, outcome.js, registry.js, start.js, native-forms.js, watch.js.
 
 import {
-  apply, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, stringify, toString,
+  apply, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, setPrototypeOf, toString,
 } from './primordials.js';
+import { jsonText } from './json.js';
 import { errorText } from './text.js';
 import { AbortControllerCtor, controllerSignal } from './dom.js';
 import { send, waiting } from './channel.js';
@@ -31,6 +32,10 @@ export function fromRelay(text) {
   } catch {
     return;
   }
+  // Its members read as its own: none through a getter the page put on
+  // Object.prototype (a native reply's missing `failed`, a call's `watch`).
+  if (message === null || typeof message !== 'object') return;
+  setPrototypeOf(message, null);
   if (message?.type === 'call') {
     // Unanswered if Toolgate could not start here: the worker's timeout answers.
     if (start()) runForAgent(message);
@@ -45,7 +50,9 @@ export function fromRelay(text) {
   mapDelete(waiting, message.batch);
   const results = isArray(message.results) ? message.results : [];
   for (let i = 0; i < callbacks.length; i++) {
-    if (callbacks[i]) callbacks[i](results[i] ?? { error: message.error ?? 'no answer from Toolgate' });
+    const result = i < results.length ? results[i] : undefined;
+    if (result !== null && typeof result === 'object') setPrototypeOf(result, null);
+    if (callbacks[i]) callbacks[i](result ?? { error: message.error ?? 'no answer from Toolgate' });
   }
 }
 
@@ -55,7 +62,7 @@ export function fromRelay(text) {
 function runForAgent({ call_id: callId, source, name, arguments: input, native_call: nativeCall, watch }) {
   // A watched call's storage writes go with its answer (watch.js).
   const seen = watch === true ? startWatching() : null;
-  const answer = (result) => send(stringify({
+  const answer = (result) => send(jsonText({
     type: 'call_result', call_id: callId, ...result, ...(seen ? { seen: stopWatching(seen) } : {}),
   }));
   // A native call's own value goes back to the browser, not its JSON.

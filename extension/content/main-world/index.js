@@ -42,6 +42,10 @@
 //   tool (form-calls.js, form-schema.js) also uses the form's and its
 //   controls' own members and its own arrays' methods: a page that replaces
 //   them breaks only its own form tools, which run its own form anyway.
+//   What the shim sends is written by json.js and built without any hook a
+//   page can set (no for...of, spread or Array.from over the shim's own
+//   arrays, no assignment of a key an object lacks: arrayPush and setOwn;
+//   ARCHITECTURE.md, "The shim–relay channel").
 // - Nothing runs at a module's top level but captures, constants, state and
 //   declarations: what changes the page (its listeners, the accessors, the
 //   hooks) is done below, in this order, once every module is evaluated.
@@ -49,7 +53,8 @@
 //   await, no dynamic import().
 // - Imports run one way, no cycle: primordials.js, text.js and dom.js at the
 //   bottom, this file at the top; each module's header says what it may import.
-// - No esbuild helper in the bundle (grep pkg/main-world.js for `__`): the
+// - No esbuild helper in the bundle (grep pkg/main-world.js for `__`, past
+//   the `__proto__: null` of literals and the `@__PURE__` notes): the
 //   target (chrome148) lowers no syntax, and no module is CommonJS or
 //   imported whole. A helper such as `__defProp` takes Object.defineProperty
 //   as the bundle starts, at document_start, before any page script, which

@@ -6,7 +6,7 @@
 // registry.js.
 
 import {
-  arrayFrom, arrayPush, EventTargetCtor, MapCtor, mapHas, mapSet, mapValues, TypeErrorCtor, warn,
+  arrayFrom, arrayOf, arrayPush, EventTargetCtor, MapCtor, mapHas, mapSet, mapValues, TypeErrorCtor, warn,
 } from './primordials.js';
 import { notAllowed, signalAborted, toolsAllowed } from './dom.js';
 import { report } from './channel.js';
@@ -48,14 +48,16 @@ export class LegacyModelContext extends EventTargetCtor {
     const given = list.value === undefined || list.value === null ? [] : arrayFrom(list.value);
     const names = new MapCtor();
     const takenAll = [];
-    for (const tool of given) {
-      const taken = snapshotTool(tool, 'provide_context', (name) => mapHas(names, name), undefined);
+    for (let i = 0; i < given.length; i++) {
+      const taken = snapshotTool(given[i], 'provide_context', (name) => mapHas(names, name), undefined);
       mapSet(names, taken.snapshot.name, true);
       arrayPush(takenAll, taken);
     }
-    for (const entry of toolEntries()) {
-      if (entry.source === 'navigator' && (entry.snapshot.path === 'provide_context' || mapHas(names, entry.snapshot.name))) {
-        remove('navigator', 'tool', entry.snapshot.name, false);
+    const tools = toolEntries();
+    for (let i = 0; i < tools.length; i++) {
+      const { source, snapshot } = tools[i];
+      if (source === 'navigator' && (snapshot.path === 'provide_context' || mapHas(names, snapshot.name))) {
+        remove('navigator', 'tool', snapshot.name, false);
       }
     }
     const added = [];
@@ -71,8 +73,9 @@ export class LegacyModelContext extends EventTargetCtor {
   }
 
   clearContext() {
-    for (const entry of arrayFrom(mapValues(entries))) {
-      if (entry.source === 'navigator') remove('navigator', entry.snapshot.kind, entry.snapshot.name, false);
+    const all = arrayOf(mapValues(entries));
+    for (let i = 0; i < all.length; i++) {
+      if (all[i].source === 'navigator') remove('navigator', all[i].snapshot.kind, all[i].snapshot.name, false);
     }
     report({ op: 'clear', source: 'navigator' });
   }

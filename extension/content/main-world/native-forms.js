@@ -2,13 +2,14 @@
 // held (holdAgentSubmit, which index.js adds as a capturing `submit` listener
 // on window) until the worker decides, and released (releaseForm) if it may run.
 //
-// Imports: primordials.js, dom.js, channel.js, native.js, outcome.js,
+// Imports: primordials.js, json.js, dom.js, channel.js, native.js, outcome.js,
 // form-calls.js, start.js.
 
 import {
-  arrayFrom, hasOwn, mapSet, parse, PromiseCtor, promiseThen, stringify, weakSetAdd,
+  arrayFrom, hasOwn, mapSet, parse, PromiseCtor, promiseThen, regexTest, setOwn, weakSetAdd,
   weakSetDelete, WeakSetCtor, weakSetHas,
 } from './primordials.js';
+import { jsonText } from './json.js';
 import { getAttribute } from './dom.js';
 import { send } from './channel.js';
 import { nativeCalls, nativeExecuteForm, nextNativeCall } from './native.js';
@@ -56,7 +57,7 @@ export function holdAgentSubmit(event) {
   promiseThen(held, undefined, () => {});
   event.respondWith(held);
   // In this order: the relay reads `type` and `call` from the text's start.
-  send(stringify({ type: 'native_call', call, source: 'declarative', name, arguments: formArguments(form) }));
+  send(jsonText({ type: 'native_call', call, source: 'declarative', name, arguments: formArguments(form) }));
 }
 
 // The forms whose call Toolgate handed to the browser's own executeTool.
@@ -88,18 +89,23 @@ export function nativeFormCall(form, name, input, signal) {
   });
 }
 
-// What an agent filled a form with, as its schema reads (formSnapshot).
+// What an agent filled a form with, as its schema reads (formSnapshot):
+// each value set as the object's own (setOwn), not through a setter of the
+// page's, since it is sent (json.js).
+const NOT_FILLED = /^(submit|button|reset|hidden|file|image)$/;
 function formArguments(form) {
   const values = {};
-  for (const field of arrayFrom(form.elements)) {
+  const fields = arrayFrom(form.elements);
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
     const { name, type } = field;
-    if (!name || ['submit', 'button', 'reset', 'hidden', 'file', 'image'].includes(type) || field.tagName === 'FIELDSET') continue;
-    if (type === 'checkbox') values[name] = field.checked;
+    if (!name || regexTest(NOT_FILLED, type) || field.tagName === 'FIELDSET') continue;
+    if (type === 'checkbox') setOwn(values, name, field.checked);
     else if (type === 'radio') {
-      if (field.checked) values[name] = field.value;
+      if (field.checked) setOwn(values, name, field.value);
     } else if (type === 'number' || type === 'range') {
-      if (field.value !== '') values[name] = field.valueAsNumber;
-    } else if (field.value !== '' || !hasOwn(values, name)) values[name] = field.value;
+      if (field.value !== '') setOwn(values, name, field.valueAsNumber);
+    } else if (field.value !== '' || !hasOwn(values, name)) setOwn(values, name, field.value);
   }
   return values;
 }

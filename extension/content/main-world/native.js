@@ -4,14 +4,15 @@
 // (gatedExecute), and the worker's replies to the calls that come through it
 // (nativeReply). Form tools called through it are held in native-forms.js.
 //
-// Imports: primordials.js, text.js, dom.js, channel.js, outcome.js.
+// Imports: primordials.js, json.js, text.js, dom.js, channel.js, outcome.js.
 
 import {
   apply, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, listen,
-  MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, PromiseCtor, promiseThen, stringify, toString,
-  TypeErrorCtor, warn, win,
+  MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, PromiseCtor, promiseThen, setOwn, setPrototypeOf,
+  toString, TypeErrorCtor, warn, win,
 } from './primordials.js';
 import { errorText } from './text.js';
+import { jsonText } from './json.js';
 import { AbortControllerCtor, controllerSignal, DOMExceptionCtor } from './dom.js';
 import { send } from './channel.js';
 import { servable } from './outcome.js';
@@ -94,7 +95,7 @@ export function gatedExecute(entry) {
       const call = ++lastNativeCall;
       let detail;
       try {
-        detail = stringify({ type: 'native_call', call, source: entry.source, name: entry.snapshot.name, arguments: input ?? {} });
+        detail = jsonText({ type: 'native_call', call, source: entry.source, name: entry.snapshot.name, arguments: input ?? {} });
       } catch (error) {
         reject(new TypeErrorCtor(`Toolgate could not read the call's input: ${errorText(error)}`));
         return;
@@ -147,14 +148,24 @@ function refusalOf(reply) {
 
 // Annotations for the native copy: the class Toolgate decided, as the
 // core gives its hints (Class::native_hints); Consequential's where none came.
+// What the shim hands the browser has no prototype, so the browser reads no
+// member of it through a getter the page put on Object.prototype.
 function nativeAnnotations(result) {
   const given = result?.annotations;
   if (given && typeof given.readOnlyHint === 'boolean') {
-    const copy = { readOnlyHint: given.readOnlyHint };
-    if (typeof given.consequentialHint === 'boolean') copy.consequentialHint = given.consequentialHint;
+    const copy = { __proto__: null, readOnlyHint: given.readOnlyHint };
+    if (typeof given.consequentialHint === 'boolean') setOwn(copy, 'consequentialHint', given.consequentialHint);
     return copy;
   }
-  return { readOnlyHint: false, consequentialHint: true };
+  return { __proto__: null, readOnlyHint: false, consequentialHint: true };
+}
+
+// The schema's objects and arrays without a prototype, as JSON.parse's
+// reviver: the browser writes the schema as JSON, and a toJSON the page put on
+// Object.prototype or Array.prototype would otherwise run on them.
+function bare(key, value) {
+  if (value !== null && typeof value === 'object') setPrototypeOf(value, null);
+  return value;
 }
 
 // Registers Toolgate's copy of a tool with the browser's own API once the
@@ -164,21 +175,22 @@ export function mirror(entry, result) {
   if (!native || entry.removed || entry.snapshot.kind !== 'tool' || entry.source === 'declarative') return;
   entry.nativeController = new AbortControllerCtor();
   const copy = {
+    __proto__: null,
     name: entry.snapshot.name,
     description: entry.snapshot.description,
     execute: entry.gated,
     annotations: nativeAnnotations(result),
   };
-  if (entry.snapshot.title !== null) copy.title = entry.snapshot.title;
+  if (entry.snapshot.title !== null) setOwn(copy, 'title', entry.snapshot.title);
   // The schema as the page gave it, even where that is not an object (a Date,
   // a toJSON that returns a string), which the native API refuses as a value.
   const schemaJson = entry.snapshot.input_schema;
-  if (schemaJson !== null) copy.inputSchema = { toJSON: () => parse(schemaJson) };
+  if (schemaJson !== null) setOwn(copy, 'inputSchema', { __proto__: null, toJSON: () => parse(schemaJson, bare) });
   const failed = (error) => warn(`Toolgate could not register ${copy.name} with the browser's WebMCP: ${errorText(error)}`);
   try {
-    const options = { signal: controllerSignal(entry.nativeController) };
+    const options = { __proto__: null, signal: controllerSignal(entry.nativeController) };
     // Other origins' frames reach it through the browser (cross-origin.js).
-    if (entry.exposedTo !== undefined && wrapsDocumentContext()) options.exposedTo = entry.exposedTo;
+    if (entry.exposedTo !== undefined && wrapsDocumentContext()) setOwn(options, 'exposedTo', entry.exposedTo);
     const done = apply(native.register, native.context, [copy, options]);
     if (done && typeof done.then === 'function') promiseThen(done, undefined, failed);
   } catch (error) {

@@ -7,7 +7,8 @@
 
 // The language's own, here: they cost next to nothing.
 
-export const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
+export const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, setPrototypeOf } = Object;
+export const objectKeys = Object.keys;
 export const { apply } = Reflect;
 const { bind, call } = Function.prototype;
 // `uncurry(f)(self, ...args)` is `f.call(self, ...args)`, with the
@@ -39,7 +40,29 @@ export const ObjectCtor = Object;
 export const mapDelete = uncurry(Map.prototype.delete);
 export const mapValues = uncurry(Map.prototype.values);
 export const mapKeys = uncurry(Map.prototype.keys);
-export const arrayPush = uncurry(Array.prototype.push);
+const mapIteratorNext = uncurry(getPrototypeOf(new Map().values()).next);
+// A map's values (or keys) as an array, by the map iterator's own `next`, as
+// captured here: Array.from and for...of would call the iterators' methods,
+// which a page can replace.
+export function arrayOf(iterator) {
+  const list = [];
+  for (let step = mapIteratorNext(iterator); !step.done; step = mapIteratorNext(iterator)) arrayPush(list, step.value);
+  return list;
+}
+// `object[key] = value` as an own data property, and appends each value as one of the array: unlike
+// Array.prototype.push or an assignment, which set through any setter a page put on
+// Object.prototype or Array.prototype for the key, so that what the shim sends could lose it
+// (json.js). The descriptor has no prototype, so no getter a page put on
+// Object.prototype is read into it.
+export const setOwn = (object, key, value) => {
+  defineProperty(object, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+};
+export const arrayPush = (array, ...values) => {
+  for (let i = 0; i < values.length; i++) {
+    defineProperty(array, array.length, { __proto__: null, value: values[i], writable: true, enumerable: true, configurable: true });
+  }
+  return array.length;
+};
 export const arraySort = uncurry(Array.prototype.sort);
 export const EventTargetCtor = EventTarget;
 export const dispatch = uncurry(EventTarget.prototype.dispatchEvent);

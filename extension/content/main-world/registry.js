@@ -6,7 +6,7 @@
 // Imports: primordials.js, dom.js, events.js, channel.js, native.js.
 
 import {
-  arrayFrom, arrayPush, arraySort, dispatch, listen, MapCtor, mapDelete, mapGet, mapHas, mapSet,
+  arrayOf, arrayPush, arraySort, hasOwn, dispatch, listen, MapCtor, mapDelete, mapGet, mapHas, mapSet,
   mapValues,
 } from './primordials.js';
 import { abortController, EventCtor } from './dom.js';
@@ -39,14 +39,16 @@ function countName(name, by) {
 // The tools of this frame, sorted by name as WebMCP lists them.
 export function toolEntries() {
   const list = [];
-  for (const entry of arrayFrom(mapValues(entries))) {
-    if (entry.snapshot.kind === 'tool') arrayPush(list, entry);
+  const all = arrayOf(mapValues(entries));
+  for (let i = 0; i < all.length; i++) {
+    if (all[i].snapshot.kind === 'tool') arrayPush(list, all[i]);
   }
   return arraySort(list, (a, b) => (a.snapshot.name < b.snapshot.name ? -1 : a.snapshot.name > b.snapshot.name ? 1 : 0));
 }
 
 export function findTool(name) {
-  for (const entry of toolEntries()) if (entry.snapshot.name === name) return entry;
+  const tools = toolEntries();
+  for (let i = 0; i < tools.length; i++) if (tools[i].snapshot.name === name) return tools[i];
   return null;
 }
 
@@ -56,7 +58,7 @@ export function findTool(name) {
 export const changeTargets = [];
 export function fireToolchange(fromFrame = false) {
   const targets = fromFrame ? [changeTargets[0]] : changeTargets;
-  for (const target of targets) dispatch(target, new EventCtor('toolchange'));
+  for (let i = 0; i < targets.length; i++) dispatch(targets[i], new EventCtor('toolchange'));
 }
 let spread = fireToolchange;
 export function setSpread(across) {
@@ -73,7 +75,7 @@ export function makeEntry(source, taken) {
     snapshot: taken.snapshot,
     execute: taken.execute,
     idl: taken.idl,
-    exposedTo: taken.exposedTo, // registerTool's list, for the browser's copy (native.js)
+    exposedTo: hasOwn(taken, 'exposedTo') ? taken.exposedTo : undefined, // registerTool's list, for the browser's copy (native.js)
     removed: false,
     nativeController: null,
     gated: null,

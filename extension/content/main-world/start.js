@@ -6,7 +6,7 @@
 // events.js, registry.js, frames.js, document-context.js, legacy-context.js, testing-context.js,
 // cross-origin.js.
 
-import { arrayFrom, arrayPush, listen, mapValues, warn, win } from './primordials.js';
+import { arrayOf, arrayPush, listen, mapValues, warn, win } from './primordials.js';
 import { errorText } from './text.js';
 import { captureDom } from './dom.js';
 import { flush, report } from './channel.js';
@@ -65,9 +65,9 @@ export function start() {
   // browser's own object, which the page no longer sees: they are passed on.
   if (nativeForms) {
     const isForm = has('declarative', 'tool');
-    for (const type of ['toolactivated', 'toolcancel']) {
-      listen(nativeForms, type, (event) => { if (isForm(event.toolName)) fireToolEvent(type, event.toolName); });
-    }
+    const passOn = (type) => listen(nativeForms, type, (event) => { if (isForm(event.toolName)) fireToolEvent(type, event.toolName); });
+    passOn('toolactivated');
+    passOn('toolcancel');
   }
   listen(win, 'pageshow', restored);
   return true;
@@ -82,5 +82,6 @@ export function start() {
 function restored(event) {
   if (!event.persisted) return;
   report({ op: 'reset' });
-  for (const entry of arrayFrom(mapValues(entries))) report({ op: 'register', decl: entry.snapshot });
+  const all = arrayOf(mapValues(entries));
+  for (let i = 0; i < all.length; i++) report({ op: 'register', decl: all[i].snapshot });
 }
