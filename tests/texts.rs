@@ -275,7 +275,7 @@ fn tool_json_without_hint() -> serde_json::Value {
 #[test]
 fn a_flags_key_and_the_set_apart_names_are_escaped_and_apart() {
     use toolgate::decisions::rules::SeenTool;
-    use toolgate::page::conduct::{Seen, Watch};
+    use toolgate::page::conduct::{Seen, Watch, Witnessed};
     use toolgate::toolgate::Toolgate;
     use toolgate::views::text::Part;
 
@@ -300,7 +300,7 @@ fn a_flags_key_and_the_set_apart_names_are_escaped_and_apart() {
         together: false,
     }];
     let flagged = core
-        .observe(None, &watch, &seen, false, 5)
+        .observe(None, &watch, &Witnessed::of(site, seen), false, 5)
         .expect("flagged");
     let shown_key = "note⟨U+202E⟩⟨U+200B⟩key⟨U+2066⟩";
     let sentence = format!("said Read only; during a call it wrote localStorage {shown_key}");

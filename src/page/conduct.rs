@@ -264,9 +264,11 @@ impl Broken {
         format!("{head}{to}{tail}")
     }
 
-    /// Toolgate's words before and after the page's part (`to`).
+    /// Toolgate's words before and after the page's part (`to`; no space
+    /// before it when it is empty).
     pub fn around(&self) -> (String, String) {
-        let head = format!("said {}; during a call it {} ", self.said, self.done);
+        let space = if self.to.is_empty() { "" } else { " " };
+        let head = format!("said {}; during a call it {}{space}", self.said, self.done);
         let mut tail = String::new();
         if self.more > 0 {
             tail.push_str(&format!(" (and {} more)", self.more));
