@@ -14,7 +14,7 @@ describe('costly schemas', () => {
   const h = harness({ pages: 'tests/pages/costly', chatPrefix: 'costly' });
   const { open, chat, request: call, start, text } = h;
   const costly = (name) => `cannot check the arguments of ${name}: its schema is too costly to check `
-    + '(more than 40,000 steps for these arguments)';
+    + '(more than 10,000 steps for these arguments)';
 
   // 22 $defs, each an allOf of two $refs to the next: 2^22 visits for `{}`,
   // which held every agent's calls for 11.6 s before the check was counted.
