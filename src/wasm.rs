@@ -8,39 +8,15 @@ use crate::toolgate::Toolgate;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+mod schema;
+mod watch;
+
+use watch::Witness;
+
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
-    crate::page::schema::use_validator(check_arguments);
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// The worker's validator of an agent's arguments
-    /// (extension/background/arguments.js): the problems as JSON text.
-    #[wasm_bindgen(catch, js_name = "toolgateCheckArguments")]
-    fn check_arguments_js(schema: &str, arguments: &str) -> Result<String, JsValue>;
-}
-
-/// Checks arguments with the worker's validator (src/page/schema.rs): its
-/// problems, or why it failed, which refuses the call.
-fn check_arguments(
-    schema: &serde_json::Value,
-    arguments: &serde_json::Value,
-) -> Result<Vec<String>, String> {
-    /// The worker's answer: the problems, or what the validator threw.
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Checked {
-        Problems(Vec<String>),
-        Failed { failed: String },
-    }
-    let answer = check_arguments_js(&schema.to_string(), &arguments.to_string())
-        .map_err(|thrown| format!("{thrown:?}"))?;
-    match serde_json::from_str(&answer).map_err(|error| error.to_string())? {
-        Checked::Problems(problems) => Ok(problems),
-        Checked::Failed { failed } => Err(failed),
-    }
+    crate::page::schema::use_validator(schema::check_arguments);
 }
 
 /// The JSON-RPC error reply, as JSON text, that the shell gives an agent
@@ -51,125 +27,6 @@ pub fn error_reply(kind: &str, id: &str, detail: &str) -> Result<String, JsError
     let error =
         crate::protocol::RpcError::from_shell(kind, detail).map_err(|e| JsError::new(&e))?;
     Ok(crate::protocol::error_reply(&id, &error).text().to_owned())
-}
-
-/// A pattern on the core's linear-time engine (src/page/schema/pattern.rs),
-/// which the worker's validator runs instead of JavaScript's `RegExp`
-/// (extension/background/arguments.js).
-#[wasm_bindgen]
-pub struct LinearPattern(crate::page::schema::Pattern);
-
-#[wasm_bindgen]
-impl LinearPattern {
-    /// The pattern `source` as the check's plan compiled it; never compiles
-    /// one itself (src/page/schema/budget.rs charges each compile to the
-    /// check), so a pattern the plan did not compile fails the check.
-    #[wasm_bindgen(constructor)]
-    pub fn new(source: &str) -> Result<LinearPattern, JsError> {
-        crate::page::schema::cached(source)
-            .map(LinearPattern)
-            .ok_or_else(|| JsError::new("a pattern the check's plan did not compile"))
-    }
-
-    /// Whether the pattern matches anywhere in `text`, as `RegExp.prototype.test`.
-    pub fn test(&self, text: &str) -> bool {
-        self.0.is_match(text)
-    }
-}
-
-/// What one call was seen doing, kept within bounds as the worker sees it
-/// (src/page/witnessed.rs; extension/background/watch.js), for `Core::observe`.
-#[wasm_bindgen]
-pub struct Witness(crate::page::witnessed::Witnessed);
-
-#[wasm_bindgen]
-impl Witness {
-    /// Nothing seen yet, for a call of a tool on `site` (an origin).
-    #[wasm_bindgen(constructor)]
-    pub fn new(site: &str) -> Witness {
-        Witness(crate::page::witnessed::Witnessed::new(site))
-    }
-
-    /// A request the browser saw the call's tab, or its site's service
-    /// worker, send: `frame` which frame sent it beside the tool's (`tool`,
-    /// `child`, `other`, `worker`), `from` its `initiator`, `usual` whether
-    /// the page sends it on its own too (src/page/conduct/scope.rs).
-    #[allow(clippy::too_many_arguments)]
-    pub fn request(
-        &mut self,
-        method: &str,
-        url: &str,
-        kind: &str,
-        together: bool,
-        frame: &str,
-        from: Option<String>,
-        usual: bool,
-    ) {
-        use crate::page::conduct::Frame;
-        let frame = match frame {
-            "tool" => Frame::Tool,
-            "child" => Frame::Child,
-            "worker" => Frame::Worker,
-            _ => Frame::Other,
-        };
-        self.0.see(crate::page::conduct::Seen::Request {
-            method: method.to_owned(),
-            url: url.to_owned(),
-            kind: kind.to_owned(),
-            together,
-            frame,
-            from,
-            usual,
-            other_tabs: false,
-        });
-    }
-
-    /// A request the browser saw a window send that the call opened.
-    pub fn opened(&mut self, method: &str, url: &str, kind: &str, together: bool) {
-        self.0.see(crate::page::conduct::Seen::Opened {
-            method: method.to_owned(),
-            url: url.to_owned(),
-            kind: kind.to_owned(),
-            together,
-        });
-    }
-
-    /// Whether the site's service worker was seen sending something the
-    /// call's (then `otherTabs`, if the site is open in another tab).
-    #[wasm_bindgen(js_name = "sawWorker")]
-    pub fn saw_worker(&self) -> bool {
-        self.0.saw_worker()
-    }
-
-    /// The site was open in another tab too: what its worker sent, Toolgate
-    /// cannot tell.
-    #[wasm_bindgen(js_name = "otherTabs")]
-    pub fn other_tabs(&mut self) {
-        self.0.other_tabs();
-    }
-
-    /// A write to the page's storage the shim or the relay saw.
-    pub fn storage(&mut self, area: &str, op: &str, key: &str, together: bool) {
-        self.0.see(crate::page::conduct::Seen::Storage {
-            area: area.to_owned(),
-            op: op.to_owned(),
-            key: key.to_owned(),
-            together,
-        });
-    }
-
-    /// `count` more writes to the page's storage that the shim and the relay
-    /// counted but did not keep.
-    #[wasm_bindgen(js_name = "unkeptWrites")]
-    pub fn unkept_writes(&mut self, count: u32) {
-        let write = crate::page::conduct::Seen::Storage {
-            area: String::new(),
-            op: "set".to_owned(),
-            key: String::new(),
-            together: false,
-        };
-        self.0.count(&write, count as usize);
-    }
 }
 
 // Values cross the boundary as JSON text in plain strings: the shell turns
@@ -208,8 +65,6 @@ enum PageRead {
     NativeCall { number: u64, call: FrameCall },
 }
 
-/// Parses a message from Toolgate's own pages into its one typed form, or
-/// fails with a clear error. The shell routes on the parsed `type`.
 /// Page text as Toolgate's pages show it (`views::text::page_text_as`), for
 /// the agent console, which gets it raw as an agent does.
 #[wasm_bindgen(js_name = "pageText")]
@@ -218,15 +73,14 @@ pub fn page_text(text: &str, kind: &str) -> Result<String, JsError> {
         .ok_or_else(|| JsError::new(&format!("no such kind of page text: {kind}")))
 }
 
+/// Parses a message from Toolgate's own pages into its one typed form, or
+/// fails with a clear error. The shell routes on the parsed `type`.
 #[wasm_bindgen(js_name = "parseUiMessage")]
 pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
     let parsed: FromUi = read(message, "ui message")?;
     write(&parsed)
 }
 
-/// Parses a message from a desktop agent's session (toolgate-mcp's host,
-/// over native messaging) into its one typed form, or fails with a clear
-/// error. Every message from an agent channel is read here first.
 /// One change of `site`'s rules from the settings page, checked against the
 /// stored rule book and the tools seen on the site (`[SeenTool]`), all JSON
 /// text: the whole new rule book, for the shell to store, or why the change
@@ -257,6 +111,9 @@ pub fn rule_words() -> Result<String, JsError> {
     write(&crate::views::rule_words::rule_words())
 }
 
+/// Parses a message from a desktop agent's session (toolgate-mcp's host,
+/// over native messaging) into its one typed form, or fails with a clear
+/// error. Every message from an agent channel is read here first.
 #[wasm_bindgen(js_name = "parseAgentMessage")]
 pub fn parse_agent_message(message: &str) -> Result<String, JsError> {
     let parsed: crate::protocol::bridge::FromAgent = read(message, "agent message")?;
