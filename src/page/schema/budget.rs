@@ -241,17 +241,22 @@ impl<'a> Target<'a> {
 
 /// `value`'s size in values (itself and all it holds), counted up to `cap`.
 fn size(value: &Value, cap: u64) -> u64 {
-    let mut count = 1;
-    let children: Box<dyn Iterator<Item = &Value>> = match value {
-        Value::Array(items) => Box::new(items.iter()),
-        Value::Object(members) => Box::new(members.values()),
-        _ => return 1,
-    };
-    for child in children {
+    let rest = cap.saturating_sub(1);
+    1 + match value {
+        Value::Array(items) => sizes(items.iter(), rest),
+        Value::Object(members) => sizes(members.values(), rest),
+        _ => 0,
+    }
+}
+
+/// The sizes of `values` together, counted up to `cap`.
+fn sizes<'a>(values: impl Iterator<Item = &'a Value>, cap: u64) -> u64 {
+    let mut count = 0;
+    for value in values {
         if count >= cap {
             break;
         }
-        count += size(child, cap - count);
+        count += size(value, cap - count);
     }
     count
 }
