@@ -409,7 +409,7 @@ fn bench_decide(c: &mut Criterion) {
                 panic!("a Read-only call on localhost runs");
             };
             let (_, _, reply) = session
-                .finish(run.call_id, Ok(&ok), 1 << 20, true, None)
+                .finish(run.call_id, Ok(&ok), 1 << 20, true, None, 0)
                 .expect("running");
             reply
         })
@@ -429,7 +429,7 @@ fn bench_decide(c: &mut Criterion) {
                 };
                 let outcome: &RawValue = serde_json::from_str(black_box(r#""ok""#)).expect("JSON");
                 let (_, _, reply) = session
-                    .finish(run.call_id, Ok(outcome), 1 << 20, true, None)
+                    .finish(run.call_id, Ok(outcome), 1 << 20, true, None, 0)
                     .expect("running");
                 (step_text, reply.text().to_owned())
             })

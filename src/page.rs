@@ -7,6 +7,7 @@
 //! - [`addressed`]: the phrases that speak to the agent's model, in one list;
 //! - [`registry`]: the tools each tab, frame and document publishes, as a state machine;
 //! - [`schema`]: arguments checked against a tool's inputSchema;
+//! - [`untrusted`]: what in a tool's result may carry someone else's instructions;
 //! - [`witnessed`]: what a call was seen doing, kept within bounds as it is seen.
 
 pub mod addressed;
@@ -16,4 +17,5 @@ pub mod declaration;
 pub mod hidden;
 pub mod registry;
 pub mod schema;
+pub mod untrusted;
 pub mod witnessed;

@@ -234,11 +234,12 @@ impl Toolgate {
         failure: Option<String>,
         cap: usize,
         taken: bool,
+        now_ms: u64,
     ) -> Option<String> {
         let outcome = page_outcome(result, failure);
         let conduct = self.conduct.remove(&call_id);
         self.session
-            .finish(call_id, outcome, cap, taken, conduct.as_ref())
+            .finish(call_id, outcome, cap, taken, conduct.as_ref(), now_ms)
             .map(|(_, _, reply)| reply.text().to_owned())
     }
 

@@ -274,6 +274,7 @@ impl Core {
         failure: Option<String>,
         cap: f64,
         taken: bool,
+        now_ms: f64,
     ) -> Option<String> {
         self.0.finish(
             call_id as u64,
@@ -281,6 +282,7 @@ impl Core {
             failure,
             cap as usize,
             taken,
+            now_ms as u64,
         )
     }
 

@@ -41,7 +41,7 @@ fn the_widths_table_of_docs_cards() {
             assert_eq!(outcome(&h, &step), want, "{answer:?}: {tool}");
             if let Step::Run { run } = step {
                 h.session
-                    .finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false, None);
+                    .finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false, None, 0);
             }
         }
     }
@@ -422,7 +422,7 @@ fn an_immediate_identical_retry_of_an_approved_idempotent_call_runs() {
         let step = h.call("c", 1, "add_note", json!({"title": "x"}));
         if let Step::Run { run } = h.answer(card_id(&step), Answer::Call(CallAnswer::AllowOnce)) {
             h.session
-                .finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false, None);
+                .finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false, None, 0);
         }
     };
     let mut h = Harness::new();

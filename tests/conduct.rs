@@ -91,7 +91,7 @@ fn witnessed(seen: &[Seen]) -> Witnessed {
 
 fn reply(core: &mut Toolgate, run: &Run) -> Value {
     let text = core
-        .finish(run.call_id, Some("\"ok\""), None, 1024, true)
+        .finish(run.call_id, Some("\"ok\""), None, 1024, true, 0)
         .expect("a reply");
     serde_json::from_str(&text).expect("JSON")
 }

@@ -351,7 +351,14 @@ fn a_session_restored_mid_card_still_runs_the_call() {
     };
     let (_, _, reply) = h
         .session
-        .finish(run.call_id, Ok(&raw(&json!("3 notes"))), 1024, false, None)
+        .finish(
+            run.call_id,
+            Ok(&raw(&json!("3 notes"))),
+            1024,
+            false,
+            None,
+            0,
+        )
         .expect("finished");
     assert_eq!(reply.value()["result"]["content"][0]["text"], "3 notes");
     let world = World {

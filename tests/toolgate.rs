@@ -74,7 +74,7 @@ fn a_core_rebuilt_from_storage_settles_the_calls_the_old_worker_was_running() {
     );
     // The old worker's outcome, arriving late, answers nobody.
     assert_eq!(
-        again.finish(run.call_id, Some("\"late\""), None, 1024, true),
+        again.finish(run.call_id, Some("\"late\""), None, 1024, true, 0),
         None
     );
 }
@@ -165,7 +165,7 @@ fn a_page_outcome_that_is_not_json_reaches_the_agent_as_a_clear_error() {
     };
     let reply: Value = serde_json::from_str(
         &core
-            .finish(run.call_id, Some("{not json"), None, 1024, true)
+            .finish(run.call_id, Some("{not json"), None, 1024, true, 0)
             .expect("a reply"),
     )
     .expect("JSON");

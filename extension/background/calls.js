@@ -20,7 +20,7 @@ export async function run(chat, id, spec) {
   const { result, failure } = policyChanged ? { failure: policyChanged } : await watched(chat, id, spec, callTimeoutMs);
   // An agent waiting here takes the reply now: it need not be kept.
   const taken = isWaitedFor(chat, id);
-  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken)));
+  const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken, Date.now())));
   if (reply) await deliver(chat, id, reply, !taken);
 }
 

@@ -30,7 +30,7 @@ mod listing;
 mod waiting;
 pub use budget::{stored_len, HeldBytes, CHAT_ID_BYTES, LABEL_CHARS, REQUEST_ID_BYTES};
 pub use frames::{FrameCall, Withdrawn};
-pub use kept::page_outcome;
+pub use kept::{page_outcome, RunningCall};
 pub use waiting::Expired;
 
 /// The largest tool result handed to an agent, in bytes of JSON.
@@ -156,6 +156,8 @@ impl Step {
 /// serde reads without buffering: `{"list": {…}}`, `{"call": {…}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+// Few are held (one per request waiting on a card), and a call is the usual one.
+#[allow(clippy::large_enum_variant)]
 pub enum Action {
     List(Listing),
     Call(PageCall),
@@ -195,6 +197,11 @@ pub struct PageCall {
     /// found it: its card says so and offers answers for this call only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broken: Option<crate::page::conduct::Broken>,
+    /// What the chat had read that may carry someone else's instructions,
+    /// when its card was asked: the card says so, and a yes on it is this
+    /// call's (docs/cards.md, "After untrusted content").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<crate::decisions::untrusted::Source>,
 }
 
 impl PageCall {
@@ -297,17 +304,6 @@ pub struct Answered {
 pub struct WaitingStep {
     pub request_id: Value,
     pub step: Step,
-}
-
-/// A call running in a page: whose request it is, and what let it run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunningCall {
-    pub chat: String,
-    pub request_id: Value,
-    pub why: String,
-    /// The tool declared `untrustedContentHint: true`: its reply says so.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub untrusted_content: bool,
 }
 
 /// Everything the agent entry keeps, persisted as one record.

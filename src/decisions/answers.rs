@@ -268,6 +268,9 @@ pub struct Chat {
     /// again, so no later agent inherits what it was allowed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub closed: bool,
+    /// The untrusted content it read (`decisions::untrusted`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<crate::decisions::untrusted::Source>,
 }
 
 /// Every chat's answers, and the refusals that hold for all chats.
@@ -326,6 +329,7 @@ impl Answers {
         entry.closed = true;
         entry.sites = BTreeMap::default();
         entry.last_approval = None;
+        entry.untrusted = Vec::new();
     }
 
     /// Whether `chat` was closed.

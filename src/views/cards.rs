@@ -9,6 +9,7 @@
 use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
 use crate::decisions::rules::{Level, RuleBook, RuleFacts};
+use crate::decisions::untrusted::Source;
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, SEEN_CAP};
 use crate::page::registry::is_opaque_site;
@@ -16,6 +17,10 @@ use crate::views::text::{
     page_line, Line, ARGUMENT_NAME_CAP, ARGUMENT_VALUE_CAP, CHAT_CAP, NAME_CAP, TITLE_CAP, URL_CAP,
 };
 use serde::Serialize;
+
+/// An excerpt of untrusted content as a card shows it: escapes count their
+/// width, so a little more than the excerpt's characters.
+const EXCERPT_CAP: usize = 300;
 
 /// One answer as a button or menu item shows it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -57,6 +62,9 @@ pub struct Card {
     pub arguments: Vec<(String, String)>,
     /// Set when an "Always allow" lapsed because the tool changed.
     pub changed: Option<Line>,
+    /// The call is asked about because its chat read untrusted content
+    /// (docs/cards.md, "After untrusted content"): its lines say so.
+    pub after_untrusted: bool,
     pub publishes: Vec<Published>,
     pub approve: Choice,
     pub approve_menu: Vec<Choice>,
@@ -180,6 +188,7 @@ pub fn card(
                 argument_count: None,
                 arguments: Vec::new(),
                 changed: None,
+                after_untrusted: false,
                 publishes,
                 approve: choice("Allow this call only", Answer::Site(SiteAnswer::AllowOnce)),
                 approve_menu: vec![
@@ -210,6 +219,7 @@ pub fn card(
                 arguments,
                 class,
                 broken,
+                untrusted,
                 ..
             }) = &pending.action
             else {
@@ -234,12 +244,17 @@ pub fn card(
                 kind: CardKind::Call,
                 asked_by,
                 heading: Line::default().quote(name.clone()),
-                lines: broken.iter().map(|b| broken_line(&name, b)).collect(),
+                lines: broken
+                    .iter()
+                    .map(|b| broken_line(&name, b))
+                    .chain(untrusted_lines(untrusted))
+                    .collect(),
                 tool: Some(name.clone()),
                 class: class.map(Class::label),
                 rule: None,
                 argument_count: Some(argument_count(&arguments)),
                 arguments,
+                after_untrusted: !untrusted.is_empty(),
                 changed: pending.changed.then(|| {
                     Line::default().quote(name.clone()).say(" changed since you chose to always allow it: its description, schema or hints are different.")
                 }),
@@ -280,6 +295,7 @@ pub fn card(
             if let Some(broken) = &call.broken {
                 lines.push(broken_line(&name, broken));
             }
+            lines.extend(untrusted_lines(&call.untrusted));
             if let Some(because) = &because {
                 lines.push(Line::ours(format!(
                     "It asks first because of {} on {site}. Allow once lets this call run, this once.",
@@ -299,6 +315,7 @@ pub fn card(
                 argument_count: Some(argument_count(&arguments)),
                 arguments,
                 changed: None,
+                after_untrusted: !call.untrusted.is_empty(),
                 publishes,
                 approve: choice("Allow once", Answer::Rule(RuleAnswer::AllowOnce)),
                 approve_menu: Vec::new(),
@@ -326,4 +343,31 @@ fn broken_line(name: &str, broken: &Broken) -> Line {
         .say(format!(
             "{tail}. You can clear this in the palette or on the settings page."
         ))
+}
+
+/// Why a call is asked about after its chat read untrusted content, newest
+/// source first (docs/cards.md, "After untrusted content"): the tool and its
+/// site, why its content is untrusted, and the excerpt as page text.
+fn untrusted_lines(read: &[Source]) -> Vec<Line> {
+    let Some(newest) = read.last() else {
+        return Vec::new();
+    };
+    let mut lines = vec![
+        Line::ours("This chat has read content from \u{201c}")
+            .quote(page_line(&newest.tool, NAME_CAP))
+            .say(format!(
+                "\u{201d} on {} that may carry someone else's instructions: {}. Check that this call is what you asked for.",
+                site_host(&newest.site),
+                newest.found.because.plain()
+            )),
+        Line::ours("What it read: ").quote(page_line(&newest.found.excerpt, EXCERPT_CAP)),
+    ];
+    if read.len() > 1 {
+        let others = read.len() - 1;
+        let tools = if others == 1 { "tool" } else { "tools" };
+        lines.push(Line::ours(format!(
+            "This chat read such content from {others} other {tools} too."
+        )));
+    }
+    lines
 }

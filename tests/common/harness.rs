@@ -196,6 +196,6 @@ pub fn with_site_answer(h: &mut Harness, chat: &str, answer: SiteAnswer) {
     // Finish the run so no call is left running.
     if let Step::Run { run } = after {
         h.session
-            .finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false, None);
+            .finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false, None, 0);
     }
 }

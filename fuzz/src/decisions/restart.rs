@@ -8,7 +8,7 @@ impl Driver {
         let ids: Vec<u64> = self.running.keys().chain(&self.lost).copied().collect();
         let Some(&call_id) = ids.get(call as usize % (ids.len() + 1)) else {
             assert_eq!(
-                self.core.finish(424_242, Some("1"), None, 1024, taken),
+                self.core.finish(424_242, Some("1"), None, 1024, taken, 0),
                 None
             );
             return;
@@ -18,7 +18,7 @@ impl Driver {
         } else {
             (None, Some("it threw".to_owned()))
         };
-        let reply = self.core.finish(call_id, result, failure, 1024, taken);
+        let reply = self.core.finish(call_id, result, failure, 1024, taken, 0);
         let running = self.running.remove(&call_id);
         assert_eq!(
             reply.is_some(),

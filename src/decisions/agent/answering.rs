@@ -208,11 +208,13 @@ impl PageCall {
 
 impl Pending {
     /// The answers its card offers: a call card for a tool that broke its
-    /// hints offers none that would cover a later call (docs/classes.md).
+    /// hints (docs/classes.md), or for a call after untrusted content
+    /// (docs/cards.md), offers none that would cover a later call.
     pub fn offered(&self) -> Vec<Answer> {
         let mut offers = self.card.offered(&self.site);
         if self.card == CardKind::Call
-            && matches!(&self.action, Action::Call(call) if call.broken.is_some())
+            && matches!(&self.action, Action::Call(call)
+                if call.broken.is_some() || !call.untrusted.is_empty())
         {
             offers.retain(|a| {
                 !matches!(

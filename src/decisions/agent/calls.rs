@@ -5,6 +5,7 @@
 use super::*;
 use crate::decisions::answers::site_host;
 use crate::decisions::rules::{Gate, RuleFacts};
+use crate::decisions::untrusted::ReadFrom;
 use crate::page::conduct::Watch;
 use crate::page::declaration::{Hint, HintState, Kind};
 use crate::page::registry::{is_opaque_site, Frame, Tool};
@@ -153,6 +154,7 @@ impl Session {
             allowed_once: false,
             rule_yes: false,
             broken,
+            untrusted: Vec::new(),
         };
         self.decide_call(chat, id, call, world)
     }
@@ -195,7 +197,7 @@ impl Session {
         &mut self,
         chat: &str,
         id: &Value,
-        call: PageCall,
+        mut call: PageCall,
         world: &World,
     ) -> Step {
         // The tool as the request found it, or why it cannot run: every
@@ -206,6 +208,12 @@ impl Session {
             Ok(facts) => facts,
             Err(error) => return Step::error(id, &error),
         };
+        // After untrusted content, a call that acts needs a yes for itself
+        // on a card that says so (docs/cards.md, "After untrusted content");
+        // a card that said so already asked it.
+        let read = self.answers.untrusted(chat);
+        let warn = facts.class != Class::ReadOnly && !read.is_empty() && call.untrusted.is_empty();
+        let read = if warn { read.to_vec() } else { Vec::new() };
         // The site's rule is the most the chat may do (docs/rules.md), as it
         // is now: a call that waited on a card meets the rule of its answer's time.
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
@@ -215,6 +223,9 @@ impl Session {
             // A late yes for this same call counts as the rule card's yes.
             Some(Gate::AskFirst { .. }) if !rule_yes => {
                 if !self.late_yes(chat, &call, world.now_ms) {
+                    // The rule's card says what the chat read, and its yes
+                    // is this call's.
+                    call.untrusted = read;
                     return self.ask_rule(chat, id, call, world.now_ms);
                 }
                 rule_yes = true;
@@ -224,19 +235,33 @@ impl Session {
         // A refusal that came while this call's card was open holds against
         // the card's "Allow this call only" (docs/cards.md), and the rule's "Allow once".
         let refused = || self.answers.standing_refusal(chat, &facts);
+        let after = if call.untrusted.is_empty() {
+            ""
+        } else {
+            ", after this chat read untrusted content"
+        };
         let decision = if rule_yes {
             refused().unwrap_or_else(|| Decision::Run {
-                why: "you allowed this call once".to_owned(),
+                why: format!("you allowed this call once{after}"),
             })
         } else if call.allowed_once {
             refused().unwrap_or_else(|| Decision::Run {
-                why: "you allowed this call only".to_owned(),
+                why: format!("you allowed this call only{after}"),
             })
         } else {
             self.answers
                 .decide_call(chat, &facts, &call.arguments, world.now_ms)
         };
         match decision {
+            Decision::Run { .. } | Decision::AskSite | Decision::AskCall { .. } if warn => {
+                let changed = decision == Decision::AskCall { changed: true };
+                call.untrusted = read;
+                if self.rules.unattended {
+                    return untrusted_refusal(id, &call);
+                }
+                let site = call.site.clone();
+                self.ask(chat, id, Action::Call(call), CardKind::Call, site, changed)
+            }
             Decision::Run { why } => self.start_run(chat, id, call, why, world),
             refused @ Decision::Refuse { .. } => refusal(id, refused),
             // Unattended, no card ever opens (docs/rules.md): what the site's
@@ -292,6 +317,11 @@ impl Session {
             why,
             untrusted_content: tool
                 .is_some_and(|t| t.decl.hint(Hint::UntrustedContent) == HintState::True),
+            from: ReadFrom {
+                site: call.site.clone(),
+                tool: call.target.name.clone(),
+                flagged: call.broken.is_some(),
+            },
         };
         let watch = tool.and_then(|t| Watch::of(t, &call.site));
         let call_id = if repeatable {
@@ -314,4 +344,30 @@ impl Session {
             },
         }
     }
+}
+
+/// The refusal of an acting call after untrusted content when no one is
+/// there to ask (Toolgate runs unattended), with the sources the chat read.
+fn untrusted_refusal(id: &Value, call: &PageCall) -> Step {
+    #[derive(serde::Serialize)]
+    struct Meta<'a> {
+        #[serde(flatten)]
+        decision: Decision,
+        chat_read_untrusted: &'a [crate::decisions::untrusted::Source],
+    }
+    let name = &call.target.name;
+    let why = match call.untrusted.last() {
+        Some(source) => format!(
+            "Nothing ran: this chat has read content from {} on {} that may carry someone else's instructions ({}), so each call of a tool that acts needs a yes on a card, and no one was there to ask (Toolgate runs unattended). {name} was not called.",
+            source.tool,
+            site_host(&source.site),
+            source.found.because.plain()
+        ),
+        None => format!("Nothing ran: {name} needs an answer on a card, and no one was there to ask (Toolgate runs unattended)."),
+    };
+    let meta = Meta {
+        decision: Decision::Refuse { why: why.clone() },
+        chat_read_untrusted: &call.untrusted,
+    };
+    Step::reply(crate::protocol::tool_result(id, &why, true, &meta))
 }

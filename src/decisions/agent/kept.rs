@@ -2,7 +2,9 @@
 //! (the worker stopped): collected by sending the same request again.
 
 use super::*;
+use crate::decisions::untrusted::{ReadFrom, Source};
 use crate::page::conduct::Conduct;
+use crate::page::untrusted::{untrusted, Declared, Found};
 use crate::protocol::result_reply;
 use serde_json::value::RawValue;
 
@@ -22,9 +24,25 @@ pub fn page_outcome(result: Option<&str>, failure: Option<String>) -> Result<&Ra
     }
 }
 
+/// A call running in a page: whose request it is, and what let it run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunningCall {
+    pub chat: String,
+    pub request_id: Value,
+    pub why: String,
+    /// The tool declared `untrustedContentHint: true`: its reply says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub untrusted_content: bool,
+    /// The tool it runs, for the chat's memory of what it read (docs/cards.md,
+    /// "After untrusted content").
+    #[serde(default)]
+    pub from: ReadFrom,
+}
+
 /// What a call's reply says under `_meta.toolgate`: what let it run, whether
 /// its tool said its result holds untrusted content (so that a client can set
-/// it apart), and what its tab was seen doing.
+/// it apart), what its tab was seen doing, and the untrusted content its chat
+/// has read (docs/agents.md): `result_untrusted` when this very result was.
 #[derive(Serialize)]
 struct RunMeta<'a> {
     #[serde(flatten)]
@@ -33,6 +51,10 @@ struct RunMeta<'a> {
     untrusted_content: bool,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     conduct: Option<&'a Conduct>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_untrusted: Option<&'a Found>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    chat_read_untrusted: &'a [Source],
 }
 
 impl Session {
@@ -42,6 +64,8 @@ impl Session {
     /// same request again.
     /// `conduct`: what the call's tab was seen doing, if anything
     /// (docs/classes.md, "Hints held to their word"); its reply says so.
+    /// A result that holds untrusted content is remembered by its chat
+    /// (docs/cards.md, "After untrusted content").
     pub fn finish(
         &mut self,
         call_id: u64,
@@ -49,12 +73,14 @@ impl Session {
         cap: usize,
         taken: bool,
         conduct: Option<&Conduct>,
+        now_ms: u64,
     ) -> Option<(String, Value, Reply)> {
         let RunningCall {
             chat,
             request_id: id,
             why,
             untrusted_content,
+            from,
         } = match self.running.remove(&call_id) {
             Some(running) => {
                 self.unsaved = true;
@@ -62,10 +88,34 @@ impl Session {
             }
             None => self.repeatable.remove(&call_id)?,
         };
+        // What the agent reads is what is judged: a result over the cap
+        // reaches it as Toolgate's words alone.
+        let read = match &outcome {
+            Ok(result) if result.get().len() > cap => None,
+            Ok(result) => Some(Ok(result.get())),
+            Err(reason) => Some(Err(reason.as_str())),
+        };
+        let declared = Declared {
+            hint: untrusted_content,
+            flagged: from.flagged || conduct.is_some_and(|c| c.broke.is_some()),
+        };
+        let found = read.and_then(|read| untrusted(read, declared));
+        if let Some(found) = &found {
+            let source = Source {
+                site: from.site,
+                tool: from.tool,
+                at_ms: now_ms,
+                found: found.clone(),
+            };
+            self.answers.read_untrusted(&chat, source);
+            self.unsaved = true;
+        }
         let meta = RunMeta {
             decision: Decision::Run { why },
             untrusted_content,
             conduct,
+            result_untrusted: found.as_ref(),
+            chat_read_untrusted: self.answers.untrusted(&chat),
         };
         let reply = match outcome {
             Err(reason) => tool_result(&id, &reason, true, &meta),
