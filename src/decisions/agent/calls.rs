@@ -358,7 +358,7 @@ fn untrusted_refusal(id: &Value, call: &PageCall) -> Step {
     let name = &call.target.name;
     let why = match call.untrusted.last() {
         Some(source) => format!(
-            "Nothing ran: this chat has read content from {} on {} that may carry someone else's instructions ({}), so each call of a tool that acts needs a yes on a card, and no one was there to ask (Toolgate runs unattended). {name} was not called.",
+            "Nothing ran: {name} acts, and this chat has read content from {} on {} that may carry someone else's instructions ({}); each such call needs a yes on a card, and no one was there to ask (Toolgate runs unattended).",
             source.tool,
             site_host(&source.site),
             source.found.because.plain()
