@@ -460,6 +460,7 @@ impl Driver {
             allowed_once: false,
             rule_yes: false,
             broken: None,
+            untrusted: Vec::new(),
         };
         let facts = facts(&call, tool);
         let tool = tool.clone();
