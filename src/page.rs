@@ -8,6 +8,7 @@
 //! - [`registry`]: the tools each tab, frame and document publishes, as a state machine;
 //! - [`schema`]: arguments checked against a tool's inputSchema;
 //! - [`untrusted`]: what in a tool's result may carry someone else's instructions;
+//! - [`seen`]: what a call's tab was seen doing, and whose it is;
 //! - [`witnessed`]: what a call was seen doing, kept within bounds as it is seen.
 
 pub mod addressed;
@@ -17,5 +18,6 @@ pub mod declaration;
 pub mod hidden;
 pub mod registry;
 pub mod schema;
+pub mod seen;
 pub mod untrusted;
 pub mod witnessed;

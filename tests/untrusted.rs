@@ -259,7 +259,7 @@ fn the_memory_survives_a_worker_restart_is_bounded_and_ends_with_the_chat() {
         h.registry.apply(page(frame(1, 0, "doc-1", REMOTE), ops));
         read(&mut h, "c", 1, &tool, json!("news"));
     }
-    let kept = h.session.answers.untrusted("c");
+    let kept = h.session.untrusted("c");
     assert_eq!(kept.len(), SOURCES);
     assert_eq!(kept.last().unwrap().tool, format!("feed_{SOURCES}"));
     // Stored and read back by a new worker, the chat still asks.
@@ -271,7 +271,7 @@ fn the_memory_survives_a_worker_restart_is_bounded_and_ends_with_the_chat() {
         "call card"
     );
     h.session.answers.close_chat("c");
-    assert!(h.session.answers.untrusted("c").is_empty());
+    assert!(h.session.untrusted("c").is_empty());
 }
 
 #[test]
@@ -285,7 +285,7 @@ fn a_result_over_the_cap_reaches_the_agent_as_toolgates_words_and_is_not_read() 
     h.session
         .finish(run.call_id, Ok(&raw(&big)), 1000, true, None, 0)
         .expect("ran");
-    assert!(h.session.answers.untrusted("c").is_empty());
+    assert!(h.session.untrusted("c").is_empty());
     assert_eq!(
         h.call_said("c", 1, "add_note", json!({"title": "Pay Mallory"})),
         "run"

@@ -4,6 +4,7 @@
 //! Pure: time comes in as milliseconds, sites as origins, and every decision
 //! comes out as a value the shell acts on.
 
+use crate::decisions::untrusted::ReadUntrusted;
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, Flags};
 use crate::page::declaration::{Hint, HintState};
@@ -269,8 +270,8 @@ pub struct Chat {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub closed: bool,
     /// The untrusted content it read (`decisions::untrusted`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub untrusted: Vec<crate::decisions::untrusted::Source>,
+    #[serde(default, skip_serializing_if = "ReadUntrusted::is_empty")]
+    pub untrusted: ReadUntrusted,
 }
 
 /// Every chat's answers, and the refusals that hold for all chats.
@@ -329,7 +330,7 @@ impl Answers {
         entry.closed = true;
         entry.sites = BTreeMap::default();
         entry.last_approval = None;
-        entry.untrusted = Vec::new();
+        entry.untrusted = ReadUntrusted::default();
     }
 
     /// Whether `chat` was closed.

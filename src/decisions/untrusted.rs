@@ -5,7 +5,6 @@
 //! call (`agent::calls`). What makes a result untrusted is the page facts'
 //! (`page::untrusted`).
 
-use crate::decisions::answers::Answers;
 use crate::page::untrusted::Found;
 use serde::{Deserialize, Serialize};
 
@@ -34,25 +33,28 @@ pub struct Source {
     pub found: Found,
 }
 
-impl Answers {
-    /// `chat` read untrusted content from `source`'s tool: kept as the
-    /// newest source (a tool read again moves up), the oldest going past
-    /// `SOURCES`. A closed chat keeps nothing.
-    pub fn read_untrusted(&mut self, chat: &str, source: Source) {
-        let Some(entry) = self.chats.get_mut(chat).filter(|c| !c.closed) else {
-            return;
-        };
-        let read = &mut entry.untrusted;
-        read.retain(|s| !(s.site == source.site && s.tool == source.tool));
-        read.push(source);
-        if read.len() > SOURCES {
-            read.remove(0);
+/// The sources a chat read, oldest first: the `SOURCES` newest.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReadUntrusted(Vec<Source>);
+
+impl ReadUntrusted {
+    /// Keeps `source` as the newest (a tool read again moves up), the
+    /// oldest going past `SOURCES`.
+    pub fn add(&mut self, source: Source) {
+        self.0
+            .retain(|s| !(s.site == source.site && s.tool == source.tool));
+        self.0.push(source);
+        if self.0.len() > SOURCES {
+            self.0.remove(0);
         }
     }
 
-    /// The sources of untrusted content `chat` has read, oldest first;
-    /// empty for a chat that read none.
-    pub fn untrusted(&self, chat: &str) -> &[Source] {
-        self.chats.get(chat).map_or(&[], |c| &c.untrusted)
+    pub fn sources(&self) -> &[Source] {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }

@@ -8,7 +8,7 @@
 //! not hide a POST. What is not the call's (`Seen::part`) is neither kept nor
 //! counted. Pure: the shell hands each thing over as it sees it.
 
-use crate::page::conduct::{Frame, Part, Seen, OTHER_TABS};
+use crate::page::seen::{Frame, Part, Seen, OTHER_TABS};
 
 /// Kinds: changes state × reaches another site × whose it is (`Standing`;
 /// what is seen while another call ran is "cannot tell").
@@ -25,7 +25,7 @@ enum Standing {
 }
 
 /// What is kept of a URL or key the page chose, in bytes: enough for any
-/// origin and for what a flag quotes (`conduct::SEEN_CAP` characters).
+/// origin and for what a flag quotes (`seen::SEEN_CAP` characters).
 pub const KEPT_BYTES: usize = 2048;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -239,7 +239,7 @@ mod tests {
         assert!(witnessed
             .kept()
             .iter()
-            .all(|s| witnessed.part(s) == Part::CannotTell(crate::page::conduct::USUAL)));
+            .all(|s| witnessed.part(s) == Part::CannotTell(crate::page::seen::USUAL)));
         assert!(!witnessed.saw_worker());
     }
 

@@ -211,7 +211,7 @@ impl Session {
         // After untrusted content, a call that acts needs a yes for itself
         // on a card that says so (docs/cards.md, "After untrusted content");
         // a card that said so already asked it.
-        let read = self.answers.untrusted(chat);
+        let read = self.untrusted(chat);
         let warn = facts.class != Class::ReadOnly && !read.is_empty() && call.untrusted.is_empty();
         let read = if warn { read.to_vec() } else { Vec::new() };
         // The site's rule is the most the chat may do (docs/rules.md), as it
@@ -323,7 +323,7 @@ impl Session {
                 flagged: call.broken.is_some(),
             },
         };
-        let watch = tool.and_then(|t| Watch::of(t, &call.site));
+        let watch = tool.and_then(|t| Watch::of(&t.decl, t.verdict.class?, &call.site));
         let call_id = if repeatable {
             self.next_repeatable += 1;
             let call_id = REPEATABLE_IDS + self.next_repeatable;

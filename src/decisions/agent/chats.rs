@@ -3,6 +3,7 @@
 //! (ARCHITECTURE.md, "Budgets").
 
 use super::{budget, Session};
+use crate::decisions::untrusted::Source;
 
 impl Session {
     /// Opens a chat (the agent console's "New chat", an MCP session...).
@@ -38,5 +39,22 @@ impl Session {
             .chats
             .get(chat)
             .map_or_else(|| chat.to_owned(), |c| c.label.clone())
+    }
+
+    /// `chat` read untrusted content from `source`'s tool (docs/cards.md,
+    /// "After untrusted content"); a closed chat keeps nothing.
+    pub(super) fn read_untrusted(&mut self, chat: &str, source: Source) {
+        if let Some(entry) = self.answers.chats.get_mut(chat).filter(|c| !c.closed) {
+            entry.untrusted.add(source);
+        }
+    }
+
+    /// The sources of untrusted content `chat` has read, oldest first;
+    /// empty for a chat that read none.
+    pub fn untrusted(&self, chat: &str) -> &[Source] {
+        self.answers
+            .chats
+            .get(chat)
+            .map_or(&[], |c| c.untrusted.sources())
     }
 }

@@ -107,7 +107,7 @@ impl Session {
                 at_ms: now_ms,
                 found: found.clone(),
             };
-            self.answers.read_untrusted(&chat, source);
+            self.read_untrusted(&chat, source);
             self.unsaved = true;
         }
         let meta = RunMeta {
@@ -115,7 +115,7 @@ impl Session {
             untrusted_content,
             conduct,
             result_untrusted: found.as_ref(),
-            chat_read_untrusted: self.answers.untrusted(&chat),
+            chat_read_untrusted: self.untrusted(&chat),
         };
         let reply = match outcome {
             Err(reason) => tool_result(&id, &reason, true, &meta),
