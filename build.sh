@@ -232,7 +232,7 @@ build() {
   ensure_npm_packages
   build_core
   # The service worker ships as one file: its modules (extension/background/)
-  # loaded one by one cost every cold start about 25 ms (benches/README.md,
+  # loaded one by one cost every cold start about 25 ms (benches/JOURNAL.md,
   # "Measurements behind the code"); bundled, nothing. The manifest loads
   # pkg/worker.js, which imports nothing.
   node_modules/.bin/esbuild extension/background/worker.js --bundle --format=esm \

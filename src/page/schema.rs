@@ -10,7 +10,7 @@
 //!   (`use_validator`, src/wasm.rs), which runs each `pattern` on the core's
 //!   `Pattern` instead of JavaScript's backtracking `RegExp`: a Rust
 //!   validator would make the Wasm core five times its size and its cold
-//!   first call twice as slow (benches/README.md, "The arguments' validator");
+//!   first call twice as slow (benches/JOURNAL.md, "The arguments' validator");
 //! - natively (tests, fuzzing, benches), the `jsonschema` crate on the same
 //!   engine (`PatternOptions::regex`), worded the same way.
 //!

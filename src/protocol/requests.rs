@@ -1,7 +1,7 @@
 //! An agent's JSON-RPC request, read in place from its text into what it
 //! asks for. Params stay text until the method that reads them, and a tool's
 //! arguments stay text throughout: a `Value` tree of every request would
-//! cost about a quarter of a call's time in the core (benches/README.md,
+//! cost about a quarter of a call's time in the core (benches/JOURNAL.md,
 //! "Measurements behind the code").
 
 use super::{RpcError, CALL_TOOL, LIST_TABS, LIST_TOOLS};

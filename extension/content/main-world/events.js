@@ -19,7 +19,7 @@ import { EventCtor, ToolActivatedEventCtor, ToolCancelEventCtor } from './dom.js
 // `toolchange` listener) runs before the next step, as between two tasks,
 // and hears the event queued after it. (Ending the batch at every
 // resolution too cost a loop of 1,000 registrations 30 ms more:
-// benches/README.md.) The draft queues these tasks from
+// benches/JOURNAL.md.) The draft queues these tasks from
 // steps run in parallel, so it promises no order between them and other
 // tasks. The channel is made on first use.
 let taskChannel = null; // the port to post to

@@ -13,7 +13,7 @@ export const { apply } = Reflect;
 const { bind, call } = Function.prototype;
 // `uncurry(f)(self, ...args)` is `f.call(self, ...args)`, with the
 // built-ins taken here: `call` bound to `f` (V8 inlines it; a rest-parameter
-// wrapper around Reflect.apply cost about half as much again, benches/README.md).
+// wrapper around Reflect.apply cost about half as much again, benches/JOURNAL.md).
 export const uncurry = (fn) => apply(bind, call, [fn]);
 export const stringify = JSON.stringify;
 export const parse = JSON.parse;
