@@ -73,6 +73,16 @@ pub fn page_text(text: &str, kind: &str) -> Result<String, JsError> {
         .ok_or_else(|| JsError::new(&format!("no such kind of page text: {kind}")))
 }
 
+/// Why a source's content is untrusted (`page::untrusted::Found`, or a
+/// chat's `Source`, as `_meta.toolgate` gives them), in the words of the
+/// cards (docs/cards.md, "After untrusted content"): for the agent console
+/// and the audit, which show it without writing the words again.
+#[wasm_bindgen(js_name = "untrustedWhy")]
+pub fn untrusted_why(found: &str) -> Result<String, JsError> {
+    let found: crate::page::untrusted::Found = read(found, "untrusted content")?;
+    Ok(found.because.plain())
+}
+
 /// Parses a message from Toolgate's own pages into its one typed form, or
 /// fails with a clear error. The shell routes on the parsed `type`.
 #[wasm_bindgen(js_name = "parseUiMessage")]

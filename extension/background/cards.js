@@ -39,13 +39,18 @@ export async function answer(cardId, given) {
 }
 
 // The audit's words for an answer: the card's site, tool and chat's name, and
-// the label of the answer given, as the card showed them.
+// the label of the answer given, as the card showed them. A card asked
+// because its chat read untrusted content (docs/cards.md, "After untrusted
+// content") says so, and whether the answer let the call run.
 function cardFacts(shown, given) {
   if (!shown || typeof shown !== 'object') return {};
-  const choices = [shown.approve, ...(shown.approve_menu ?? []), shown.deny, ...(shown.deny_menu ?? [])];
-  const label = choices.find((choice) => JSON.stringify(choice?.answer) === JSON.stringify(given))?.label;
+  const same = (choice) => JSON.stringify(choice?.answer) === JSON.stringify(given);
+  const allowing = [shown.approve, ...(shown.approve_menu ?? [])];
+  const choices = [...allowing, shown.deny, ...(shown.deny_menu ?? [])];
+  const label = choices.find(same)?.label;
   const by = (shown.asked_by ?? []).filter((part) => 'page' in part).map((part) => part.page).join('');
-  return { card: shown.kind, site: shown.site, tool: shown.tool ?? undefined, by: by || undefined, label };
+  const untrusted = shown.after_untrusted === true ? { after_untrusted: true, allowed: allowing.some(same) } : {};
+  return { card: shown.kind, site: shown.site, tool: shown.tool ?? undefined, by: by || undefined, label, ...untrusted };
 }
 
 // chrome.windows.onRemoved: closing a card's window counts as its closing

@@ -3,6 +3,7 @@
 // the stored session: if the worker stops, the agent sends the same request
 // (same id) again and waits on the same card, and a card answered meanwhile
 // still runs its call, its reply kept for the agent.
+import { pageText, untrustedWhy } from '../../pkg/toolgate.js';
 import { aboutRequest, record } from './audit.js';
 import { toJson } from './core.js';
 import { changeSession } from './session.js';
@@ -31,11 +32,32 @@ export function tellWaiting(chat, id, cardId) {
   watchers.get(keyOf(chat, id))?.(cardId);
 }
 
+// What the agent was told, for the audit: the decision, or the error. A
+// result that made its chat untrusted (docs/cards.md, "After untrusted
+// content") adds why, in the cards' words, and its excerpt shown as page
+// text is (the settings page has no core to ask). The chat's sources, which
+// each later reply repeats, are left out: each was kept once, as it was read.
+function audited(reply) {
+  const meta = reply?.result?._meta?.toolgate;
+  if (!meta || typeof meta !== 'object') return reply?.error ? { error: reply.error.message } : null;
+  const told = { ...meta };
+  delete told.chat_read_untrusted;
+  const found = meta.result_untrusted;
+  if (found && typeof found === 'object') {
+    try {
+      told.untrusted_why = untrustedWhy(JSON.stringify(found));
+      told.untrusted_excerpt = pageText(String(found.excerpt ?? ''), 'value');
+    } catch {
+      // The entry keeps what the reply said; the settings page shows that.
+    }
+  }
+  return told;
+}
+
 // Hands `reply` to the agents waiting for it. `kept`: the core kept the reply
 // for an agent that lost its wait; taken here, the core is told it was.
 export function deliver(chat, id, reply, kept) {
-  // What the agent was told, for the audit: the decision, or the error.
-  const told = reply?.result?._meta?.toolgate ?? (reply?.error ? { error: reply.error.message } : null);
+  const told = audited(reply);
   if (told) record({ what: 'decision', chat, request_id: id, ...aboutRequest(chat, id), ...told });
   const key = keyOf(chat, id);
   const waiting = waiters.get(key);

@@ -7,11 +7,17 @@ import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
 import { kindLabel, levelLabel } from './site-rules.js';
 
 const AUDIT_KEYS = ['audit', 'audit:agents']; // background/audit.js
+const whatIs = (...whats) => (entry) => whats.includes(entry.what);
+// After untrusted content (docs/cards.md): a result that made its chat
+// untrusted, and an answer on a card asked because of it.
+const readUntrusted = (entry) => entry.what === 'decision' && typeof entry.result_untrusted === 'object' && entry.result_untrusted !== null;
+const afterUntrusted = (entry) => entry.what === 'answer' && entry.after_untrusted === true;
 const KINDS_OF_ENTRY = {
-  rules: ['rule', 'rules', 'kept', 'areas', 'tools', 'unattended', 'policy'],
-  answers: ['answer'],
-  decisions: ['decision'],
-  hints: ['flagged', 'cleared'],
+  rules: whatIs('rule', 'rules', 'kept', 'areas', 'tools', 'unattended', 'policy'),
+  answers: whatIs('answer'),
+  decisions: whatIs('decision'),
+  untrusted: (entry) => readUntrusted(entry) || afterUntrusted(entry),
+  hints: whatIs('flagged', 'cleared'),
 };
 
 async function entries() {
@@ -24,6 +30,25 @@ const text = (value) => (typeof value === 'string' ? value : value === undefined
 // A rule set's levels, kind by kind ("Read Allowed, Write Ask first, …").
 const levels = (rules) => ['read', 'write', 'delete', 'outside']
   .filter((kind) => rules?.[kind]).map((kind) => `${kindLabel(kind)} ${levelLabel(rules[kind])}`).join(', ');
+
+// An answer on a card: its label, and whether it confirmed a call after its
+// chat read untrusted content.
+function answered(entry) {
+  if (entry.answer === 'closed the card') return 'Closed the card';
+  const label = `“${entry.label ?? text(entry.answer)}”`;
+  if (!afterUntrusted(entry)) return `Answered ${label}`;
+  return entry.allowed ? `Confirmed after untrusted content: ${label}` : `Answered ${label} after untrusted content`;
+}
+
+// A call whose result made its chat untrusted: why, in the cards' words, and
+// what it read, as page text (background/replies.js keeps both; an entry
+// without them shows what the reply said).
+function untrustedRead(entry) {
+  const found = entry.result_untrusted;
+  const why = typeof entry.untrusted_why === 'string' ? entry.untrusted_why : text(found.because);
+  const excerpt = typeof entry.untrusted_excerpt === 'string' ? entry.untrusted_excerpt : text(found.excerpt);
+  return [`Read untrusted content: ${why}. What it read: `, pageText(excerpt)];
+}
 
 // One entry as the table shows it.
 function described(entry) {
@@ -51,14 +76,15 @@ function described(entry) {
       return {
         by: entry.by ?? entry.chat,
         tool: entry.tool,
-        what: entry.answer === 'closed the card' ? 'Closed the card' : `Answered “${entry.label ?? text(entry.answer)}”`,
+        what: answered(entry),
         decided: entry.card ? `your answer on the ${entry.card} card` : 'your answer on a card',
       };
     case 'decision':
       return {
         by: entry.by ?? entry.chat,
         tool: entry.tool,
-        what: entry.decision === 'run' ? 'Ran' : entry.decision === 'refuse' ? 'Refused' : entry.error ? 'Failed' : text(entry.decision),
+        what: readUntrusted(entry) ? untrustedRead(entry)
+          : entry.decision === 'run' ? 'Ran' : entry.decision === 'refuse' ? 'Refused' : entry.error ? 'Failed' : text(entry.decision),
         decided: text(entry.why ?? entry.error),
       };
     case 'flagged':
@@ -102,7 +128,7 @@ async function render() {
   const kind = KINDS_OF_ENTRY[$('audit-kind').value];
   const shown = all
     .filter((entry) => !siteFilter.value || entry.site === siteFilter.value)
-    .filter((entry) => !kind || kind.includes(entry.what))
+    .filter((entry) => !kind || kind(entry))
     .reverse();
   $('audit-rows').replaceChildren(...shown.map(row));
   $('audit-empty').hidden = shown.length > 0;

@@ -193,6 +193,13 @@ function render(card) {
     $('rule').hidden = false;
     $('rule').textContent = card.rule;
   }
+  // After untrusted content (docs/cards.md): why this call is asked, as a
+  // warning of its own, above the card's other lines; what was read
+  // is page text, in its own element.
+  if (card.after_untrusted && card.untrusted?.length) {
+    $('untrusted').hidden = false;
+    $('untrusted').replaceChildren(...card.untrusted.map((parts) => el('p', {}, lineNodes(parts))));
+  }
   if (card.changed) {
     $('changed').hidden = false;
     $('changed').replaceChildren(...lineNodes(card.changed));

@@ -17,6 +17,7 @@
 
 import init, { pageText as shownAs } from '../../pkg/toolgate.js';
 import { $, badge, classBadge, el, pageText, pressOnly, prettyJson, siteLabel as host } from './dom.js';
+import { clearSources, showSources } from './console-untrusted.js';
 
 await init();
 // Page text of a kind (title, name, url, value, description, schema, result)
@@ -98,6 +99,7 @@ function newChat() {
   $('chat-label').textContent = current.label;
   $('chat-mode').hidden = !readOnly;
   clearTools();
+  clearSources();
   current.opened.then(
     () => {
       if (chat === current) say(`Started ${current.label}${readOnly ? ', Read only' : ''}.`);
@@ -491,6 +493,7 @@ async function callTool({ tabId, name, site, args }) {
   try {
     const { reply } = await whilePending(request('tools/call', { name: 'browser_call_webmcp_tool', arguments: params }, asked, id), waiting);
     finish(parts, title, reply);
+    if (asked === chat) showSources(reply);
   } catch (error) {
     failed(parts, title, error);
   }

@@ -63,8 +63,11 @@ pub struct Card {
     /// Set when an "Always allow" lapsed because the tool changed.
     pub changed: Option<Line>,
     /// The call is asked about because its chat read untrusted content
-    /// (docs/cards.md, "After untrusted content"): its lines say so.
+    /// (docs/cards.md, "After untrusted content"): `untrusted` says so.
     pub after_untrusted: bool,
+    /// Why, as lines of their own (`lines` holds the card's other lines):
+    /// the card page shows them as a warning apart from the rest.
+    pub untrusted: Vec<Line>,
     pub publishes: Vec<Published>,
     pub approve: Choice,
     pub approve_menu: Vec<Choice>,
@@ -189,6 +192,7 @@ pub fn card(
                 arguments: Vec::new(),
                 changed: None,
                 after_untrusted: false,
+                untrusted: Vec::new(),
                 publishes,
                 approve: choice("Allow this call only", Answer::Site(SiteAnswer::AllowOnce)),
                 approve_menu: vec![
@@ -244,17 +248,14 @@ pub fn card(
                 kind: CardKind::Call,
                 asked_by,
                 heading: Line::default().quote(name.clone()),
-                lines: broken
-                    .iter()
-                    .map(|b| broken_line(&name, b))
-                    .chain(untrusted_lines(untrusted))
-                    .collect(),
+                lines: broken.iter().map(|b| broken_line(&name, b)).collect(),
                 tool: Some(name.clone()),
                 class: class.map(Class::label),
                 rule: None,
                 argument_count: Some(argument_count(&arguments)),
                 arguments,
                 after_untrusted: !untrusted.is_empty(),
+                untrusted: untrusted_lines(untrusted),
                 changed: pending.changed.then(|| {
                     Line::default().quote(name.clone()).say(" changed since you chose to always allow it: its description, schema or hints are different.")
                 }),
@@ -295,7 +296,6 @@ pub fn card(
             if let Some(broken) = &call.broken {
                 lines.push(broken_line(&name, broken));
             }
-            lines.extend(untrusted_lines(&call.untrusted));
             if let Some(because) = &because {
                 lines.push(Line::ours(format!(
                     "It asks first because of {} on {site}. Allow once lets this call run, this once.",
@@ -316,6 +316,7 @@ pub fn card(
                 arguments,
                 changed: None,
                 after_untrusted: !call.untrusted.is_empty(),
+                untrusted: untrusted_lines(&call.untrusted),
                 publishes,
                 approve: choice("Allow once", Answer::Rule(RuleAnswer::AllowOnce)),
                 approve_menu: Vec::new(),
@@ -360,7 +361,9 @@ fn untrusted_lines(read: &[Source]) -> Vec<Line> {
                 site_host(&newest.site),
                 newest.found.because.plain()
             )),
-        Line::ours("What it read: ").quote(page_line(&newest.found.excerpt, EXCERPT_CAP)),
+        Line::ours("What it read: \u{201c}")
+            .quote(page_line(&newest.found.excerpt, EXCERPT_CAP))
+            .say("\u{201d}"),
     ];
     if read.len() > 1 {
         let others = read.len() - 1;

@@ -55,6 +55,9 @@ export function readCard(card) {
       rule: visible($('rule')) ? $('rule').textContent : null,
       changed: visible($('changed')) ? $('changed').textContent : null,
       lines: [...$('lines').children].map((p) => p.textContent),
+      // After untrusted content: the warning's lines, and its page text.
+      untrusted: visible($('untrusted')) ? [...$('untrusted').children].map((p) => p.textContent) : null,
+      untrustedPage: [...$('untrusted').querySelectorAll('.page-text')].map((node) => node.textContent),
       argumentCount: visible($('arguments-section')) ? $('argument-count').textContent : null,
       arguments: [...$('arguments').querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent]),
       publishesOpen: $('publishes-section').open,
