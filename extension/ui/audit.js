@@ -47,7 +47,7 @@ function untrustedRead(entry) {
   const found = entry.result_untrusted;
   const why = typeof entry.untrusted_why === 'string' ? entry.untrusted_why : text(found.because);
   const excerpt = typeof entry.untrusted_excerpt === 'string' ? entry.untrusted_excerpt : text(found.excerpt);
-  return [`Read untrusted content: ${why}. What it read: `, pageText(excerpt)];
+  return [`Read untrusted content: ${why}. What it read: “`, pageText(excerpt), '”'];
 }
 
 // One entry as the table shows it.

@@ -28,7 +28,7 @@ function item(source) {
       ...(at ? [' ', el('span', { class: 'meta', text: `at ${at}` })] : []),
     ]),
     el('p', { class: 'why', text: `Why: ${why(source)}.` }),
-    el('p', { class: 'excerpt' }, ['What it read: ', pageText(shownAs(String(source.excerpt ?? ''), 'value'), 'span')]),
+    el('p', { class: 'excerpt' }, ['What it read: “', pageText(shownAs(String(source.excerpt ?? ''), 'value'), 'span'), '”']),
   ]);
 }
 

@@ -108,7 +108,7 @@ test('after the chat reads an untrusted mail, each reply it sends is asked on a 
   const cells = (row) => row.locator('td').allTextContents();
   await byWhat('after untrusted content').nth(1).waitFor();
   const readRow = await cells(byWhat(FOUND).first());
-  assert.deepEqual(readRow.slice(1, 5), [site, 'Agent console, chat 1', 'read_inbox', `${FOUND}${DECLARED}. What it read: ${shownMail}`]);
+  assert.deepEqual(readRow.slice(1, 5), [site, 'Agent console, chat 1', 'read_inbox', `${FOUND}${DECLARED}. What it read: \u201c${shownMail}\u201d`]);
   assert.match(readRow[5], /allowed/, 'what let the read run');
   assert.equal(await byWhat(FOUND).first().locator('td:nth-child(5) .page-text').innerText(), shownMail);
   const confirmed = await cells(byWhat('Confirmed after untrusted content').first());
@@ -123,7 +123,7 @@ test('after the chat reads an untrusted mail, each reply it sends is asked on a 
   assert.deepEqual(whats, [
     'Answered \u201cDeny this call\u201d after untrusted content',
     'Confirmed after untrusted content: \u201cAllow this call only\u201d',
-    `${FOUND}${DECLARED}. What it read: ${shownMail}`,
+    `${FOUND}${DECLARED}. What it read: \u201c${shownMail}\u201d`,
   ]);
   assert.equal(await settings.locator('#audit-rows b').count(), 0, 'no markup from the mail');
 
