@@ -19,7 +19,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, watch } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -40,7 +40,17 @@ const AGENT = join(REPO, 'tests/extensions/agent');
 const AGENT_ID = 'nmeomknpmlcengjjbaffcbddngkbmmpf'; // fixed by the key in its manifest
 // The browser's own agent is played by the DevTools protocol's WebMCP domain.
 const NATIVE = BROWSER_VERSION >= 156;
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// Resolves once `path` exists, under `dir`: at once, or on the file
+// system's event that made it.
+function made(path, dir, timeout = 10_000) {
+  return new Promise((done, fail) => {
+    const watcher = watch(dir, { recursive: true }, () => { if (existsSync(path)) finish(); });
+    const timer = setTimeout(() => { watcher.close(); fail(new Error(`${path} was not made within ${timeout} ms`)); }, timeout);
+    const finish = () => { clearTimeout(timer); watcher.close(); done(); };
+    if (existsSync(path)) finish();
+  });
+}
 
 // Each site's page and how many tools it publishes.
 const SITES = { inbox: 2, shop: 3, reader: 2 };
@@ -295,10 +305,7 @@ describe('after untrusted content', () => {
 
   test('a desktop MCP client through toolgate-mcp: after a review that speaks to the model, its acting call is asked with the warning', async () => {
     // The worker connects to the host at its start; the host then listens.
-    for (const deadline = Date.now() + 10_000; !existsSync(socket);) {
-      if (Date.now() > deadline) throw new Error(`toolgate-mcp's host never listened on ${socket}`);
-      await sleep(25);
-    }
+    await made(socket, socketDir);
     const client = new Client({ name: 'Claude Desktop', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: MCP, env: { ...process.env, TOOLGATE_SOCKET: socket }, stderr: 'pipe' }));
     clients.push(client);
