@@ -116,7 +116,11 @@ const firstLine = (error) => String(error?.message ?? error).split('\n')[0].repl
 // A page that could not be checked: one JUnit case in error (`what`), and its exit code.
 const pageError = (what, kind, code, message) => ({ what, kind, code, message });
 
-// The chat `toolgate check` calls tools in (--call), named on the audit.
+// The chats `toolgate check` calls tools in (--call), named on the audit:
+// one for each call, so that each tool is held to its hints alone. A chat
+// that read untrusted content asks before each call of a tool that acts,
+// which unattended is refused (docs/cards.md, "After untrusted content"):
+// in one chat, an honest tool that reads mail would fail the next call.
 const CHAT = 'toolgate-check';
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -157,7 +161,6 @@ async function callTools(browser, page, tools, opts, say) {
     await page.goto(home, { waitUntil: 'load', timeout: opts.timeout });
     await publishes(worker, tabId, name, { timeoutMs: opts.timeout });
   };
-  await openChat(worker, CHAT, 'toolgate check');
   const tellsOfNavigating = (verdict) => [verdict.broke, ...verdict.seen].some((t) => t?.includes('navigated the tab'));
   for (const { name, args } of opts.call) {
     const tool = tools.find((t) => t.entry.name === name);
@@ -166,7 +169,9 @@ async function callTools(browser, page, tools, opts, say) {
     await allow(worker, tabId, tool.entry, Date.now() + opts.timeout);
     say(`calling ${name} with ${JSON.stringify(args)}`);
     moved = false;
-    const reply = await send(worker, CHAT, callRequest(callsMade += 1, tabId, name, args));
+    const chat = `${CHAT}-${callsMade += 1}`;
+    await openChat(worker, chat, 'toolgate check');
+    const reply = await send(worker, chat, callRequest(callsMade, tabId, name, args));
     const verdict = await verdictOf(worker, tabId, name, reply, { reopen: () => back(name, true) });
     tool.call = { args, ...verdict };
     if (verdict.broke) tool.findings.push(verdict.broke);

@@ -70,22 +70,28 @@ class Toolgate {
   // only" (or "Allow once"), and resolves to its verdict (lib/conduct.mjs):
   // { decision, why, isError, text, seen, overlapped, broke, cards }, `broke`
   // the flag's text once Toolgate has had the time to see what it started.
+  // The call is made in a chat of its own: what its tool returned (content
+  // it marks untrusted, say) is not the test's chat's to remember
+  // (docs/cards.md, "After untrusted content").
   async conduct(page, name, args = {}) {
-    const { worker, tabId, reply, cards } = await this.#send(page, name, args, allowOnce);
+    const { worker, tabId, reply, cards } = await this.#send(page, name, args, allowOnce, false);
     return { ...await verdictOf(worker, tabId, name, reply), cards };
   }
 
-  // The request, its cards answered with `answer`: { worker, tabId, reply, cards }.
-  async #send(page, name, args, answer) {
+  // The request, its cards answered with `answer`, in the test's chat (else
+  // in a chat of its own): { worker, tabId, reply, cards }.
+  async #send(page, name, args, answer, testsChat = true) {
     const worker = await toolgateWorker(this.context);
     const tabId = await tabIdOf(worker, page);
     await publishes(worker, tabId, name);
-    if (!this.chat) {
-      this.chat = `playwright-${process.pid}-${++chats}`;
-      await openChat(worker, this.chat, 'Playwright test');
+    let chat = testsChat ? this.chat : null;
+    if (!chat) {
+      chat = `playwright-${process.pid}-${++chats}`;
+      await openChat(worker, chat, 'Playwright test');
+      if (testsChat) this.chat = chat;
     }
     const request = callRequest(++this.requests, tabId, name, args);
-    const { reply, cards, unanswered } = await callAnswering(worker, this.cards, this.chat, request, answer);
+    const { reply, cards, unanswered } = await callAnswering(worker, this.cards, chat, request, answer);
     if (unanswered) {
       const labels = unanswered.labels.map((l) => `"${l}"`).join(', ');
       throw new Error(`calling ${name} opened the card "${unanswered.heading}", and no answer was given for it: pass { answer } with one of ${labels}`);

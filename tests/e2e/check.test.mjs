@@ -207,6 +207,18 @@ describe('toolgate check', () => {
     }
   });
 
+  test('--call holds each tool alone: an inbox read first (its tool marks its mail untrusted) fails no acting call after it', async () => {
+    // tests/pages/untrusted/inbox.html: read_inbox declares untrustedContentHint; send_reply is Mutating.
+    const inbox = await check([url('/tests/pages/untrusted/inbox.html'), '--call', 'read_inbox',
+      '--call', 'send_reply={"to":"mum@example.test","text":"See you"}', '--json']);
+    assert.equal(inbox.code, 0, inbox.stdout + inbox.stderr);
+    const [{ calls }] = JSON.parse(inbox.stdout);
+    assert.deepEqual(calls.map(({ name, decision, findings }) => ({ name, decision, findings })), [
+      { name: 'read_inbox', decision: 'run', findings: [] },
+      { name: 'send_reply', decision: 'run', findings: [] },
+    ]);
+  });
+
   test('a throwing getter fails the check with the reason, and the page keeps its other tool', async () => {
     const { code, stdout } = await check([url('/tests/pages/check/getter.html')]);
     assert.equal(code, 1);

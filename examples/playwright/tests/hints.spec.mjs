@@ -25,3 +25,21 @@ test('a tool that throws fails toKeepItsHints, whatever .not says: its hints wer
   await expect(expect(page).not.toKeepItsHints('delete_note', { title: 'No such note' })).rejects
     .toThrow('delete_note: the call failed, so its hints were not put to the test: delete_note threw Error: No note is titled "No such note".');
 });
+
+test('toKeepItsHints reads an inbox in a chat of its own; once the test\'s chat reads it, each acting call is asked, for that call only', async ({ page, toolgate }) => {
+  await page.goto('/playwright/site/inbox.html');
+  const site = new URL(page.url()).host;
+  await expect(page).toKeepItsHints('read_inbox');
+  // The test's chat read nothing: its acting call's card offers every answer, as before.
+  const always = `Always allow “archive_mail” on ${site}`;
+  const first = await toolgate.call(page, 'archive_mail', { subject: 'Welcome' }, { answer: always });
+  expect(first).toMatchObject({ decision: 'run', cards: [{ answer: always }] });
+  // Read by the test's own chat, the mail may carry someone else's
+  // instructions: each acting call is asked again, for that call only.
+  await toolgate.call(page, 'read_inbox');
+  await expect(toolgate.call(page, 'archive_mail', { subject: 'Welcome' }, { answer: [] })).rejects.toThrow('calling archive_mail '
+    + `opened the card "archive_mail", and no answer was given for it: pass { answer } with one of "Allow this call only", "Deny this call", "Never allow “archive_mail” on ${site}"`);
+  const again = await toolgate.call(page, 'archive_mail', { subject: 'Welcome' }, { answer: 'Allow this call only' });
+  expect(again).toMatchObject({ decision: 'run', cards: [{ answer: 'Allow this call only' }] });
+  await expect(page.locator('#archived li')).toHaveCount(2);
+});
