@@ -6,7 +6,8 @@
 // frames.js, execute-tool.js, native.js, cross-origin.js.
 
 import {
-  arrayPush, arraySort, EventTargetCtor, PromiseCtor, promiseThen, rejected, resolved, stringify, TypeErrorCtor, win,
+  arrayPush, arraySort, EventTargetCtor, parse, PromiseCtor, promiseThen, rejected, resolved, stringify, TypeErrorCtor,
+  win,
 } from './primordials.js';
 import {
   isSignal, notAllowed, signalAborted, signalReason, toolsAllowed,
@@ -90,9 +91,9 @@ export class ModelContext extends EventTargetCtor {
   // dictionary, found by its name, window and origin; the input is an
   // object (arrays too), and the tool gets it as its JSON reads back.
   // Where Toolgate's is the only document.modelContext, the input may also
-  // be JSON text, as page polyfills (@mcp-b) pass it and their own
-  // executeTool takes it (ARCHITECTURE.md, "Where the native API and the
-  // draft differ").
+  // be the JSON text of an object, as page polyfills (@mcp-b) pass it and
+  // their own executeTool takes it (ARCHITECTURE.md, "Where the native API
+  // and the draft differ"); other text is a TypeError, as in 156.
   executeTool(tool, inputObject = {}, options = undefined) {
     if (!toolsAllowed) return rejected(notAllowed());
     const dictionary = registeredTool(tool);
@@ -120,7 +121,9 @@ export class ModelContext extends EventTargetCtor {
     if (where !== win || origin !== win.origin) return rejected(unknownError(UNKNOWN_TRANSIENT));
     const entry = findTool(name);
     if (!entry) return rejected(unknownError(`Tool not found: ${name}`));
-    if (typeof inputObject === 'string' && !wrapsDocumentContext()) return runForTesting(entry, inputObject, signal?.value);
+    if (typeof inputObject === 'string' && !wrapsDocumentContext() && isObjectText(inputObject)) {
+      return runForTesting(entry, inputObject, signal?.value);
+    }
     const input = inputText(inputObject);
     if (input.error) return rejected(input.error);
     return runForTesting(entry, input.text, signal?.value);
@@ -153,6 +156,18 @@ function registeredTool(tool) {
     }
   }
   return members;
+}
+
+// Whether text is the JSON of an object (arrays too), as the page polyfills
+// Toolgate's stands in for take their input: any other text, as any other
+// primitive, is the TypeError Chromium 156 rejects it with (inputText).
+function isObjectText(text) {
+  try {
+    const value = parse(text);
+    return value !== null && typeof value === 'object';
+  } catch {
+    return false;
+  }
 }
 
 // The input as JSON text, as Chromium 156 writes it before the tool gets it

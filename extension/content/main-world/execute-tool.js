@@ -48,15 +48,22 @@ export function executeForPage(entry, input, signal, bare = false) {
   return new PromiseCtor((resolve, reject) => {
     let settled = false;
     if (signal !== undefined && signal !== null) {
-      listen(signal, 'abort', () => {
+      // As Chromium 156 cancels: in a task queued after the one that runs
+      // `execute` (which has run by then, even when the caller aborts in
+      // the task that called), the call rejects with the caller's reason;
+      // in a later one, the tool's own signal aborts (an AbortError,
+      // whatever the caller's reason), after what the page chained on the
+      // rejection, then `toolcancel` fires. A form call fires its own
+      // (form-calls.js), or the browser does.
+      listen(signal, 'abort', () => queueTask(() => {
         if (settled) return;
         settled = true;
         reject(signalReason(signal));
-        abortController(run); // an AbortError, whatever the caller's reason, as in Chromium
-        // Once the cancelling is done, in a later task, as Chromium fires it.
-        // A form call fires its own (form-calls.js), or the browser does.
-        if (entry.source !== 'declarative') queueTask(() => fireToolEvent('toolcancel', entry.snapshot.name), true);
-      }, { once: true });
+        queueTask(() => {
+          abortController(run);
+          if (entry.source !== 'declarative') fireToolEvent('toolcancel', entry.snapshot.name);
+        }, true);
+      }), { once: true });
     }
     const failed = (error) => {
       if (entry.source === 'declarative') return error;

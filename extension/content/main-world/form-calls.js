@@ -182,7 +182,11 @@ export function takeFormSubmit(event) {
         throw new DOMExceptionCtor("Failed to execute 'respondWith' on 'SubmitEvent': respondWith() was already called.", 'InvalidStateError');
       }
       call.responded = true;
-      promiseThen(resolved(answer), call.resolve, call.reject);
+      // Settled in a task after the answer's: a declaration removed or
+      // changed meanwhile (the listener removes the form after answering)
+      // has cancelled the call by then, as the draft cancels it.
+      promiseThen(resolved(answer), (value) => queueTask(() => call.resolve(value)),
+        (error) => queueTask(() => call.reject(error)));
     },
   });
   // Once every listener has had the event.
