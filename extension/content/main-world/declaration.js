@@ -9,7 +9,7 @@ import {
   toString, TypeErrorCtor,
 } from './primordials.js';
 import { describe, errorText } from './text.js';
-import { DOMExceptionCtor, isSignal, URLCtor } from './dom.js';
+import { DOMExceptionCtor, isSignal } from './dom.js';
 
 const HINTS = ['readOnlyHint', 'consequentialHint', 'destructiveHint', 'idempotentHint',
   'openWorldHint', 'untrustedContentHint', 'debugging'];
@@ -268,32 +268,4 @@ function readSequence(value, method, member) {
   const list = [];
   for (const item of arrayFrom(value)) arrayPush(list, toDOMString(item));
   return list;
-}
-
-// What `exposedTo` names: the origins, each a URL's whose origin is
-// potentially trustworthy (https, wss, localhost, file), else a
-// SecurityError, as the draft says.
-export function exposedOriginsOf(list) {
-  const origins = [];
-  const texts = list ?? [];
-  for (let i = 0; i < texts.length; i++) {
-    const text = texts[i];
-    let url = null;
-    try {
-      url = new URLCtor(text);
-    } catch {
-      url = null;
-    }
-    if (url === null || !trustworthy(url)) {
-      throw new DOMExceptionCtor('Only secure origins are allowed in the exposedTo list.', 'SecurityError');
-    }
-    arrayPush(origins, url.origin);
-  }
-  return origins;
-}
-const LOCAL = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-function trustworthy(url) {
-  const { protocol, hostname } = url;
-  if (protocol === 'https:' || protocol === 'wss:' || protocol === 'file:') return true;
-  return (protocol === 'http:' || protocol === 'ws:') && regexTest(LOCAL, hostname);
 }

@@ -2,8 +2,8 @@
 // executeTool). The class only; start.js makes the object, install.js the
 // accessor.
 //
-// Imports: primordials.js, dom.js, events.js, declaration.js, registry.js,
-// frames.js, execute-tool.js, native.js, cross-origin.js.
+// Imports: primordials.js, dom.js, events.js, declaration.js, secure-origins.js,
+// registry.js, frames.js, execute-tool.js, native.js, cross-origin.js.
 
 import {
   arrayPush, arraySort, EventTargetCtor, parse, PromiseCtor, promiseThen, rejected, resolved, stringify, TypeErrorCtor,
@@ -14,12 +14,13 @@ import {
 } from './dom.js';
 import { defineEventHandler, queueTask } from './events.js';
 import {
-  exposedOriginsOf, positionalTool, read, readOptions, snapshotSkill, snapshotTool, toDOMString,
+  positionalTool, read, readOptions, snapshotSkill, snapshotTool, toDOMString,
 } from './declaration.js';
+import { exposedOriginsOf, insecureOrigins } from './secure-origins.js';
 import { add, findTool, has, sourceOf, toolNamed } from './registry.js';
 import { isTreeWindow, treeTools } from './frames.js';
 import { runForTesting, unknownError } from './execute-tool.js';
-import { nativeExecuteTool, nativeListTools, wrapsDocumentContext } from './native.js';
+import { nativeExecuteTool, nativeExposedCheck, nativeListTools, wrapsDocumentContext } from './native.js';
 import { otherOrigins } from './cross-origin.js';
 
 const byName = (x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
@@ -36,12 +37,16 @@ export class ModelContext extends EventTargetCtor {
         : snapshotTool(tool, 'document_object', toolNamed, options);
       const { signal } = taken;
       if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
-      // Kept with the tool; same-origin documents see it whatever it says,
-      // and cross-origin ones are out of reach (frames.js).
-      taken.exposedOrigins = exposedOriginsOf(taken.exposedTo);
-      add(sourceOf(taken.snapshot.path), taken, signal);
-      // The spec resolves after toolchange was queued.
-      return new PromiseCtor((resolve) => queueTask(() => resolve(undefined), true));
+      // Same-origin documents see the tool whatever `exposedTo` says; other
+      // origins' frames reach it through the browser's own WebMCP (native.js).
+      const { unsure } = exposedOriginsOf(taken.exposedTo);
+      if (!unsure) return registered(taken, signal);
+      // An origin only the browser can judge: it answers, where it has a WebMCP.
+      if (!wrapsDocumentContext()) return rejected(insecureOrigins());
+      return promiseThen(nativeExposedCheck(taken.exposedTo), () => {
+        if (signal !== undefined && signalAborted(signal)) throw signalReason(signal);
+        return registered(taken, signal);
+      });
     } catch (error) {
       return rejected(error);
     }
@@ -128,6 +133,12 @@ export class ModelContext extends EventTargetCtor {
     if (input.error) return rejected(input.error);
     return runForTesting(entry, input.text, signal?.value);
   }
+}
+
+// Adds a tool registerTool took; the draft resolves after toolchange was queued.
+function registered(taken, signal) {
+  add(sourceOf(taken.snapshot.path), taken, signal);
+  return new PromiseCtor((resolve) => queueTask(() => resolve(undefined), true));
 }
 
 const EXECUTE = "Failed to execute 'executeTool' on 'ModelContext': ";

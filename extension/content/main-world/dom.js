@@ -16,6 +16,8 @@ import { describe } from './text.js';
 export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor;
 export let signalAborted, signalReason, abortController, controllerSignal;
 export let getAttribute, eventDetail, URLCtor;
+// Whether this document is a secure context, as the browser decided.
+export let isSecureContext;
 // The browser's own WebMCP event interfaces, where it has them (156:
 // ToolActivatedEvent, ToolCancelEvent; 148: WebMCPEvent), else undefined.
 export let ToolActivatedEventCtor, ToolCancelEventCtor;
@@ -56,6 +58,8 @@ export function captureDom() {
   controllerSignal = uncurry(getOwnPropertyDescriptor(AbortController.prototype, 'signal').get);
   getAttribute = uncurry(Element.prototype.getAttribute);
   URLCtor = URL;
+  const secure = getOwnPropertyDescriptor(window, 'isSecureContext') ?? getOwnPropertyDescriptor(Window.prototype, 'isSecureContext');
+  isSecureContext = secure?.get ? uncurry(secure.get) : () => false;
   toolsAllowed = readToolsPolicy();
   eventDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
   ToolActivatedEventCtor = typeof ToolActivatedEvent === 'function' ? ToolActivatedEvent

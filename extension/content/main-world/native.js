@@ -8,12 +8,12 @@
 
 import {
   apply, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, listen,
-  MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, PromiseCtor, promiseThen, setOwn, setPrototypeOf,
+  MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, PromiseCtor, promiseThen, rejected, setOwn, setPrototypeOf,
   toString, TypeErrorCtor, warn, win,
 } from './primordials.js';
 import { errorText } from './text.js';
 import { jsonText } from './json.js';
-import { AbortControllerCtor, controllerSignal, DOMExceptionCtor } from './dom.js';
+import { abortController, AbortControllerCtor, controllerSignal, DOMExceptionCtor } from './dom.js';
 import { send } from './channel.js';
 import { servable } from './outcome.js';
 
@@ -56,6 +56,36 @@ export const wrapsDocumentContext = () => nativeFormContext() !== null;
 export const nativeListTools = (options) => apply(native.getTools, native.context, [options]);
 export const nativeExecuteTool = (tool, input, options) => apply(native.executeTool, native.context, [tool, input, options]);
 export const onNativeToolchange = (listener) => listen(native.context, 'toolchange', listener);
+
+// Asks the browser's own registerTool whether it takes `exposedTo`, for
+// origins only it can judge (secure-origins.js): it registers a tool of
+// Toolgate's own with that list, and unregisters it once the browser
+// answered. Settles with undefined, or rejects with the browser's own error
+// (a SecurityError). The page's objects hear nothing of it: Toolgate's
+// document.modelContext fires `toolchange` for other origins' tools alone
+// (cross-origin.js).
+let probes = 0;
+export function nativeExposedCheck(exposedTo) {
+  const controller = new AbortControllerCtor();
+  probes += 1;
+  const probe = {
+    __proto__: null,
+    name: `toolgate.exposedTo.probe.${probes}`,
+    description: 'Toolgate asks the browser whether it takes these origins.',
+    execute: () => undefined,
+  };
+  const options = { __proto__: null, exposedTo, signal: controllerSignal(controller) };
+  let done;
+  try {
+    done = apply(native.register, native.context, [probe, options]);
+  } catch (error) {
+    return rejected(error);
+  }
+  return promiseThen(done, () => abortController(controller), (error) => {
+    abortController(controller);
+    throw error;
+  });
+}
 
 // Runs a form tool through the browser's own executeTool, where it has one:
 // settles with the browser's answer (text, or null after a navigation);
