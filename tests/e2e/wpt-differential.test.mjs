@@ -150,3 +150,53 @@ test('imperative/exposedTo: registerTool takes the origins the browser counts se
     }
   }
 });
+
+// exposedTo-cross-origin-child's first subtest, up to its call (which,
+// wrapping, is the browser's agent's path: a card asks), on origins the
+// command line marks secure: the child frame hears a toolchange for each
+// tool exposed to it and lists them, and nothing of how Toolgate asked the
+// browser (native.js, nativeExposedCheck).
+async function childSees(side) {
+  const page = await browsers[side].context.newPage();
+  try {
+    await page.goto(server.url('one.test', '/wpt.html'));
+    const childUrl = server.url('two.test', '/child.html');
+    await page.evaluate(async (src) => {
+      const frame = document.createElement('iframe');
+      frame.allow = 'tools';
+      frame.src = src;
+      await new Promise((done) => { frame.onload = done; document.body.append(frame); });
+    }, childUrl);
+    const child = page.frames().find((frame) => frame.url() === childUrl);
+    await child.evaluate(() => {
+      window.heard = 0;
+      document.modelContext.addEventListener('toolchange', () => { window.heard += 1; });
+    });
+    const parentOrigin = new URL(page.url()).origin;
+    const childOrigin = new URL(childUrl).origin;
+    const heard = child.evaluate(() => new Promise((done) => document.modelContext.addEventListener('toolchange', done, { once: true })));
+    const registered = await page.evaluate((to) => document.modelContext.registerTool(
+      { name: 'wpt.parent', description: 'Exposed to the child', execute: () => 'hello' }, { exposedTo: [to] },
+    ).then(() => 'registered', (error) => `${error.name}: ${error.message}`), childOrigin);
+    if (registered !== 'registered') return { registered };
+    await heard;
+    // A second tool, heard after whatever the first brought.
+    await page.evaluate((to) => document.modelContext.registerTool(
+      { name: 'wpt.parent.2', description: 'Exposed to the child too', execute: () => 'hello' }, { exposedTo: [to] },
+    ), childOrigin);
+    await child.waitForFunction(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+      .some((tool) => tool.name === 'wpt.parent.2'), parentOrigin);
+    const listed = await child.evaluate(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+      .map((tool) => `${tool.name}@${tool.origin}`), parentOrigin);
+    return { registered, listed, heard: await child.evaluate(() => window.heard) };
+  } finally {
+    await page.close();
+    await browsers[side].assertNoErrors();
+  }
+}
+test('imperative/exposedTo-cross-origin-child: a child of an origin the command line marks secure sees the tool exposed to it, and no more, as 156', { skip: !NATIVE && 'the polyfill cannot reach another origin\'s frame' }, async () => {
+  const expected = await childSees('A');
+  assert.equal(expected.registered, 'registered');
+  assert.equal(expected.listed.length, 2, expected.listed.join(', '));
+  assert.deepStrictEqual(await childSees('C'), expected);
+});

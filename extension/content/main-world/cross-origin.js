@@ -9,11 +9,11 @@
 //
 // Imports: primordials.js, dom.js, events.js, registry.js, native.js.
 
-import { arrayPush, doc, promiseThen, querySelectorAll, win } from './primordials.js';
+import { arrayPush, doc, promiseThen, querySelectorAll, stringStartsWith, win } from './primordials.js';
 import { getAttribute, URLCtor } from './dom.js';
 import { queueTask } from './events.js';
 import { fireToolchange } from './registry.js';
-import { nativeListTools, onNativeToolchange, wrapsDocumentContext } from './native.js';
+import { nativeListTools, onNativeToolchange, PROBE_PREFIX, wrapsDocumentContext } from './native.js';
 
 // The other origins near this document: its ancestors', and its iframes'
 // as their `src` says. The browser fires `toolchange` here for its own
@@ -39,10 +39,14 @@ function nearOrigins() {
   return origins;
 }
 
-// The tools of other origins among `tools` (the browser's getTools()).
+// The tools of other origins among `tools` (the browser's getTools()), but
+// another frame's Toolgate asking the browser about `exposedTo` (native.js).
 export function otherOrigins(tools) {
   const found = [];
-  for (let i = 0; i < tools.length; i++) if (tools[i].origin !== win.origin) arrayPush(found, tools[i]);
+  for (let i = 0; i < tools.length; i++) {
+    const { origin, name } = tools[i];
+    if (origin !== win.origin && !(typeof name === 'string' && stringStartsWith(name, PROBE_PREFIX))) arrayPush(found, tools[i]);
+  }
   return found;
 }
 

@@ -62,15 +62,16 @@ export const onNativeToolchange = (listener) => listen(native.context, 'toolchan
 // Toolgate's own with that list, and unregisters it once the browser
 // answered. Settles with undefined, or rejects with the browser's own error
 // (a SecurityError). The page's objects hear nothing of it: Toolgate's
-// document.modelContext fires `toolchange` for other origins' tools alone
-// (cross-origin.js).
+// document.modelContext fires `toolchange` for other origins' tools alone,
+// and lists none named so, in this frame or another (cross-origin.js).
 let probes = 0;
+export const PROBE_PREFIX = 'toolgate.exposedTo.probe.';
 export function nativeExposedCheck(exposedTo) {
   const controller = new AbortControllerCtor();
   probes += 1;
   const probe = {
     __proto__: null,
-    name: `toolgate.exposedTo.probe.${probes}`,
+    name: `${PROBE_PREFIX}${probes}`,
     description: 'Toolgate asks the browser whether it takes these origins.',
     execute: () => undefined,
   };

@@ -74,6 +74,7 @@ export const queueMicrotaskFn = globalThis.queueMicrotask;
 export const warn = console.warn;
 export const reportErrorFn = globalThis.reportError;
 export const regexTest = uncurry(RegExp.prototype.test);
+export const stringStartsWith = uncurry(String.prototype.startsWith);
 export const DocumentProto = Document.prototype;
 export const querySelectorAll = uncurry(DocumentProto.querySelectorAll);
 export const MutationObserverCtor = MutationObserver;
