@@ -467,7 +467,7 @@ impl Core {
 }
 
 // talc instead of the standard library's dlmalloc: smaller and a little
-// faster per agent call (benches/JOURNAL.md, "Measurements behind the code").
+// faster per agent call (benches/JOURNAL.md, "Choices the code keeps").
 // The worker is single-threaded, which is what `TalckWasm` assumes.
 #[global_allocator]
 // SAFETY: a Wasm module in a service worker runs on one thread only.
