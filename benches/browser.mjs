@@ -34,6 +34,7 @@ import { inRelayWorld } from '../tests/support/relay-world.mjs';
 import { serve } from '../tests/support/server.mjs';
 import { churnFigure } from './churn.mjs';
 import { listingFigure } from './listing.mjs';
+import { untrustedFigure } from './untrusted.mjs';
 import { wakeFigure } from './wake.mjs';
 import { watchingFigure } from './watching.mjs';
 
@@ -919,6 +920,9 @@ async function main() {
     await step('4 agent call vs ping', () => agentCall(browser, sw, agentTab));
     await step('12 a watched agent call', async () => watchingFigure({
       sw: await browser.worker(), tabId: agentTab, runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
+    }));
+    await step('14 results read for untrusted content', async () => untrustedFigure({
+      browser, server, sw: await browser.worker(), runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
     }));
     await step('8 concurrent calls', async () => concurrency(browser, await browser.worker(), agentPage, agentTab));
     await step('10 agent call while another page churns', async () => churnFigure({
