@@ -76,18 +76,25 @@ impl Reader {
         let bytes = text.as_bytes();
         let mut at = 0;
         while let Some(&byte) = bytes.get(at) {
-            // Printable ASCII, most of any text, byte by byte.
-            if (b' '..=b'~').contains(&byte) {
+            if byte == b' ' {
+                space = true;
                 at += 1;
-                if byte == b' ' {
-                    space = true;
-                } else {
-                    if space && !out.is_empty() {
-                        out.push(b' ');
-                    }
-                    space = false;
-                    out.push(byte.to_ascii_lowercase());
+                continue;
+            }
+            // Printable ASCII, most of any text: a word at a time.
+            let word = bytes[at..]
+                .iter()
+                .position(|b| !(b'!'..=b'~').contains(b))
+                .unwrap_or(bytes.len() - at);
+            if word > 0 {
+                if space && !out.is_empty() {
+                    out.push(b' ');
                 }
+                space = false;
+                let from = out.len();
+                out.extend_from_slice(&bytes[at..at + word]);
+                out[from..].make_ascii_lowercase();
+                at += word;
                 continue;
             }
             let Some(c) = text[at..].chars().next() else {
@@ -105,18 +112,19 @@ impl Reader {
             if hidden(c) {
                 continue;
             }
-            let apostrophe = matches!(c, '\u{2018}' | '\u{2019}' | '\u{02BC}');
-            for lower in c.to_lowercase() {
-                if space && !out.is_empty() {
-                    out.push(b' ');
-                }
-                space = false;
-                out.push(match u8::try_from(lower) {
-                    _ if apostrophe => b'\'',
-                    Ok(ascii) if ascii.is_ascii() => ascii,
-                    _ if lower.is_alphanumeric() => OTHER_WORD,
-                    _ => OTHER,
-                });
+            if space && !out.is_empty() {
+                out.push(b' ');
+            }
+            space = false;
+            match c {
+                '\u{2018}' | '\u{2019}' | '\u{02BC}' => out.push(b'\''),
+                // The two whose lower case holds ASCII (a test holds the
+                // rest to theirs): the Kelvin sign's is "k", and capital I
+                // with a dot's is "i" and a combining dot, no letter.
+                '\u{212A}' => out.push(b'k'),
+                '\u{130}' => out.extend_from_slice(&[b'i', OTHER]),
+                _ if c.is_alphanumeric() => out.push(OTHER_WORD),
+                _ => out.push(OTHER),
             }
         }
         Some(matched(out))
@@ -184,6 +192,35 @@ mod tests {
             assert_eq!(reader.normalised, phrase.as_bytes());
         }
         assert!(PHRASES.len() <= 16, "the phrases found fit a u16");
+    }
+
+    #[test]
+    fn outside_ascii_only_two_characters_have_a_lower_case_that_holds_ascii() {
+        // What `Reader::read` writes for a character that is not ASCII
+        // stands for its lower case: one character, not ASCII, a letter or
+        // digit exactly when it is one, except for these two.
+        for c in ('\u{80}'..=char::MAX).filter(|c| !matches!(c, '\u{130}' | '\u{212A}')) {
+            let lower: Vec<char> = c.to_lowercase().collect();
+            assert_eq!(lower.len(), 1, "U+{:04X}", u32::from(c));
+            assert!(!lower[0].is_ascii(), "U+{:04X}", u32::from(c));
+            assert_eq!(
+                lower[0].is_alphanumeric(),
+                c.is_alphanumeric(),
+                "U+{:04X}",
+                u32::from(c)
+            );
+        }
+        assert_eq!('\u{212A}'.to_lowercase().to_string(), "k");
+        assert_eq!('\u{130}'.to_lowercase().to_string(), "i\u{307}");
+        assert!(!'\u{307}'.is_alphanumeric());
+        assert_eq!(
+            addressed_to_model("\u{130}GNORE PREV\u{130}OUS"),
+            [] as [&str; 0]
+        );
+        assert_eq!(
+            addressed_to_model("\u{130}system prompt"),
+            ["system prompt"]
+        );
     }
 
     #[test]
