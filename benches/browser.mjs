@@ -33,6 +33,7 @@ import { serve } from '../tests/support/server.mjs';
 import { SMOKE, JSON_OUT, wanted, COMPARE, RUNS, started, log, median, spread, medianCI, ciText, ms, figures, notes, failures, figure, callRequest, ranOk, tabIdOf, waitForCount } from './run.mjs';
 import { churnFigure } from './churn.mjs';
 import { listingFigure } from './listing.mjs';
+import { untrustedFigure } from './untrusted.mjs';
 import { wakeFigure } from './wake.mjs';
 import { watchingFigure } from './watching.mjs';
 import { pageLoad } from './page-load.mjs';
@@ -151,6 +152,9 @@ async function main() {
     await step('4 agent call vs ping', () => agentCall(browser, sw, agentTab));
     await step('12 a watched agent call', async () => watchingFigure({
       sw: await browser.worker(), tabId: agentTab, runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
+    }));
+    await step('14 results read for untrusted content', async () => untrustedFigure({
+      browser, server, sw: await browser.worker(), runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
     }));
     await step('8 concurrent calls', async () => concurrency(browser, await browser.worker(), agentPage, agentTab));
     await step('10 agent call while another page churns', async () => churnFigure({

@@ -296,6 +296,14 @@ impl Core {
         )
     }
 
+    /// Results read for untrusted content (docs/cards.md, "After untrusted
+    /// content"), or not: only the benchmark of what that costs turns it
+    /// off (`Session::unguarded`).
+    #[wasm_bindgen(js_name = "guardUntrusted")]
+    pub fn guard_untrusted(&mut self, on: bool) {
+        self.0.session.unguarded = !on;
+    }
+
     /// The flags of tools that broke their hints, as stored (JSON text).
     #[wasm_bindgen(js_name = "setFlags")]
     pub fn set_flags(&mut self, record: &str) -> Result<(), JsError> {
