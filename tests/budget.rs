@@ -210,6 +210,20 @@ fn an_error_flood_is_refused_as_too_costly_not_run_unchecked() {
         panic!("wrong values are problems");
     };
     assert_eq!(problems.len(), 3, "{problems:?}");
+    // Many, within the budget: the first 20 listed, and that there are more.
+    let many: Vec<Value> = (0..1_000).map(|i| json!(i)).collect();
+    let Err(Refusal::Invalid(problems)) = checked(&schema, &json!({ "tags": many })) else {
+        panic!("wrong values are problems");
+    };
+    assert_eq!(problems.len(), 21, "{problems:?}");
+    assert_eq!(
+        problems[19],
+        "arguments.tags[19]: expected a string, got an integer"
+    );
+    assert_eq!(
+        problems[20],
+        "and more: only the first 20 problems are listed"
+    );
 }
 
 #[test]

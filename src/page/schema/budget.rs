@@ -7,7 +7,7 @@
 //! `PATTERNS` and finds what its `$ref`s name; a check that finds some of them
 //! let go by the shared cache compiles them again within the same bound, not
 //! against `STEPS`, so that a schema once checkable stays so whatever other
-//! pages' patterns took the cache (benches/README.md, "Figure 13"). Then,
+//! pages' patterns took the cache (ARCHITECTURE.md, "Budgets"). Then,
 //! for each call, `Plan::steps` walks the schema
 //! over the arguments as a validator does — every subschema against every
 //! value it applies to, both branches of an `if`, every `$ref` followed — and
