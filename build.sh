@@ -191,8 +191,12 @@ e2e() { # config files...
   [ "${config#* }" = native ] && native=1
   log "end-to-end tests in headless Chromium $config: $# files, $exe, $("$exe" --version 2>/dev/null)"
   mkdir -p target
-  TOOLGATE_BROWSER=${config%% *} TOOLGATE_NATIVE=$native node --test --test-concurrency=1 "$@" 2>&1 |
-    tee "target/e2e-${config/ /-}.tap"
+  # The TAP to the log (and its file), and how long each file took beside it
+  # (tests/support/file-times.mjs; tests/README.md's table of files).
+  TOOLGATE_BROWSER=${config%% *} TOOLGATE_NATIVE=$native node --test --test-concurrency=1 \
+    --test-reporter=tap --test-reporter-destination=stdout \
+    --test-reporter=./tests/support/file-times.mjs --test-reporter-destination="target/e2e-${config/ /-}-times.txt" \
+    "$@" 2>&1 | tee "target/e2e-${config/ /-}.tap"
 }
 
 # A long run's end is what a CI page shows: say there which tests failed, each
@@ -430,7 +434,7 @@ case "${1:-build}" in
     stage "fuzz smoke: build and 20 s a target"
     fuzz_smoke
     failed=()
-    rm -f target/e2e-*.tap
+    rm -f target/e2e-*.tap target/e2e-*-times.txt
     for config in "${e2e_configs[@]}"; do
       mapfile -t files < <(e2e_files "$config")
       [ ${#files[@]} -gt 0 ] || continue

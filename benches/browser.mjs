@@ -18,7 +18,7 @@
 // (or JSON) to stdout. Nothing here changes Toolgate: the worker is only read
 // through `self.toolgate` and CDP.
 //
-// Figures 1, 4 and 10 (benches/churn.mjs) are ratios: the median over A/B pairs of A ÷ B (for figure
+// Figures 1, 4, 10 (benches/churn.mjs) and 13 (benches/costly.mjs) are ratios: the median over A/B pairs of A ÷ B (for figure
 // 1, over rounds, each side's block of loads by its median), with a 95 %
 // confidence interval of that median (bootstrap): on these machines it says
 // whether a run can tell the ratio from its target at all. Notes after the
@@ -32,7 +32,9 @@ import { EXTENSION, launch } from '../tests/support/browser.mjs';
 import { serve } from '../tests/support/server.mjs';
 import { SMOKE, JSON_OUT, wanted, COMPARE, RUNS, started, log, median, spread, medianCI, ciText, ms, figures, notes, failures, figure, callRequest, ranOk, tabIdOf, waitForCount } from './run.mjs';
 import { churnFigure } from './churn.mjs';
+import { costlyFigure } from './costly.mjs';
 import { listingFigure } from './listing.mjs';
+import { untrustedFigure } from './untrusted.mjs';
 import { wakeFigure } from './wake.mjs';
 import { watchingFigure } from './watching.mjs';
 import { pageLoad } from './page-load.mjs';
@@ -152,8 +154,15 @@ async function main() {
     await step('12 a watched agent call', async () => watchingFigure({
       sw: await browser.worker(), tabId: agentTab, runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
     }));
+    await step('14 results read for untrusted content', async () => untrustedFigure({
+      browser, server, sw: await browser.worker(), runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
+    }));
     await step('8 concurrent calls', async () => concurrency(browser, await browser.worker(), agentPage, agentTab));
     await step('10 agent call while another page churns', async () => churnFigure({
+      browser, server, sw: await browser.worker(), agentTab, runs: RUNS, smoke: SMOKE, figure, notes, log,
+      stats: { median, spread, medianCI, ciText, ms },
+    }));
+    await step('13 agent call while a page\'s costly schema is checked', async () => costlyFigure({
       browser, server, sw: await browser.worker(), agentTab, runs: RUNS, smoke: SMOKE, figure, notes, log,
       stats: { median, spread, medianCI, ciText, ms },
     }));

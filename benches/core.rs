@@ -16,6 +16,12 @@
 //! - `decide/read-only call, request + finish`: the core's whole part of an
 //!   agent call to a Read-only tool on a localhost tab of three tools (what
 //!   figure 4 of the browser benchmark pays in the Wasm).
+//! - `untrusted/honest result, 100 KB` and `… 1 MB`: `page::untrusted::untrusted`
+//!   on the JSON text of a result of honest messages (ordinary words, a few
+//!   accents, typographic apostrophes and line breaks, nothing addressed to
+//!   the model), as `Session::finish` reads every result after a call
+//!   (docs/cards.md, "After untrusted content"); the whole detector runs,
+//!   since nothing in it is found;
 //! - `read/page report of 1000 tools`: the JSON text of one page report
 //!   registering 1,000 tools (the mix above) read as a `FromPage`, as the
 //!   service worker reads every report; `read/settings change` and
@@ -469,6 +475,95 @@ fn bench_read(c: &mut Criterion) {
     group.finish();
 }
 
+/// Ordinary words of mail and reviews, some of them the words of the
+/// phrases addressed to the model (so that the detector meets partial
+/// matches), never all of one phrase in a row.
+const WORDS: [&str; 40] = [
+    "the",
+    "a",
+    "and",
+    "of",
+    "to",
+    "in",
+    "is",
+    "it",
+    "for",
+    "on",
+    "with",
+    "was",
+    "we",
+    "they",
+    "order",
+    "kettle",
+    "delivery",
+    "Friday",
+    "lunch",
+    "meeting",
+    "café",
+    "naïve",
+    "it\u{2019}s",
+    "don\u{2019}t",
+    "ignore",
+    "previous",
+    "system",
+    "must",
+    "call",
+    "tell",
+    "users",
+    "important",
+    "instruction",
+    "thanks!",
+    "Best,",
+    "Zoë",
+    "price",
+    "42",
+    "déjà",
+    "vu",
+];
+
+/// An honest result of about `bytes` bytes, as a mail tool returns it: the
+/// JSON text of an array of messages `{from, subject, body}`.
+fn honest_result(bytes: usize) -> String {
+    let mut rng = Rng(0x5eed_0038);
+    let mut messages = Vec::new();
+    let mut size = 0;
+    while size < bytes {
+        let mut body = String::new();
+        for i in 0..(40 + rng.next() % 160) {
+            if i > 0 {
+                body.push_str(if rng.chance(3) { "\n" } else { " " });
+            }
+            body.push_str(rng.pick(&WORDS));
+        }
+        let message = json!({
+            "from": format!("person{}@mail.example", rng.next() % 1000),
+            "subject": format!("Re: {} {}", rng.pick(&WORDS), rng.pick(&WORDS)),
+            "body": body,
+        });
+        size += message.to_string().len() + 1;
+        messages.push(message);
+    }
+    Value::Array(messages).to_string()
+}
+
+fn bench_untrusted(c: &mut Criterion) {
+    use toolgate::page::untrusted::{untrusted, Declared};
+    let mut group = c.benchmark_group("untrusted");
+    for (label, bytes) in [("100 KB", 100_000), ("1 MB", 1_000_000)] {
+        let result = honest_result(bytes);
+        assert_eq!(
+            untrusted(Ok(&result), Declared::default()),
+            None,
+            "an honest result"
+        );
+        group.throughput(Throughput::Bytes(result.len() as u64));
+        group.bench_function(format!("honest result, {label}"), |b| {
+            b.iter(|| untrusted(Ok(black_box(&result)), Declared::default()))
+        });
+    }
+    group.finish();
+}
+
 /// An agent's call of the Read-only tool `noop` on tab 2, as JSON text.
 fn noop_call(id: u64) -> String {
     format!(
@@ -487,6 +582,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_classify, bench_registry, bench_decide, bench_read
+    targets = bench_classify, bench_registry, bench_decide, bench_untrusted, bench_read
 }
 criterion_main!(benches);

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { openChat, send, callRequest } from './agent.mjs';
 import { BrowserNotFound, findChromium, launchToolgate } from './chromium.mjs';
-import { didText, verdictOf } from './conduct.mjs';
+import { didText, resultSpeaks, verdictOf } from './conduct.mjs';
 import { ExpectFileError, readExpect, writeExpect } from './expect.mjs';
 import { junit, table } from './report.mjs';
 import { entriesOf, findingsOf, publishes, settledPalette, tabIdOf, warningsOf } from './tools.mjs';
@@ -20,15 +20,17 @@ Loads each URL in headless Chromium with Toolgate, waits until its WebMCP
 tools have settled, prints how Toolgate classes them, and fails when a class
 is left to a default, a declaration cannot be read, a lint note is an error,
 a class differs from --expect, or a tool named by --call changes state while
-it says Read only, or reaches another site while it says openWorldHint: false.
-Other lint notes (a hint left out that did
+it says Read only, reaches another site while it says openWorldHint: false,
+or returns text addressed to the agent's model (or hidden from people) without
+declaring untrustedContentHint: true. Other lint notes (a hint left out that did
 not decide the class, the legacy API) are shown as warnings.
 
 options:
   --expect FILE        a JSON or YAML file of tool name -> class to hold the tools to
   --write-expect FILE  write the classes found to FILE (YAML for .yaml/.yml, else JSON)
   --call TOOL[=JSON]    call TOOL as an agent would, with the arguments JSON (default {}),
-                       and fail it if it broke its hints; repeatable. Toolgate's rules
+                       and fail it if it broke its hints or its result speaks to the
+                       agent's model undeclared; repeatable. Toolgate's rules
                        are set to allow exactly the tools called, each on its site
   --strict             a hint left out fails too, even one that did not decide the class,
                        and so do the notes on texts that talk to the agent (hidden
@@ -143,9 +145,11 @@ async function allow(worker, tabId, entry, deadline) {
 // Calls each tool of `calls` (--call) that the page publishes, one after
 // another, as an agent in unattended mode, and holds it to its hints: its
 // `call` is the verdict (lib/conduct.mjs), and it fails when it broke its
-// hints, when Toolgate did not run it, or, with --strict, when its call
-// failed (the tool threw). A call that took the tab elsewhere is followed by
-// the page loaded again.
+// hints, when Toolgate did not run it, when its result speaks to the agent's
+// model or hides text and the tool does not declare untrustedContentHint
+// (`resultSpeaks`), or, with --strict, when its call failed (the tool
+// threw). A call that took the tab elsewhere is followed by the page loaded
+// again.
 async function callTools(browser, page, tools, opts, say) {
   const worker = await browser.worker();
   const tabId = await tabIdOf(worker, page);
@@ -173,12 +177,15 @@ async function callTools(browser, page, tools, opts, say) {
     await openChat(worker, chat, 'toolgate check');
     const reply = await send(worker, chat, callRequest(callsMade, tabId, name, args));
     const verdict = await verdictOf(worker, tabId, name, reply, { reopen: () => back(name, true) });
-    tool.call = { args, ...verdict };
+    const speaks = resultSpeaks(verdict);
+    tool.call = { args, ...verdict, speaks: speaks?.text ?? null };
     if (verdict.broke) tool.findings.push(verdict.broke);
     else if (verdict.decision !== 'run') tool.findings.push(`Toolgate did not run the call: ${verdict.why}`);
     else if (verdict.isError && opts.strict) tool.findings.push(`the call failed: ${verdict.text}`);
+    if (speaks?.fails) tool.findings.push(speaks.text);
     const outcome = verdict.decision !== 'run' ? 'not run' : verdict.isError ? 'the call failed' : 'kept its hints';
-    say(`${name}: ${verdict.broke ? `broke its hints: ${didText(verdict.broke)}` : outcome}`);
+    const said = speaks ? `; ${speaks.text}` : '';
+    say(`${name}: ${verdict.broke ? `broke its hints: ${didText(verdict.broke)}` : outcome}${said}`);
     await back(name, tellsOfNavigating(verdict));
   }
 }
@@ -257,7 +264,9 @@ function print(pages, missing, json, out) {
     for (const { entry, findings, call } of page.tools) {
       if (findings.length) out(`✗ ${entry.name}: ${findings.join('; ')}`);
       const threw = call?.decision === 'run' && call.isError && !findings.includes(`the call failed: ${call.text}`) ? [`the call failed: ${call.text}`] : [];
-      const warnings = [warningsOf(entry, findings), ...threw].filter(Boolean).join('; ');
+      // A result that speaks to the model from a tool that declares untrusted content.
+      const speaks = call?.speaks && !findings.includes(call.speaks) ? [call.speaks] : [];
+      const warnings = [warningsOf(entry, findings), ...threw, ...speaks].filter(Boolean).join('; ');
       if (warnings) out(`! ${entry.name}: ${warnings}`);
     }
     const failing = page.tools.filter((t) => t.findings.length).length;

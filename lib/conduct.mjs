@@ -3,6 +3,7 @@
 // calls it, and what its tab was seen doing while it ran. Shared by
 // `toolgate check --call` (lib/check.mjs) and the Playwright fixture's
 // `toKeepItsHints` (playwright/index.mjs).
+import { pageText } from '../pkg/toolgate.js';
 import { entriesOf } from './tools.mjs';
 
 // How long after its reply a call's verdict may still come. The worker
@@ -34,7 +35,9 @@ async function flagShown(worker, tabId, name) {
 
 // The verdict on a call of `name` in tab `tabId` whose reply is `reply`
 // (`self.toolgate.agent`'s): { decision, why, isError, text, seen, overlapped,
-// broke }. `broke` is the flag's text ("said Read only; during a call it
+// broke, untrusted, declaresUntrusted }: `untrusted` is the reply's
+// `result_untrusted` ({ because, phrase, excerpt }: docs/agents.md) or null,
+// `declaresUntrusted` whether the tool declares `untrustedContentHint: true`. `broke` is the flag's text ("said Read only; during a call it
 // sent POST …"), from the reply when the observation came before the tool
 // answered, else from the palette, which is read until it shows a flag or
 // VERDICT_MS have passed since the reply. `reopen()`, when given, is called
@@ -52,6 +55,8 @@ export async function verdictOf(worker, tabId, name, reply, { reopen = null, wai
     seen: (meta.seen ?? []).map(seenText),
     overlapped: meta.overlapped === true,
     broke: meta.broke?.text ?? null,
+    untrusted: meta.result_untrusted ?? null,
+    declaresUntrusted: meta.untrusted_content === true,
   };
   if (verdict.broke !== null) return verdict;
   const until = Date.now() + waitMs;
@@ -70,3 +75,23 @@ export async function verdictOf(worker, tabId, name, reply, { reopen = null, wai
 
 // What a flag says the call did: its text after "during a call it ".
 export const didText = (broke) => broke.replace(/^said [^;]*; during a call it /, '');
+
+// What a call's result says to the agent's model, as a web developer's CI
+// reports it (docs/ci.md, "Results that speak to the agent's model"): a
+// phrase addressed to the model, or text people cannot see, in what the
+// tool returned (the reply's `result_untrusted`, `because` addressed or
+// hidden), with the excerpt escaped as Toolgate's pages show page text.
+// Resolves `{ text, fails }`, or null when the result holds neither: it
+// `fails` unless the tool declares `untrustedContentHint: true`, whose
+// result is expected to hold other people's text (then a warning). A result
+// untrusted only because its tool declares so, or is flagged, is not one.
+export function resultSpeaks({ untrusted, declaresUntrusted }) {
+  if (!untrusted || !['addressed', 'hidden'].includes(untrusted.because)) return null;
+  const said = untrusted.because === 'addressed'
+    ? `its result speaks to the agent's model ("${untrusted.phrase}")`
+    : 'its result holds text people cannot see';
+  const quoted = `“${pageText(untrusted.excerpt, 'value')}”`;
+  return declaresUntrusted
+    ? { text: `${said}: ${quoted}; expected, as it declares untrustedContentHint: true`, fails: false }
+    : { text: `${said}: ${quoted}; it does not declare untrustedContentHint: true`, fails: true };
+}

@@ -48,7 +48,8 @@ export function table(palette, tools = []) {
 // read): a test suite per URL, a test case per tool or skill (named by it,
 // its class name the site's host) that fails with its findings; a URL that
 // did not load, or published nothing, is one test case in error; a tool
-// called with --call says what it was seen doing. Tools an --expect file or
+// called with --call says what it was seen doing, and what its result said
+// to the agent's model, if anything. Tools an --expect file or
 // --call named that no page registered make a suite each (`missing`:
 // [{ name, suite, finding }]).
 export function junit(pages, missing = []) {
@@ -62,6 +63,7 @@ export function junit(pages, missing = []) {
         findings,
         out: [`${entry.badge}: ${entry.rule ?? 'a skill: listed, never called'}`,
           ...(call ? [`called with ${JSON.stringify(call.args)}: seen ${seenCell(call)}${call.isError && call.decision === 'run' ? `; it failed: ${call.text}` : ''}`] : []),
+          ...(call?.speaks ? [call.speaks] : []),
         ].join('\n'),
       })),
   }));

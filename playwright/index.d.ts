@@ -28,6 +28,17 @@ export interface Tool {
   path: string;
 }
 
+/** Why Toolgate holds a call's result for untrusted content (the reply's `_meta.toolgate.result_untrusted`). */
+export interface Untrusted {
+  /** addressed: it holds a phrase addressed to the agent's model; hidden: text people cannot see;
+   * declared: its tool declares untrustedContentHint: true; flagged: its tool broke its hints */
+  because: 'addressed' | 'hidden' | 'declared' | 'flagged';
+  /** the phrase, when addressed */
+  phrase?: string;
+  /** at most 200 characters of the result, as the page wrote them */
+  excerpt: string;
+}
+
 export interface Call {
   decision: 'run' | 'refuse';
   why: string;
@@ -35,6 +46,8 @@ export interface Call {
   /** the tool's structured result, else its text */
   result: unknown;
   text: string;
+  /** why its result is untrusted content, or null */
+  untrusted: Untrusted | null;
   cards: Array<{ heading: string; answer: string }>;
 }
 
@@ -65,7 +78,9 @@ export const expect: Expect<{
   /**
    * The page's tool `name`, called with `args` as an agent calls it (each card answered
    * "Allow this call only"), keeps its hints: nothing changed while it said Read only, no
-   * other site reached while it said openWorldHint: false. Fails naming what it did.
+   * other site reached while it said openWorldHint: false, and nothing in its result addressed to
+   * the agent's model or hidden from people unless it declares untrustedContentHint: true.
+   * Fails naming what it did or what its result said.
    */
   toKeepItsHints(this: ExpectMatcherState, page: Page, name: string, args?: Record<string, unknown>): Promise<MatcherReturnType>;
 }>;

@@ -5,12 +5,14 @@
 // its label. A test fails when Toolgate hit an uncaught error, or a page
 // did (Toolgate's shim runs in every page; `failOnPageErrors: false` in
 // `toolgateOptions` lets a page's own errors pass). `toKeepItsHints` holds a
-// tool to its hints (docs/classes.md, "Hints held to their word").
+// tool to its hints (docs/classes.md, "Hints held to their word"), and its
+// result to `untrustedContentHint` (docs/ci.md, "Results that speak to the
+// agent's model").
 import { chromium, expect as baseExpect, test as base } from '@playwright/test';
 import { callAnswering, callRequest, openChat } from '../lib/agent.mjs';
 import { cardWatcher } from '../lib/cards.mjs';
 import { findChromium, launchToolgate, toolgateWorker } from '../lib/chromium.mjs';
-import { verdictOf } from '../lib/conduct.mjs';
+import { resultSpeaks, verdictOf } from '../lib/conduct.mjs';
 import { entriesOf, publishes, settledPalette, tabIdOf } from '../lib/tools.mjs';
 
 // The page's tools and skills, once they have settled (lib/tools.mjs).
@@ -49,8 +51,11 @@ class Toolgate {
   // opens is answered with the next of `answer` (a label, or a list of them,
   // as the card shows it: 'Allow this call only', 'Deny this call'…). A card
   // with no answer left is closed, which refuses, and the call throws.
-  // Resolves to { decision: 'run' | 'refuse', why, result, isError, text, cards }.
-  // A tool the page has not yet published is waited for, up to 10 s.
+  // Resolves to { decision: 'run' | 'refuse', why, result, isError, text,
+  // untrusted, cards }: `untrusted`, why Toolgate holds the result for
+  // untrusted content ({ because, phrase, excerpt }, the reply's
+  // `result_untrusted`: docs/agents.md), else null. A tool the page has not
+  // yet published is waited for, up to 10 s.
   async call(page, name, args = {}, { answer = [] } = {}) {
     const { reply, cards } = await this.#send(page, name, args, answer);
     const { result } = reply;
@@ -62,14 +67,16 @@ class Toolgate {
       isError: result.isError === true,
       result: result.structuredContent ?? text,
       text,
+      untrusted: meta.result_untrusted ?? null,
       cards,
     };
   }
 
   // Calls the tool as `call` does, answering each card "Allow this call
   // only" (or "Allow once"), and resolves to its verdict (lib/conduct.mjs):
-  // { decision, why, isError, text, seen, overlapped, broke, cards }, `broke`
-  // the flag's text once Toolgate has had the time to see what it started.
+  // { decision, why, isError, text, seen, overlapped, broke, untrusted,
+  // declaresUntrusted, cards }, `broke` the flag's text once Toolgate has had
+  // the time to see what it started.
   // The call is made in a chat of its own: what its tool returned (content
   // it marks untrusted, say) is not the test's chat's to remember
   // (docs/cards.md, "After untrusted content").
@@ -169,7 +176,10 @@ export const expect = baseExpect.extend({
   // The page's tool `name`, called with `args` as an agent calls it (every
   // card answered "Allow this call only"), keeps its hints: Toolgate saw it
   // change nothing while it said Read only, and reach no other site while it
-  // said openWorldHint: false. Fails naming what it did. A call that did not
+  // said openWorldHint: false, and its result holds nothing addressed to the
+  // agent's model and no hidden text unless it declares
+  // untrustedContentHint: true (as `toolgate check --call` judges it).
+  // Fails naming what it did, or what its result said. A call that did not
   // run, or failed (the tool threw), fails whatever `.not` says: its hints
   // were not put to the test.
   async toKeepItsHints(page, name, args = {}) {
@@ -181,8 +191,14 @@ export const expect = baseExpect.extend({
     if (verdict.broke === null && verdict.isError) {
       throw new Error(`${name}: the call failed, so its hints were not put to the test: ${verdict.text}; before that, ${seen}`);
     }
-    const pass = verdict.broke === null;
-    const message = () => (pass ? `${name} kept its hints: during the call ${seen}` : `${name} broke its hints: it ${verdict.broke}`);
-    return { pass, message, name: 'toKeepItsHints', actual: verdict.broke ?? verdict.seen };
+    const speaks = resultSpeaks(verdict);
+    const failures = [
+      ...(verdict.broke === null ? [] : [`${name} broke its hints: it ${verdict.broke}`]),
+      ...(speaks?.fails ? [`${name}: ${speaks.text}`] : []),
+    ];
+    const pass = failures.length === 0;
+    const said = speaks ? `; ${speaks.text}` : '';
+    const message = () => (pass ? `${name} kept its hints: during the call ${seen}${said}` : failures.join('\n'));
+    return { pass, message, name: 'toKeepItsHints', actual: verdict.broke ?? (speaks?.fails ? speaks.text : verdict.seen) };
   },
 });

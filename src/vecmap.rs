@@ -5,7 +5,7 @@
 //! page registers or the worker loads. As a sorted `Vec` with binary search,
 //! read from a JSON object one insertion at a time, classifying 10,000
 //! declarations and loading 5,000 stored tools measured 15–20 % faster than
-//! with `BTreeMap` (benches/JOURNAL.md, "Measurements behind the code"). The
+//! with `BTreeMap` (benches/JOURNAL.md, "Choices the code keeps"). The
 //! core's other maps are `BTreeMap`s.
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};

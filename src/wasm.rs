@@ -296,6 +296,14 @@ impl Core {
         )
     }
 
+    /// Results read for untrusted content (docs/cards.md, "After untrusted
+    /// content"), or not: only the benchmark of what that costs turns it
+    /// off (`Session::unguarded`).
+    #[wasm_bindgen(js_name = "guardUntrusted")]
+    pub fn guard_untrusted(&mut self, on: bool) {
+        self.0.session.unguarded = !on;
+    }
+
     /// The flags of tools that broke their hints, as stored (JSON text).
     #[wasm_bindgen(js_name = "setFlags")]
     pub fn set_flags(&mut self, record: &str) -> Result<(), JsError> {
@@ -467,7 +475,7 @@ impl Core {
 }
 
 // talc instead of the standard library's dlmalloc: smaller and a little
-// faster per agent call (benches/JOURNAL.md, "Measurements behind the code").
+// faster per agent call (benches/JOURNAL.md, "Choices the code keeps").
 // The worker is single-threaded, which is what `TalckWasm` assumes.
 #[global_allocator]
 // SAFETY: a Wasm module in a service worker runs on one thread only.

@@ -5,7 +5,7 @@
 //! whole object in a generic form and then reading the variant from that. A
 //! page's report of 1,000 tools took 60 % longer to read that way, and a
 //! `RawValue` (a native call's arguments) cannot be read from the buffer at
-//! all (benches/JOURNAL.md, "Measurements behind the code"). So a page's
+//! all (benches/JOURNAL.md, "Choices the code keeps"). So a page's
 //! message (`FromPage`) and each of its ops (`Op`) are read through a flat
 //! struct holding every field any of its variants has, then checked against
 //! what its variant has (`only`, `needed`): the same messages and the same

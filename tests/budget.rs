@@ -165,6 +165,37 @@ fn a_schema_whose_patterns_take_too_much_compiling_is_refused_when_first_read() 
 }
 
 #[test]
+fn a_schema_whose_patterns_the_cache_let_go_is_still_checked() {
+    // At the schema's bounds: 100 patterns, one of them about 300 KB compiled.
+    let mut patterns: serde_json::Map<String, Value> = (1..PATTERNS)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": "string", "pattern": format!("^[a-z]{{1,3}}-{i}$")}),
+            )
+        })
+        .collect();
+    patterns.insert(
+        "p0".to_owned(),
+        json!({"type": "string", "pattern": "^\\p{L}{1,20}-0$"}),
+    );
+    let schema = json!({"type": "object", "properties": patterns});
+    let plan = Plan::read(&schema).unwrap();
+    let arguments = json!({"p0": "été-0", "p1": "ab-1"});
+    assert!(check(&schema, &plan, &arguments).is_ok());
+    // Other schemas' patterns, more than the cache holds, push these out.
+    for i in 0..16 {
+        let other = json!({"type": "string", "pattern": format!("^\\p{{L}}{{1,20}}-other{i}$")});
+        Plan::read(&other).unwrap();
+    }
+    assert!(cached("^\\p{L}{1,20}-0$").is_none(), "the cache let it go");
+    // Compiled again within the schema's bound, not refused as too costly.
+    assert!(check(&schema, &plan, &arguments).is_ok());
+    let steps = plan.steps(&schema, &arguments).unwrap();
+    assert!(steps < 1_000, "{steps}");
+}
+
+#[test]
 fn an_error_flood_is_refused_as_too_costly_not_run_unchecked() {
     let schema = json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}},
         "additionalProperties": false});
@@ -179,6 +210,20 @@ fn an_error_flood_is_refused_as_too_costly_not_run_unchecked() {
         panic!("wrong values are problems");
     };
     assert_eq!(problems.len(), 3, "{problems:?}");
+    // Many, within the budget: the first 20 listed, and that there are more.
+    let many: Vec<Value> = (0..1_000).map(|i| json!(i)).collect();
+    let Err(Refusal::Invalid(problems)) = checked(&schema, &json!({ "tags": many })) else {
+        panic!("wrong values are problems");
+    };
+    assert_eq!(problems.len(), 21, "{problems:?}");
+    assert_eq!(
+        problems[19],
+        "arguments.tags[19]: expected a string, got an integer"
+    );
+    assert_eq!(
+        problems[20],
+        "and more: only the first 20 problems are listed"
+    );
 }
 
 #[test]

@@ -131,6 +131,9 @@ export function checkArguments(schemaText, argumentsText) {
   const forms = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.keywordLocation}/`);
   const problems = [];
   for (const error of errors) {
+    // The core lists 20 (PROBLEMS_SHOWN, src/page/schema.rs) and says there
+    // are more: wording thousands is most of what a flood of wrong values costs.
+    if (problems.length > 20) break;
     const { keyword, instanceLocation, keywordLocation } = error;
     if (forms.some((prefix) => keywordLocation.startsWith(prefix))) continue;
     // Wrappers: their branches say what is wrong.

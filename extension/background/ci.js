@@ -33,4 +33,10 @@ export const toolgateApi = {
   // test that freezes the worker in the debugger (tests/README.md,
   // worker-stops) turn it off.
   watchCalls,
+  // Reading results for untrusted content (docs/cards.md, "After untrusted
+  // content") on or off: only the benchmark of what the guard costs turns it
+  // off (benches/README.md); a worker always starts with it on.
+  guardUntrusted: async (on) => {
+    (await ready).guardUntrusted(on === true);
+  },
 };

@@ -348,6 +348,12 @@ pub struct Session {
     /// session, and set whole whenever they change (`Toolgate::set_rules`).
     #[serde(skip)]
     pub rules: RuleBook,
+    /// Results are not read for untrusted content (`finish`), so no chat
+    /// remembers any: only the benchmark of what the guard costs turns this
+    /// on (benches/README.md, "After untrusted content"). Never stored: a
+    /// worker always starts guarded.
+    #[serde(skip)]
+    pub unguarded: bool,
 }
 
 /// Where ids of repeatable calls start: above every stored id, and exact as a

@@ -13,10 +13,21 @@
 /// that show as nothing. Line feeds and tabs are controls too; where a text
 /// is shown as a block they are kept ([`hidden_in_block`]).
 pub fn hidden(c: char) -> bool {
-    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
-    if c.is_ascii() {
-        return c.is_ascii_control();
+    // Without the table where a text mostly is: ASCII, the Latin, Greek,
+    // Cyrillic, Armenian and Hebrew letters (below U+0600, where the only
+    // hidden characters are the C1 controls and the soft hyphen), and the
+    // dashes, quotes and dots of U+2010–U+2027. A test holds these to the table.
+    match c {
+        '\0'..='\u{7F}' => c.is_ascii_control(),
+        '\u{80}'..='\u{5FF}' => matches!(c, '\u{80}'..='\u{9F}' | '\u{AD}'),
+        '\u{2010}'..='\u{2027}' => false,
+        _ => by_category(c),
     }
+}
+
+/// [`hidden`] as Unicode's general categories say it, for any character.
+fn by_category(c: char) -> bool {
+    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
     matches!(
         c.general_category(),
         G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
@@ -28,4 +39,17 @@ pub fn hidden(c: char) -> bool {
 /// that line feeds and tabs are the block's own layout.
 pub fn hidden_in_block(c: char) -> bool {
     hidden(c) && !matches!(c, '\n' | '\t')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shortcuts_agree_with_the_general_categories() {
+        let shortcuts = ('\0'..='\u{5FF}').chain('\u{2010}'..='\u{2027}');
+        for c in shortcuts {
+            assert_eq!(hidden(c), by_category(c), "U+{:04X}", u32::from(c));
+        }
+    }
 }

@@ -34,8 +34,15 @@ use serde_json::Value;
 use std::sync::OnceLock;
 pub use subset::outside_subset;
 
+/// The most problems a refusal lists (docs/agents.md, "What an agent is
+/// told"): wording each is most of what a check of thousands of wrong values
+/// costs the worker (ARCHITECTURE.md, "Budgets"), so a validator words one
+/// more at most, to say that there are more.
+pub const PROBLEMS_SHOWN: usize = 20;
+
 /// A validator: the problems of `arguments` against `schema`, worded for the
-/// agent, or why it failed to check them.
+/// agent, or why it failed to check them, `PROBLEMS_SHOWN` and one more at
+/// most.
 pub type Validator = fn(&Value, &Value) -> Result<Vec<String>, String>;
 
 static VALIDATOR: OnceLock<Validator> = OnceLock::new();
@@ -65,11 +72,17 @@ pub enum Refusal {
 /// or the ways they break the schema.
 pub fn check(schema: &Value, plan: &Plan, arguments: &Value) -> Result<(), Refusal> {
     plan.steps(schema, arguments).map_err(Refusal::Unchecked)?;
-    let problems = match VALIDATOR.get() {
+    let mut problems = match VALIDATOR.get() {
         Some(validator) => validator(schema, arguments),
         None => native::problems(schema, arguments),
     }
     .map_err(|why| Refusal::Unchecked(format!("the validator failed ({why})")))?;
+    if problems.len() > PROBLEMS_SHOWN {
+        problems.truncate(PROBLEMS_SHOWN);
+        problems.push(format!(
+            "and more: only the first {PROBLEMS_SHOWN} problems are listed"
+        ));
+    }
     if problems.is_empty() {
         Ok(())
     } else {
@@ -118,6 +131,7 @@ mod native {
         };
         Ok(validator
             .iter_errors(arguments)
+            .take(super::PROBLEMS_SHOWN + 1)
             .map(|e| worded(&e))
             .collect())
     }

@@ -2,7 +2,7 @@
 //! asks for. Params stay text until the method that reads them, and a tool's
 //! arguments stay text throughout: a `Value` tree of every request would
 //! cost about a quarter of a call's time in the core (benches/JOURNAL.md,
-//! "Measurements behind the code").
+//! "Choices the code keeps").
 
 use super::{RpcError, CALL_TOOL, LIST_TABS, LIST_TOOLS};
 use serde::Deserialize;

@@ -42,8 +42,9 @@ pub struct LinearPattern(crate::page::schema::Pattern);
 #[wasm_bindgen]
 impl LinearPattern {
     /// The pattern `source` as the check's plan compiled it; never compiles
-    /// one itself (src/page/schema/budget.rs charges each compile to the
-    /// check), so a pattern the plan did not compile fails the check.
+    /// one itself (src/page/schema/budget.rs compiles a schema's patterns,
+    /// within its bound, before the check), so a pattern the plan did not
+    /// compile fails the check.
     #[wasm_bindgen(constructor)]
     pub fn new(source: &str) -> Result<LinearPattern, JsError> {
         crate::page::schema::cached(source)

@@ -55,7 +55,7 @@ describe('costly schemas', () => {
   // 250,000 numbers and an unknown argument for a tool that takes an array
   // of strings: the validator's list of problems overflowed, the throw was
   // read as "no problems", and the tool ran unchecked.
-  test('an error flood is refused as too costly, never run unchecked; a few wrong values are each named', async () => {
+  test('an error flood is refused as too costly, never run unchecked; a few wrong values are each named, many the first 20', async () => {
     const { page, tabId } = await open('costly.test', '/costly.html?flood', 3);
     const numbers = Array.from({ length: 250_000 }, (_, i) => i);
     const flood = await start(await chat(), call(tabId, 'labels', { labels: numbers, extra: 1 }));
@@ -66,6 +66,12 @@ describe('costly schemas', () => {
     assert.equal(few.card, undefined, 'no card opens');
     assert.equal(text(few.reply), 'invalid arguments for labels: arguments.labels[0]: expected a string, '
       + 'got an integer; arguments.extra: is not a known argument');
+    // Many within the budget: the first 20 named, and that there are more.
+    const many = await start(await chat(), call(tabId, 'labels', { labels: Array.from({ length: 1000 }, (_, i) => i) }));
+    assert.equal(many.card, undefined, 'no card opens');
+    const listed = text(many.reply);
+    assert.match(listed, /arguments\.labels\[19\]: expected a string, got an integer; and more: only the first 20 problems are listed$/);
+    assert.doesNotMatch(listed, /labels\[20\]/);
     assert.deepEqual(await page.evaluate(() => window.ran), [], 'labels never ran');
   });
 });

@@ -1,6 +1,6 @@
 // The fixture from TypeScript: its types (playwright/index.d.ts in the
 // package) are checked by `npm run typecheck` (tsc), which build.sh runs.
-import { expect, test, type Tool } from 'toolgate/playwright';
+import { expect, test, type Tool, type Untrusted } from 'toolgate/playwright';
 
 test('a TypeScript test reads the tools and calls one, typed', async ({ page, toolgate }) => {
   await page.goto('/notes/');
@@ -11,6 +11,8 @@ test('a TypeScript test reads the tools and calls one, typed', async ({ page, to
   const call = await toolgate.call(page, 'add_note', { title: 'Typed', body: 'yes' }, { answer: ['Allow this call only'] });
   const decision: 'run' | 'refuse' = call.decision;
   expect(decision).toBe('run');
+  const untrusted: Untrusted | null = call.untrusted;
+  expect(untrusted).toBeNull();
 });
 
 // Never run: what tsc must refuse.

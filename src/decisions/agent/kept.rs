@@ -99,7 +99,9 @@ impl Session {
             hint: untrusted_content,
             flagged: from.flagged || conduct.is_some_and(|c| c.broke.is_some()),
         };
-        let found = read.and_then(|read| untrusted(read, declared));
+        let found = read
+            .filter(|_| !self.unguarded)
+            .and_then(|read| untrusted(read, declared));
         if let Some(found) = &found {
             let source = Source {
                 site: from.site,

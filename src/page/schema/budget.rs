@@ -3,8 +3,12 @@
 //!
 //! The worker is one thread: while it checks one page's schema, every agent
 //! in every tab waits. So a check is counted before it runs. A `Plan`, read
-//! once per schema, compiles its patterns within `PATTERN_BYTES` and finds
-//! what its `$ref`s name; then, for each call, `Plan::steps` walks the schema
+//! once per schema, compiles its patterns within `PATTERN_BYTES` and
+//! `PATTERNS` and finds what its `$ref`s name; a check that finds some of them
+//! let go by the shared cache compiles them again within the same bound, not
+//! against `STEPS`, so that a schema once checkable stays so whatever other
+//! pages' patterns took the cache (ARCHITECTURE.md, "Budgets"). Then,
+//! for each call, `Plan::steps` walks the schema
 //! over the arguments as a validator does — every subschema against every
 //! value it applies to, both branches of an `if`, every `$ref` followed — and
 //! adds up what that costs, stopping at `STEPS`. It counts at least what the
@@ -27,12 +31,6 @@ pub const PATTERN_BYTES: usize = 512 << 10;
 /// The most distinct patterns one schema may hold.
 pub const PATTERNS: usize = 100;
 
-/// Compiled bytes that take one step to compile.
-const BYTES_PER_STEP: usize = 64;
-
-/// Steps a compile takes whatever its size (translating and parsing it).
-const COMPILE_STEPS: u64 = 50;
-
 /// Steps following a `$ref` takes beyond the visit: the worker's validator
 /// resolves it and builds its location anew (benches/README.md, "The
 /// arguments' budget": about four times a plain visit).
@@ -45,8 +43,8 @@ const BYTES_PER_TEXT_STEP: usize = 16;
 /// and the subschemas its `$ref`s can name.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
-    /// Each distinct pattern, with the steps compiling it takes.
-    patterns: Vec<(String, u64)>,
+    /// Each distinct pattern.
+    patterns: Vec<String>,
     /// Subschemas with a `$id`, by it, as JSON pointers from the root.
     ids: BTreeMap<String, String>,
     /// Subschemas with a `$anchor` or `$dynamicAnchor`, by its name.
@@ -66,7 +64,7 @@ impl Plan {
         plan.index(schema, &mut String::new(), &mut sources);
         let mut left = PATTERN_BYTES;
         for source in sources {
-            if plan.patterns.iter().any(|(known, _)| *known == source) {
+            if plan.patterns.contains(&source) {
                 continue;
             }
             if plan.patterns.len() == PATTERNS {
@@ -83,7 +81,7 @@ impl Plan {
                 Refused::Unrunnable(why) => why,
             })?;
             left = left.saturating_sub(bytes);
-            plan.patterns.push((source, compile_steps(bytes)));
+            plan.patterns.push(source);
         }
         Ok(plan)
     }
@@ -158,8 +156,9 @@ impl Plan {
     }
 
     /// The steps checking `arguments` against `schema` (the one this plan was
-    /// read from) takes at most, counting the compiling of any of its
-    /// patterns the cache has let go since.
+    /// read from) takes at most. Any of its patterns the cache has let go
+    /// since it was read is compiled again first, within `PATTERN_BYTES` as
+    /// when it was read.
     ///
     /// # Errors
     /// Why it cannot be checked: it would take more than `STEPS`, or a `$ref`
@@ -171,9 +170,8 @@ impl Plan {
             steps: 0,
             stack: Vec::new(),
         };
-        for (source, steps) in &self.patterns {
+        for source in &self.patterns {
             if pattern::cached(source).is_none() {
-                walk.charge(*steps)?;
                 pattern::ensure(source, PATTERN_BYTES).map_err(|_| too_costly("its patterns"))?;
             }
         }
@@ -456,11 +454,6 @@ impl<'a> Walk<'a> {
         }
         Ok(())
     }
-}
-
-/// The steps compiling a pattern of `bytes` took.
-fn compile_steps(bytes: usize) -> u64 {
-    COMPILE_STEPS + (bytes / BYTES_PER_STEP) as u64
 }
 
 /// The reason a check too costly is refused with.

@@ -14,8 +14,8 @@
 //! `\p{L}{1,60}` is about a megabyte), so a pattern is compiled once and kept
 //! in a cache shared by every check, bounded in bytes (`CACHE_BYTES`); the
 //! worker's validator takes its patterns from there (`cached`), never
-//! compiling one itself (src/page/schema/budget.rs charges each compile to
-//! the check that needs it).
+//! compiling one itself (src/page/schema/budget.rs compiles a schema's
+//! patterns, within its bound, before the check that needs them).
 
 use regex_automata::nfa::thompson::pikevm::{Cache as Scratch, PikeVM};
 use regex_automata::nfa::thompson::{Config, WhichCaptures};

@@ -1,0 +1,97 @@
+// Figure 14: what reading results for untrusted content costs an agent's call
+// (docs/cards.md, "After untrusted content"; issue 38, "Measure it"). Figure
+// 4's call, an allowed Read-only tool in a localhost tab, called from inside
+// the worker: (a) `noop`, whose result is "ok"; (b) `read_mail`, whose result
+// is 100 KB of honest mail (benches/pages/untrusted.js), which the core reads
+// whole, as JSON, for phrases addressed to the model and hidden text
+// (`page::untrusted`), and finds nothing. Each against the same call with the
+// guard off (`self.toolgate.guardUntrusted(false)`, which exists for this
+// figure only: the call as it was before the guard), batch by batch in one
+// worker and tab, in alternating order. Judged on the median of the paired
+// ratios; target ≤ 1.1× each. A tabs.sendMessage ping is timed beside them,
+// as figure 4's floor.
+export async function untrustedFigure({ browser, server, sw, runs, figure, notes, stats }) {
+  const { median, spread, medianCI, ciText, ms } = stats;
+  const url = server.url('untrusted.localhost', '/untrusted.html');
+  const page = await browser.newPage(url);
+  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
+  for (const deadline = Date.now() + 30_000; ;) {
+    const count = await sw.evaluate((id) => self.toolgate.palette(id).then((p) => p.groups.flatMap((g) => g.entries).length), tabId);
+    if (count === 2) break;
+    if (Date.now() > deadline) throw new Error(`the untrusted page published ${count} tools, not 2`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  const mailBytes = await page.evaluate(() => window.mailBytes);
+  const out = await sw.evaluate(async ([tab, iterations, warmup, batch]) => {
+    const chat = 'bench-untrusted';
+    await self.toolgate.openChat(chat);
+    // The guard's cost alone: watching the call is figure 12's.
+    self.toolgate.watchCalls(false);
+    let id = 0;
+    let bytes = 0;
+    // A worker's clock ticks in 100 µs: each sample is a batch of calls.
+    const calls = async (name, guarded) => {
+      await self.toolgate.guardUntrusted(guarded);
+      const t = performance.now();
+      for (let j = 0; j < batch; j++) {
+        const reply = await self.toolgate.agent(chat, {
+          jsonrpc: '2.0', id: ++id, method: 'tools/call',
+          params: { name: 'browser_call_webmcp_tool', arguments: { tabId: tab, name, arguments: {} } },
+        });
+        if (reply?.result?.isError !== false) throw new Error(`${name} did not run: ${JSON.stringify(reply).slice(0, 300)}`);
+        const meta = reply.result._meta?.toolgate ?? {};
+        if (meta.result_untrusted || meta.chat_read_untrusted) {
+          throw new Error(`${name}'s honest result was held for untrusted content: ${JSON.stringify(meta).slice(0, 300)}`);
+        }
+        bytes = Math.max(bytes, reply.result.content?.[0]?.text?.length ?? 0);
+      }
+      return (performance.now() - t) / batch;
+    };
+    const ping = async () => {
+      const t = performance.now();
+      for (let j = 0; j < batch; j++) {
+        const answer = await chrome.tabs.sendMessage(tab, { type: 'ping' }, { frameId: 0 });
+        if (answer?.type !== 'pong') throw new Error(`ping answered ${JSON.stringify(answer)}`);
+      }
+      return (performance.now() - t) / batch;
+    };
+    const times = { noop: { on: [], off: [] }, read_mail: { on: [], off: [] } };
+    const pings = [];
+    try {
+      for (let i = 0; i < warmup + iterations; i++) {
+        const order = i % 2 ? [true, false] : [false, true];
+        for (const name of ['noop', 'read_mail']) {
+          const first = await calls(name, order[0]);
+          const second = await calls(name, order[1]);
+          if (i < warmup) continue;
+          times[name][order[0] ? 'on' : 'off'].push(first);
+          times[name][order[1] ? 'on' : 'off'].push(second);
+        }
+        const p = await ping();
+        if (i >= warmup) pings.push(p);
+      }
+    } finally {
+      await self.toolgate.guardUntrusted(true);
+      self.toolgate.watchCalls(true);
+    }
+    return { times, pings, bytes };
+  }, [tabId, runs.calls, runs.warmup, runs.batch]);
+  const ping = median(out.pings);
+  const judge = (id, name, what) => {
+    const { on, off } = out.times[name];
+    const ratios = on.map((value, i) => value / off[i]);
+    const ratio = median(ratios);
+    figure({
+      id, figure: `agent call, allowed Read-only tool, ${what}, its result read for untrusted content`,
+      measured: ms(median(on)),
+      compared: `${ms(median(off))} the same call, not read (the guard off); ${ms(ping)} tabs.sendMessage ping`,
+      ratio: `${ratio.toFixed(2)}× (95 % CI ${ciText(ratios, 2)}) / ≤ 1.1×`, met: ratio <= 1.1, judged: { value: ratio, unit: '×', target: 1.1 },
+      data: { guarded: spread(on), unguarded: spread(off), ping: spread(out.pings), pairedRatio: { ...spread(ratios), ci95: medianCI(ratios) } },
+    });
+    return median(on) - median(off);
+  };
+  judge('14a', 'noop', 'trivial execute (figure 4\'s call)');
+  const extra = judge('14b', 'read_mail', `a ${Math.round(mailBytes / 1000)} KB result of honest mail`);
+  notes.push(`14: the guard reads each result once in the Wasm core (serde_json, then each string: hidden characters, then the 12 phrases on the text normalised); on the ${Math.round(mailBytes / 1000)} KB result that is ${ms(extra)} a call here (median difference; the core's native microbenchmark, untrusted/honest result, is in benches/README.md). Nothing is stored for an honest result, and a result over the reply's cap is not read (the agent never gets it).`);
+  await page.close();
+}
