@@ -8,6 +8,7 @@ import init, { Core, errorReply as writeErrorReply, pageText } from '../../pkg/t
 import { keepError } from './errors.js';
 import { checkArguments } from './arguments.js';
 import { adminBook, LAST_POLICY_KEY, policy, samePolicy } from './policy.js';
+import { coreModule } from './start.js';
 
 // Each tool a page publishes is stored under its own key (`tool:<tab>:<n>`,
 // src/page/registry/stored.rs); the agent session under `session`.
@@ -51,14 +52,15 @@ export async function shownText(text, kind) {
   return pageText(String(text), kind);
 }
 
-// Loads the Wasm core and the stored registry. Top-level await and import()
-// both break MV3 workers, so this is a promise every handler awaits.
+// Loads the Wasm core (compiled from the worker's first line: start.js) and
+// the stored registry. Top-level await and import() both break MV3 workers,
+// so this is a promise every handler awaits.
 export const ready = (async () => {
   // The core's validator of an agent's arguments (src/page/schema.rs), a
   // global that src/wasm.rs imports by name, looked up when it checks.
   globalThis.toolgateCheckArguments = checkArguments;
   const [, stored, local] = await Promise.all([
-    init(), chrome.storage.session.get(null), chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY, FLAGS_KEY]),
+    init({ module_or_path: coreModule }), chrome.storage.session.get(null), chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY, FLAGS_KEY]),
   ]);
   // Each stored tool is JSON text (see Effect::Store in src/page/registry.rs).
   const tools = Object.entries(stored)

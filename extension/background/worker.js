@@ -6,17 +6,22 @@
 // only registers: every chrome.* listener is added synchronously below, at
 // the top level, because a listener added later misses the event that woke
 // the worker. The modules it imports hold the work, one concern each
-// (ARCHITECTURE.md, "Code map").
+// (ARCHITECTURE.md, "Code map"); what a start does beyond registering is
+// ordered below so that a first agent call waits for as little as it can.
+// First: the Wasm core's fetch and compilation start before the rest evaluates.
+import { coreResponse } from './start.js';
 import { onAlarm } from './card-deadlines.js';
 import { restoreCardWindows, scheduleDeadline } from './card-windows.js';
 import { onWindowRemoved } from './cards.js';
 import { toolgateApi } from './ci.js';
+import { ready } from './core.js';
 import { keepError, onError, onUnhandledRejection } from './errors.js';
 import { desktop, external } from './outside.js';
 import { onNavigated, onTabRemoved } from './pages.js';
 import { onMessage } from './routing.js';
 import { onRulesChanged } from './rules.js';
-import { onStorageChanged } from './settings.js';
+import { settings, onStorageChanged } from './settings.js';
+import { warmUp } from './warm.js';
 
 // Uncaught errors, kept so tests (and `self.toolgate.errors`) can fail on them.
 self.addEventListener('error', onError);
@@ -30,12 +35,27 @@ chrome.tabs.onRemoved.addListener(onTabRemoved);
 chrome.webNavigation.onCommitted.addListener(onNavigated);
 chrome.runtime.onConnectExternal.addListener(external.onConnect);
 chrome.alarms.onAlarm.addListener((alarm) => onAlarm(alarm).catch((error) => keepError('closing cards whose time passed', error)));
-// Desktop agents can reach Toolgate only through a port this worker opens, so
-// it connects at every start (desktop.js).
-desktop.connect();
-// Cards a stopped worker stored without recording their windows get them back.
-restoreCardWindows().catch((error) => keepError('restoring cards\' windows', error));
-// A card whose deadline passed while no worker ran closes now.
-scheduleDeadline().catch((error) => keepError('setting the next card deadline', error));
+
+// A start's work that the event which woke the worker does not need waits
+// until the core is loaded and that event is answered: a first agent call's
+// reply comes some 10–20 ms after the core is, and this work's messages to
+// the browser would otherwise share the call's hop into its page
+// (ARCHITECTURE.md, "A worker's start").
+const AFTER_START_MS = 50;
+function afterStart() {
+  // Desktop agents can reach Toolgate only through a port this worker opens,
+  // so it connects at every start (desktop.js).
+  desktop.connect();
+  // Cards a stopped worker stored without recording their windows get them back.
+  restoreCardWindows().catch((error) => keepError('restoring cards\' windows', error));
+  // A card whose deadline passed while no worker ran closes now.
+  scheduleDeadline().catch((error) => keepError('setting the next card deadline', error));
+}
+ready.then(() => setTimeout(afterStart, AFTER_START_MS), () => setTimeout(afterStart, AFTER_START_MS));
+// What a first agent call reads and runs besides the core, done while the
+// core compiles off this thread: the settings read, and the JS the call's
+// checks run compiled (warm.js).
+settings().catch((error) => keepError('reading the settings', error));
+coreResponse.then(() => setTimeout(warmUp), () => {});
 
 self.toolgate = toolgateApi;
