@@ -92,6 +92,6 @@ export async function untrustedFigure({ browser, server, sw, runs, figure, notes
   };
   judge('14a', 'noop', 'trivial execute (figure 4\'s call)');
   const extra = judge('14b', 'read_mail', `a ${Math.round(mailBytes / 1000)} KB result of honest mail`);
-  notes.push(`14: the guard reads each result once in the Wasm core (serde_json, then each string: hidden characters, then the 12 phrases on the text normalised); on the ${Math.round(mailBytes / 1000)} KB result that is ${ms(extra)} a call here (median difference; the core's native microbenchmark, untrusted/honest result, is in benches/README.md). Nothing is stored for an honest result, and a result over the reply's cap is not read (the agent never gets it).`);
+  notes.push(`14: the guard reads each result in the Wasm core: a first look over its JSON text clears most honest results in one pass; one it cannot clear is read string by string (hidden characters, then the 12 phrases on the text normalised); on the ${Math.round(mailBytes / 1000)} KB result that is ${ms(extra)} a call here (median difference; the core's native microbenchmark, untrusted/honest result, is in benches/JOURNAL.md). Nothing is stored for an honest result, and a result over the reply's cap is not read (the agent never gets it).`);
   await page.close();
 }
