@@ -8,17 +8,14 @@
 // the page churns and one while it runs the same loop registering nothing
 // (the floor: the busy renderer's own cost), in rotating order; the figure is
 // the median of the rounds' ratios. Target: at most 2×.
+import { tabIdOf, waitForCount } from './run.mjs';
+
 export async function churnFigure({ browser, server, sw, agentTab, runs, smoke, figure, notes, stats, log }) {
   const { median, spread, medianCI, ciText, ms } = stats;
   const url = server.url('churn.localhost', '/churn.html');
   const page = await browser.newPage(url);
-  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
-  for (const deadline = Date.now() + 60_000; ;) {
-    const count = await sw.evaluate((id) => self.toolgate.palette(id).then((p) => p.groups.flatMap((g) => g.entries).length), tabId);
-    if (count === 600) break;
-    if (Date.now() > deadline) throw new Error(`the churn page published ${count} tools, not 600`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
+  const tabId = await tabIdOf(sw, url);
+  await waitForCount(sw, tabId, 600, 60_000);
   const pairs = smoke ? 2 : 15;
   const batch = smoke ? 3 : 20;
   const calls = () => sw.evaluate(async ([tab, n]) => {

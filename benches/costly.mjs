@@ -15,6 +15,7 @@
 //   same tools' second calls are measured beside it (the warm 64 KB schema).
 // Interleaved: each round measures each side once, in rotating order; the
 // figure is the median of the rounds' ratios, with its 95 % CI.
+import { tabIdOf, waitForCount } from './run.mjs';
 
 // The load of 13a: a tool of benches/pages/costly.html and the arguments
 // that take its check nearest the budget (10,000 steps) without passing it,
@@ -61,15 +62,8 @@ export async function costlyFigure({ browser, server, sw, agentTab, runs, smoke,
   const { median, spread, medianCI, ciText, ms } = stats;
   const rounds = smoke ? 1 : 15;
   const batch = smoke ? 3 : 20;
-  const tabOf = (url) => sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
-  const listed = async (tabId, count) => {
-    for (const deadline = Date.now() + 60_000; ;) {
-      const n = await sw.evaluate((id) => self.toolgate.palette(id).then((p) => p.groups.flatMap((g) => g.entries).length), tabId);
-      if (n === count) return;
-      if (Date.now() > deadline) throw new Error(`the costly page published ${n} tools, not ${count}`);
-      await new Promise((done) => setTimeout(done, 50));
-    }
-  };
+  const tabOf = (url) => tabIdOf(sw, url);
+  const listed = (tabId, count) => waitForCount(sw, tabId, count, 60_000);
   // A batch of timed calls while (if `load` is given) another chat calls
   // `load.names` in turn, once each (`load.once`) or until the batch ends.
   // Each of the load's calls is a message of its own from here, as an

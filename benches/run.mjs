@@ -161,7 +161,8 @@ export async function tabIdOf(sw, url) {
   return sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
 }
 
-// Waits until the tab's palette lists `count` entries (worker side, polling).
+// Waits until the tab's palette lists `count` entries (or, `count` a
+// function, entries it says are enough), worker side, polling.
 export async function paletteCount(sw, tabId) {
   return sw.evaluate(async (id) => (await self.toolgate.palette(id)).groups
     .reduce((sum, g) => sum + g.entries.length, 0), tabId);
@@ -170,7 +171,7 @@ export async function waitForCount(sw, tabId, count, timeout = 30_000) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const n = await paletteCount(sw, tabId);
-    if (n === count) return;
+    if (typeof count === 'function' ? count(n) : n === count) return;
     if (Date.now() > deadline) throw new Error(`tab ${tabId}: ${n} tools in the palette, not ${count}`);
     await sleep(20);
   }

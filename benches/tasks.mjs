@@ -21,6 +21,7 @@ import { launch } from '../tests/support/browser.mjs';
 import { serve } from '../tests/support/server.mjs';
 import { callRequest, openChat, send } from '../lib/agent.mjs';
 import { cardWatcher, choose } from '../lib/cards.mjs';
+import { tabIdOf, waitForCount } from './run.mjs';
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
@@ -78,13 +79,8 @@ async function main() {
     for (const site of SITES) {
       const url = server.url(`${site}.test`, '/tasks.html');
       await browser.newPage(url);
-      const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
-      for (const deadline = Date.now() + 30_000; ;) {
-        const n = await sw.evaluate((id) => self.toolgate.palette(id).then((p) => p.groups.flatMap((g) => g.entries).length), tabId);
-        if (n > 0) break;
-        if (Date.now() > deadline) throw new Error(`${url} published no tools`);
-        await new Promise((done) => setTimeout(done, 50));
-      }
+      const tabId = await tabIdOf(sw, url);
+      await waitForCount(sw, tabId, (n) => n > 0);
       tabs[site] = tabId;
     }
     const cards = cardWatcher(browser.context);

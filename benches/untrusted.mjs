@@ -10,17 +10,14 @@
 // worker and tab, in alternating order. Judged on the median of the paired
 // ratios; target ≤ 1.1× each. A tabs.sendMessage ping is timed beside them,
 // as figure 4's floor.
+import { tabIdOf, waitForCount } from './run.mjs';
+
 export async function untrustedFigure({ browser, server, sw, runs, figure, notes, stats }) {
   const { median, spread, medianCI, ciText, ms } = stats;
   const url = server.url('untrusted.localhost', '/untrusted.html');
   const page = await browser.newPage(url);
-  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
-  for (const deadline = Date.now() + 30_000; ;) {
-    const count = await sw.evaluate((id) => self.toolgate.palette(id).then((p) => p.groups.flatMap((g) => g.entries).length), tabId);
-    if (count === 2) break;
-    if (Date.now() > deadline) throw new Error(`the untrusted page published ${count} tools, not 2`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
+  const tabId = await tabIdOf(sw, url);
+  await waitForCount(sw, tabId, 2);
   const mailBytes = await page.evaluate(() => window.mailBytes);
   const out = await sw.evaluate(async ([tab, iterations, warmup, batch]) => {
     const chat = 'bench-untrusted';
