@@ -224,6 +224,16 @@ impl Core {
         write(&answered)
     }
 
+    /// The card a window shows, if it still waits (so that the shell can
+    /// read it before its closing answer is taken: the audit says what it was).
+    #[wasm_bindgen(js_name = "cardOfWindow")]
+    pub fn card_of_window(&self, window_id: f64) -> Option<f64> {
+        self.0
+            .session
+            .card_of_window(window_id as i64)
+            .map(|card_id| card_id as f64)
+    }
+
     /// A card's window was closed: it counts as the card's closing answer.
     /// Returns `undefined` when the window showed no waiting card.
     #[wasm_bindgen(js_name = "windowClosed")]

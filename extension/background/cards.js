@@ -57,9 +57,21 @@ function cardFacts(shown, given) {
 // answer (docs/cards.md, "Closing a card").
 export async function onWindowRemoved(windowId) {
   const tabs = await tabsInfo();
-  const answered = await changeSession((core) => fromJson(core.windowClosed(windowId, toJson(tabs, 'tabs'), Date.now())));
+  let shown = null;
+  const answered = await changeSession((core) => {
+    // What the card showed, for the audit, read in the same turn.
+    const cardId = core.cardOfWindow(windowId);
+    if (cardId !== undefined) {
+      try {
+        shown = fromJson(core.card(cardId, toJson(tabs, 'tabs'), Date.now()));
+      } catch {
+        shown = null;
+      }
+    }
+    return fromJson(core.windowClosed(windowId, toJson(tabs, 'tabs'), Date.now()));
+  });
   if (answered) {
-    record({ what: 'answer', chat: answered.chat, answer: 'closed the card' });
+    record({ what: 'answer', chat: answered.chat, answer: 'closed the card', ...cardFacts(shown, null) });
     proceedAnswered(answered, `after window ${windowId} closed`);
   }
   openWaitingCards().catch((error) => keepError('opening the cards that waited', error));

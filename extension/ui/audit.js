@@ -34,7 +34,7 @@ const levels = (rules) => ['read', 'write', 'delete', 'outside']
 // An answer on a card: its label, and whether it confirmed a call after its
 // chat read untrusted content.
 function answered(entry) {
-  if (entry.answer === 'closed the card') return 'Closed the card';
+  if (entry.answer === 'closed the card') return afterUntrusted(entry) ? 'Closed the card after untrusted content' : 'Closed the card';
   const label = `“${entry.label ?? text(entry.answer)}”`;
   if (!afterUntrusted(entry)) return `Answered ${label}`;
   return entry.allowed ? `Confirmed after untrusted content: ${label}` : `Answered ${label} after untrusted content`;

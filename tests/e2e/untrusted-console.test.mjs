@@ -97,6 +97,15 @@ test('after the chat reads an untrusted mail, each reply it sends is asked on a 
   assert.match(shown.decision, /^Refused: /);
   assert.equal(await callsOf(inbox, 'send_reply'), 2, 'the first reply and the allowed one');
   assert.equal(await sources.count(), 1, 'still the one source');
+  // Closing the next card's window refuses that call too, and the audit
+  // says it was a card after untrusted content.
+  await sendReply(page, 'And the bank details');
+  card = await h.cards.next();
+  assert.equal((await readCard(card)).untrusted.length, 2, 'the same warning');
+  await card.close();
+  shown = await result(page, ++results);
+  assert.match(shown.decision, /^Refused: /);
+  assert.equal(await callsOf(inbox, 'send_reply'), 2, 'a closed card runs nothing');
   // Page text never became markup, on the console or the cards.
   assert.equal(await page.locator('#untrusted-section b, #results b').count(), 0);
 
@@ -106,7 +115,7 @@ test('after the chat reads an untrusted mail, each reply it sends is asked on a 
   const rows = settings.locator('#audit-rows tr');
   const byWhat = (what) => rows.filter({ has: settings.locator('td:nth-child(5)', { hasText: what }) });
   const cells = (row) => row.locator('td').allTextContents();
-  await byWhat('after untrusted content').nth(1).waitFor();
+  await byWhat('after untrusted content').nth(2).waitFor();
   const readRow = await cells(byWhat(FOUND).first());
   assert.deepEqual(readRow.slice(1, 5), [site, 'Agent console, chat 1', 'read_inbox', `${FOUND}${DECLARED}. What it read: \u201c${shownMail}\u201d`]);
   assert.match(readRow[5], /allowed/, 'what let the read run');
@@ -116,11 +125,14 @@ test('after the chat reads an untrusted mail, each reply it sends is asked on a 
     'Confirmed after untrusted content: \u201cAllow this call only\u201d', 'your answer on the call card']);
   const denied = await cells(byWhat('Answered \u201cDeny this call\u201d after untrusted content').first());
   assert.deepEqual(denied.slice(1, 4), [site, 'Agent console, chat 1', 'send_reply']);
-  // The kind of entry "After untrusted content": these three, nothing else.
+  const closed = await cells(byWhat('Closed the card after untrusted content').first());
+  assert.deepEqual(closed.slice(1, 4), [site, 'Agent console, chat 1', 'send_reply']);
+  // The kind of entry "After untrusted content": these four, nothing else.
   await settings.getByLabel('Kind of entry').selectOption({ label: 'After untrusted content' });
-  await settings.waitForFunction(() => document.querySelectorAll('#audit-rows tr').length === 3);
+  await settings.waitForFunction(() => document.querySelectorAll('#audit-rows tr').length === 4);
   const whats = await settings.locator('#audit-rows tr td:nth-child(5)').allTextContents();
   assert.deepEqual(whats, [
+    'Closed the card after untrusted content',
     'Answered \u201cDeny this call\u201d after untrusted content',
     'Confirmed after untrusted content: \u201cAllow this call only\u201d',
     `${FOUND}${DECLARED}. What it read: \u201c${shownMail}\u201d`,
