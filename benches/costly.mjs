@@ -138,6 +138,16 @@ export async function costlyFigure({ browser, server, sw, agentTab, runs, smoke,
   const wide = await sw.evaluate(loadCall, [tabId, 'text']);
   if (!/too costly to check/.test(wide.text)) throw new Error(`the wide pattern's check ended otherwise: ${wide.text.slice(0, 300)}`);
   notes.push(`13a: not in the figure: one check of ${text.toLocaleString('en')} bytes against \`a{0,2000}b\`, refused as too costly to check, took ${ms(wide.ms)} as its chat saw it.`);
+  // What an honest call with a pattern costs: 300 words, accents among them,
+  // against `^\p{L}{1,20}$`, each matched by the count and by the validator.
+  await sw.evaluate((args) => { self.benchCostlyArgs = args; }, { tags: Array.from({ length: 300 }, (_, i) => `mot${'é'.repeat(i % 12)}`) });
+  const tagged = [];
+  for (let i = 0; i <= (smoke ? 2 : 40); i++) {
+    const call = await sw.evaluate(loadCall, [tabId, 'tags']);
+    if (/^(cannot check|invalid)/.test(call.text)) throw new Error(`the honest pattern's check ended otherwise: ${call.text.slice(0, 300)}`);
+    if (i > 0) tagged.push(call.ms);
+  }
+  notes.push(`13a: not in the figure: an honest call with a pattern (300 words against \`^\\p{L}{1,20}$\`) took ${ms(median(tagged))} as its chat saw it (median of ${tagged.length}).`);
   notes.push(`13a: the load is another chat calling \`${WARM.name}\` (benches/pages/costly.html) in a loop, each call ${ms(median(loadMs))} as its chat sees it (${loadCalls} calls in all); each sample the median of ${batch} sequential calls, the slowest of each batch ${ms(median(slowest))} (median over rounds).`);
 
   // 13b: first calls of fresh 64 KB schemas, then the same tools' second calls.
