@@ -22,13 +22,14 @@
 //! validator does not pay for it twice. The session's states are dropped when
 //! the check ends.
 
-use super::Pattern;
+use super::{Compiled, Pattern};
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson::pikevm;
 use regex_automata::Input;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::rc::Rc;
 
 /// Units of matching work in one step of the check's budget: a unit is
 /// about one NFA state visited once (a byte of a DFA state built, or one
@@ -106,7 +107,9 @@ struct Scratch {
 /// One check's matches (see the module's comment).
 #[derive(Default)]
 struct Session {
-    scratch: BTreeMap<String, Scratch>,
+    /// By the compiled pattern's address, which the `Rc` kept beside it
+    /// holds for the session (no other pattern can take it meanwhile).
+    scratch: BTreeMap<usize, (Rc<Compiled>, Scratch)>,
     /// Texts the Pike VM matched, by pattern and text.
     known: BTreeMap<(String, String), bool>,
     /// The bytes the lazy DFAs built.
@@ -219,13 +222,16 @@ fn matched(
     remember: bool,
 ) -> Result<bool, TooCostly> {
     let compiled = &pattern.compiled;
-    let scratch = session
+    let (_, scratch) = session
         .scratch
-        .entry(compiled.source.clone())
-        .or_insert_with(|| Scratch {
-            dfa: compiled.dfa.create_cache(),
-            vm: None,
-            widest: 0,
+        .entry(Rc::as_ptr(compiled) as usize)
+        .or_insert_with(|| {
+            let scratch = Scratch {
+                dfa: compiled.dfa.create_cache(),
+                vm: None,
+                widest: 0,
+            };
+            (Rc::clone(compiled), scratch)
         });
     if let Some(answer) = lazy(
         &compiled.dfa,
