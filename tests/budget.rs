@@ -5,7 +5,7 @@
 //! far below the budget.
 
 use serde_json::{json, Value};
-use toolgate::page::schema::{cached, check, Plan, Refusal, PATTERNS, STEPS};
+use toolgate::page::schema::{cached, check, work, Plan, Refusal, PATTERNS, STEPS, WORK_PER_STEP};
 
 /// How a check of `arguments` against `schema` ends: `Ok` with the steps it
 /// was counted at, or the refusal.
@@ -246,4 +246,120 @@ fn the_count_ends_at_the_budget_whatever_the_schema() {
     let plan = Plan::read(&doubling(40)).unwrap();
     let why = plan.steps(&doubling(40), &json!({})).unwrap_err();
     assert!(why.contains(&format!("{}", STEPS / 1000)), "{why}");
+}
+
+/// How `text` against `pattern` ends, and the matching work it took
+/// (`work`: every byte a lazy DFA read, every state it built, the most a Pike
+/// VM run could cost), counted, not timed.
+fn matched(pattern: &str, text: &str) -> (Result<u64, Refusal>, u64) {
+    let schema = json!({"type": "string", "pattern": pattern});
+    let before = work();
+    let answer = checked(&schema, &json!(text));
+    (answer, work() - before)
+}
+
+/// A check's matching does at most its budget of work, twice (the count and
+/// the validator, which finds the count's states built), and reads its text
+/// at most four times (the count's match and the validator's, and
+/// `checked` counts once more).
+fn most_work(text: &str) -> u64 {
+    2 * 2 * STEPS * WORK_PER_STEP + 4 * text.len() as u64
+}
+
+#[test]
+fn a_wide_repetition_on_a_long_text_is_refused_as_too_costly_within_the_budget() {
+    // Each 16,000 bytes: a Pike VM keeps up to the repetition's width of
+    // threads alive at each byte (`a{0,2000}b` took 1.0-2.6 s in the worker,
+    // counted 1,000 steps); a lazy DFA builds a state of that width for each
+    // byte until the repetition is full.
+    let shapes = [
+        ("a{0,2000}b", "a".repeat(16_000)),
+        ("a{0,2000}b", "a".repeat(1_000)),
+        ("a{0,500}b", "a".repeat(16_000)),
+        ("(?:a|b){0,1000}c", "ab".repeat(8_000)),
+        ("[a-z]{0,1000}1", "x".repeat(16_000)),
+        ("(?:ab){0,1000}c", "ab".repeat(8_000)),
+    ];
+    for (pattern, text) in shapes {
+        let (answer, work) = matched(pattern, &text);
+        let why = match answer {
+            Err(Refusal::Unchecked(why)) => why,
+            other => panic!("{pattern}: expected a refusal as too costly, got {other:?}"),
+        };
+        assert_eq!(
+            why,
+            format!(
+                "its pattern {} is too costly to check on this text ({} bytes)",
+                json!(pattern),
+                thousands(text.len())
+            )
+        );
+        assert!(
+            work <= most_work(&text),
+            "{pattern}: {work} units of work, more than {}",
+            most_work(&text)
+        );
+    }
+    // A short text of the same shape is cheap enough, and its true answer given.
+    let (answer, work) = matched("a{0,2000}b", &format!("{}b", "a".repeat(40)));
+    assert!(answer.is_ok(), "{answer:?}");
+    assert!(work <= most_work("a"), "{work}");
+    let (answer, _) = matched("a{0,2000}b", &"a".repeat(40));
+    assert!(matches!(answer, Err(Refusal::Invalid(_))), "{answer:?}");
+}
+
+#[test]
+fn honest_patterns_still_pass_and_fail_as_they_should_far_below_the_budget() {
+    let email = "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$";
+    let date = "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$";
+    let letters = "^\\p{L}{1,20}$";
+    let short = "^.{0,500}$";
+    let cases = [
+        (email, "someone.else@example.co.uk".to_owned(), true),
+        (email, "someone@localhost".to_owned(), false),
+        (date, "2026-12-04".to_owned(), true),
+        (date, "2026-13-04".to_owned(), false),
+        (letters, "Äpfelbäume".to_owned(), true),
+        (letters, "日本語".to_owned(), true),
+        (letters, "two words".to_owned(), false),
+        (short, "é".repeat(500), true),
+        (short, "x".repeat(501), false),
+        (short, "€".repeat(499), true),
+        ("\\p{L}+", "é".repeat(8_000), true),
+        ("\\bfoo\\b", "ééé foo ".repeat(200), true),
+        ("[0-9]{8}", "1234567 ".repeat(2_000), false),
+    ];
+    for (pattern, text, passes) in cases {
+        let (answer, work) = matched(pattern, &text);
+        match answer {
+            Ok(steps) => {
+                assert!(passes, "{pattern} passed {text:?}");
+                assert!(steps < STEPS / 2, "{pattern}: {steps} steps");
+            }
+            Err(Refusal::Invalid(problems)) => {
+                assert!(!passes, "{pattern} refused {text:?}: {problems:?}");
+                assert!(problems[0].contains("does not match"), "{problems:?}");
+            }
+            Err(other) => panic!("{pattern}: {other:?}"),
+        }
+        assert!(work <= most_work(&text), "{pattern}: {work}");
+    }
+    // Patterns past the compiled budget are refused when the schema is read,
+    // as they were: `\p{L}{1,60}` and `.{0,5000}` compile to over 512 KB.
+    for pattern in ["^\\p{L}{1,60}$", "^.{0,5000}$"] {
+        let why = Plan::read(&json!({ "pattern": pattern })).unwrap_err();
+        assert!(why.ends_with("is too large to check"), "{why}");
+    }
+}
+
+fn thousands(count: usize) -> String {
+    let digits = count.to_string();
+    let mut shown = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            shown.push(',');
+        }
+        shown.push(digit);
+    }
+    shown
 }

@@ -29,7 +29,7 @@ mod pattern;
 mod subset;
 
 pub use budget::{Plan, PATTERNS, PATTERN_BYTES, STEPS};
-pub use pattern::{cached, Pattern};
+pub use pattern::{cached, work, Pattern, TooCostly, WORK_PER_STEP};
 use serde_json::Value;
 use std::sync::OnceLock;
 pub use subset::outside_subset;
@@ -71,12 +71,26 @@ pub enum Refusal {
 /// Why they were refused: not checked (too costly, or the validator failed),
 /// or the ways they break the schema.
 pub fn check(schema: &Value, plan: &Plan, arguments: &Value) -> Result<(), Refusal> {
-    plan.steps(schema, arguments).map_err(Refusal::Unchecked)?;
-    let mut problems = match VALIDATOR.get() {
-        Some(validator) => validator(schema, arguments),
-        None => native::problems(schema, arguments),
-    }
-    .map_err(|why| Refusal::Unchecked(format!("the validator failed ({why})")))?;
+    pattern::in_session(|| {
+        let steps = plan.steps(schema, arguments).map_err(Refusal::Unchecked)?;
+        // The validator's matches find the count's work done; whatever more
+        // they need comes from what the count left (src/page/schema/pattern/search.rs).
+        pattern::allow(STEPS.saturating_sub(steps));
+        let problems = match VALIDATOR.get() {
+            Some(validator) => validator(schema, arguments),
+            None => native::problems(schema, arguments),
+        };
+        if let Some(refusal) = pattern::refused() {
+            return Err(Refusal::Unchecked(refusal.to_string()));
+        }
+        checked(problems)
+    })
+}
+
+/// What the validator said, as a check's answer.
+fn checked(problems: Result<Vec<String>, String>) -> Result<(), Refusal> {
+    let mut problems =
+        problems.map_err(|why| Refusal::Unchecked(format!("the validator failed ({why})")))?;
     if problems.len() > PROBLEMS_SHOWN {
         problems.truncate(PROBLEMS_SHOWN);
         problems.push(format!(

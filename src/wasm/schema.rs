@@ -52,8 +52,12 @@ impl LinearPattern {
             .ok_or_else(|| JsError::new("a pattern the check's plan did not compile"))
     }
 
-    /// Whether the pattern matches anywhere in `text`, as `RegExp.prototype.test`.
-    pub fn test(&self, text: &str) -> bool {
-        self.0.is_match(text)
+    /// Whether the pattern matches anywhere in `text`, as `RegExp.prototype.test`,
+    /// within what the check's count left of its budget; throws (which
+    /// refuses the call) where it is too costly to check on this text.
+    pub fn test(&self, text: &str) -> Result<bool, JsError> {
+        self.0
+            .test(text)
+            .map_err(|refusal| JsError::new(&refusal.to_string()))
     }
 }

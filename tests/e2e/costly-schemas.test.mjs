@@ -19,13 +19,13 @@ describe('costly schemas', () => {
   // 22 $defs, each an allOf of two $refs to the next: 2^22 visits for `{}`,
   // which held every agent's calls for 11.6 s before the check was counted.
   test("a schema whose $refs double at each level is refused before any card, and another tab's call is answered", async () => {
-    const { page, tabId } = await open('costly.test', '/costly.html', 3);
+    const { page, tabId } = await open('costly.test', '/costly.html', 4);
     const refused = await start(await chat(), call(tabId, 'deep', {}));
     assert.equal(refused.card, undefined, 'no card opens');
     assert.equal(text(refused.reply), costly('deep'));
 
     // The same site's honest tool, in another tab, is asked about as ever.
-    const other = await open('costly.test', '/costly.html?other', 3);
+    const other = await open('costly.test', '/costly.html?other', 4);
     const asked = await start(await chat(), call(other.tabId, 'labels', { labels: ['a', 'b'] }));
     assert.ok(asked.card, 'the site question');
     await choose(asked.card, 'Allow read-only tools on this website');
@@ -38,7 +38,7 @@ describe('costly schemas', () => {
   // seconds and gigabytes). The test's timeout is what fails there; nothing
   // here is timed.
   test('a pattern tested on 2,000 items is compiled once: the call is checked and asked about, a wrong item named', { timeout: 60_000 }, async () => {
-    const { page, tabId } = await open('costly.test', '/costly.html?tags', 3);
+    const { page, tabId } = await open('costly.test', '/costly.html?tags', 4);
     const words = Array.from({ length: 2000 }, (_, i) => `mot${'é'.repeat(i % 12)}`);
     const chatId = await chat();
     const asked = await start(chatId, call(tabId, 'tags', { tags: words }));
@@ -56,7 +56,7 @@ describe('costly schemas', () => {
   // of strings: the validator's list of problems overflowed, the throw was
   // read as "no problems", and the tool ran unchecked.
   test('an error flood is refused as too costly, never run unchecked; a few wrong values are each named, many the first 20', async () => {
-    const { page, tabId } = await open('costly.test', '/costly.html?flood', 3);
+    const { page, tabId } = await open('costly.test', '/costly.html?flood', 4);
     const numbers = Array.from({ length: 250_000 }, (_, i) => i);
     const flood = await start(await chat(), call(tabId, 'labels', { labels: numbers, extra: 1 }));
     assert.equal(flood.card, undefined, 'no card opens');
@@ -73,5 +73,31 @@ describe('costly schemas', () => {
     assert.match(listed, /arguments\.labels\[19\]: expected a string, got an integer; and more: only the first 20 problems are listed$/);
     assert.doesNotMatch(listed, /labels\[20\]/);
     assert.deepEqual(await page.evaluate(() => window.ran), [], 'labels never ran');
+  });
+
+  // A text against a wide repetition: 16,000 "a"s against `a{0,2000}b` were
+  // counted 1,000 steps and held the worker 1.0-2.6 s on a Pike VM. The lazy
+  // DFA's states are charged as it builds them, and the check is refused
+  // within its budget. The test's timeout is what fails there; nothing here
+  // is timed.
+  test("a text against a wide repetition is refused as too costly to check, and another tab's call is answered", async () => {
+    const { page, tabId } = await open('costly.test', '/costly.html?wide', 4);
+    const refused = await start(await chat(), call(tabId, 'wide', { text: 'a'.repeat(16_000) }));
+    assert.equal(refused.card, undefined, 'no card opens');
+    assert.equal(text(refused.reply), 'cannot check the arguments of wide: its pattern "a{0,2000}b" '
+      + 'is too costly to check on this text (16,000 bytes)');
+
+    // Another tab's Read-only call is answered; a short text is checked as ever.
+    const other = await open('costly.test', '/costly.html?other-wide', 4);
+    const chatId = await chat();
+    const asked = await start(chatId, call(other.tabId, 'labels', { labels: ['a'] }));
+    assert.ok(asked.card, 'the site question');
+    await choose(asked.card, 'Allow read-only tools on this website');
+    assert.equal(text(await asked.reply), 'labels ran');
+    const short = await start(chatId, call(tabId, 'wide', { text: `${'a'.repeat(40)}b` }));
+    assert.equal(text(await short.reply), 'wide ran');
+    const wrong = await start(chatId, call(tabId, 'wide', { text: 'a'.repeat(40) }));
+    assert.match(text(wrong.reply), /^invalid arguments for wide: arguments\.text: /);
+    assert.deepEqual(await page.evaluate(() => window.ran), ['wide'], 'only the checked call ran');
   });
 });

@@ -16,7 +16,7 @@
 //! stops is refused as too costly, never run unchecked. Its own work is bounded
 //! by the same count.
 
-use super::pattern::{self, shown, Refused};
+use super::pattern::{self, shown, Meter, Pattern, Refused, WORK_PER_STEP};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -164,22 +164,30 @@ impl Plan {
     /// Why it cannot be checked: it would take more than `STEPS`, or a `$ref`
     /// names nothing Toolgate can find.
     pub fn steps(&self, schema: &Value, arguments: &Value) -> Result<u64, String> {
-        let mut walk = Walk {
-            plan: self,
-            root: schema,
-            steps: 0,
-            stack: Vec::new(),
-        };
-        for source in &self.patterns {
-            if pattern::cached(source).is_none() {
-                pattern::ensure(source, PATTERN_BYTES).map_err(|_| too_costly("its patterns"))?;
+        pattern::in_session(|| {
+            let mut walk = Walk {
+                plan: self,
+                root: schema,
+                steps: 0,
+                stack: Vec::new(),
+                patterns: BTreeMap::new(),
+                work: 0,
+            };
+            for source in &self.patterns {
+                if pattern::cached(source).is_none() {
+                    pattern::ensure(source, PATTERN_BYTES)
+                        .map_err(|_| too_costly("its patterns"))?;
+                }
+                if let Some(compiled) = pattern::cached(source) {
+                    walk.patterns.insert(source.as_str(), compiled);
+                }
             }
-        }
-        walk.push(schema, schema, Target::Json(arguments))?;
-        while let Some((sub, base, at)) = walk.stack.pop() {
-            walk.visit(sub, base, at)?;
-        }
-        Ok(walk.steps)
+            walk.push(schema, schema, Target::Json(arguments))?;
+            while let Some((sub, base, at)) = walk.stack.pop() {
+                walk.visit(sub, base, at)?;
+            }
+            Ok(walk.steps)
+        })
     }
 
     /// The subschema `reference` names, seen from the resource `base`.
@@ -266,6 +274,10 @@ struct Walk<'a> {
     root: &'a Value,
     steps: u64,
     stack: Vec<(&'a Value, &'a Value, Target<'a>)>,
+    /// The schema's patterns, compiled.
+    patterns: BTreeMap<&'a str, Pattern>,
+    /// The matching work done so far, in units (`WORK_PER_STEP`).
+    work: u64,
 }
 
 impl<'a> Walk<'a> {
@@ -290,6 +302,23 @@ impl<'a> Walk<'a> {
 
     fn text_steps(text: &str) -> u64 {
         1 + (text.len() / BYTES_PER_TEXT_STEP) as u64
+    }
+
+    /// Whether `source` matches `text`, matched now and charged for what
+    /// that cost beyond reading the text (src/page/schema/pattern/search.rs),
+    /// so that the validator's own match after it finds the work done. A
+    /// pattern not compiled matches, as the validator would fail on it.
+    fn matches(&mut self, source: &str, text: &str) -> Result<bool, String> {
+        let Some(compiled) = self.patterns.get(source) else {
+            return Ok(true);
+        };
+        let mut meter = Meter::steps(STEPS.saturating_sub(self.steps));
+        let answer = compiled.run(text, &mut meter);
+        // Charged in whole steps as the work adds up, not rounded up each match.
+        let before = self.work.div_ceil(WORK_PER_STEP);
+        self.work = self.work.saturating_add(meter.used());
+        self.charge(self.work.div_ceil(WORK_PER_STEP) - before)?;
+        answer.map_err(|refusal| refusal.to_string())
     }
 
     /// What checking `at` against `sub` costs beyond its own step: each
@@ -358,6 +387,9 @@ impl<'a> Walk<'a> {
                     self.charge(Self::text_steps(text))?;
                 }
             }
+            if let Some(Value::String(source)) = schema.get("pattern") {
+                self.matches(source, text)?;
+            }
         }
         Ok(())
     }
@@ -382,10 +414,9 @@ impl<'a> Walk<'a> {
             _ => None,
         };
         for (source, sub) in by_pattern.into_iter().flatten() {
-            let compiled = pattern::cached(source);
             for (name, value) in members {
                 self.charge(Self::text_steps(name))?;
-                if compiled.as_ref().is_none_or(|p| p.is_match(name)) {
+                if self.matches(source, name)? {
                     self.push(sub, base, Target::Json(value))?;
                 }
             }
@@ -462,7 +493,7 @@ fn too_costly(detail: &str) -> String {
 }
 
 /// `count` with a comma between thousands, as refusals show numbers.
-fn thousands(count: u64) -> String {
+pub(super) fn thousands(count: u64) -> String {
     let digits = count.to_string();
     let mut shown = String::new();
     for (i, digit) in digits.chars().enumerate() {

@@ -17,12 +17,18 @@
 //! compiling one itself (src/page/schema/budget.rs compiles a schema's
 //! patterns, within its bound, before the check that needs them).
 
-use regex_automata::nfa::thompson::pikevm::{Cache as Scratch, PikeVM};
-use regex_automata::nfa::thompson::{Config, WhichCaptures};
+use regex_automata::hybrid;
+use regex_automata::nfa::thompson::pikevm::PikeVM;
+use regex_automata::nfa::thompson::{Compiler, Config, WhichCaptures};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+
+mod search;
+
+pub(super) use search::{allow, in_session, refused, Meter};
+pub use search::{work, TooCostly, WORK_PER_STEP};
 
 /// The most memory one compiled pattern may take, in bytes: as much as one
 /// schema's patterns together (src/page/schema/budget.rs).
@@ -32,22 +38,28 @@ pub const COMPILED_LIMIT: usize = super::budget::PATTERN_BYTES;
 /// schemas' worth of patterns at their budget (src/page/schema/budget.rs).
 pub const CACHE_BYTES: usize = 4 << 20;
 
-/// A pattern compiled for linear-time matching: a Pike VM over its NFA,
-/// compiled forward only (whether it matches is all a check asks). Clones
-/// share the compiled pattern, each with scratch space of its own.
-#[derive(Debug)]
+/// The most memory the lazy DFA of one pattern may fill with its states in
+/// one check, in bytes (`search`): past it, it gives up rather than clear
+/// its cache and build them again.
+const DFA_CACHE_BYTES: usize = 2 << 20;
+
+/// A pattern compiled for linear-time matching, forward only (whether it
+/// matches is all a check asks): its NFA, run as a lazy DFA, or as a Pike VM
+/// where the lazy DFA gives up and the check can pay for it (`search`).
+/// Clones share the compiled pattern; what a match builds as it runs is kept
+/// by the check it runs in, and dropped with it.
+#[derive(Clone, Debug)]
 pub struct Pattern {
-    vm: Rc<PikeVM>,
-    scratch: RefCell<Scratch>,
+    compiled: Rc<Compiled>,
 }
 
-impl Clone for Pattern {
-    fn clone(&self) -> Self {
-        Pattern {
-            vm: Rc::clone(&self.vm),
-            scratch: RefCell::new(self.vm.create_cache()),
-        }
-    }
+/// What compiling a pattern built, shared by every check.
+#[derive(Debug)]
+struct Compiled {
+    source: String,
+    dfa: hybrid::dfa::DFA,
+    vm: PikeVM,
+    bytes: usize,
 }
 
 impl Pattern {
@@ -75,8 +87,8 @@ impl Pattern {
         let config = Config::new()
             .nfa_size_limit(Some(limit))
             .which_captures(WhichCaptures::None);
-        let vm = PikeVM::builder()
-            .thompson(config)
+        let nfa = Compiler::new()
+            .configure(config)
             .build(&translated)
             .map_err(|error| {
                 if error.size_limit().is_some() {
@@ -90,24 +102,52 @@ impl Pattern {
                 }
             })?;
         // A compiled pattern past the limit is refused as one the builder stopped.
-        if vm.get_nfa().memory_usage() > limit {
+        if nfa.memory_usage() > limit {
             return Err(Refused::Larger(limit));
         }
+        // The lazy DFA gives up rather than clear its cache (`search` then
+        // decides), and where a Unicode word boundary meets a character
+        // past ASCII, which it cannot read.
+        let lazy = hybrid::dfa::Config::new()
+            .cache_capacity(DFA_CACHE_BYTES)
+            .skip_cache_capacity_check(true)
+            .minimum_cache_clear_count(Some(0))
+            .unicode_word_boundary(true);
+        let dfa = hybrid::dfa::Builder::new()
+            .configure(lazy)
+            .build_from_nfa(nfa.clone())
+            .map_err(|_| Refused::Unrunnable(unreadable()))?;
+        let vm = PikeVM::new_from_nfa(nfa).map_err(|_| Refused::Unrunnable(unreadable()))?;
+        let bytes = vm.get_nfa().memory_usage() + dfa.memory_usage();
         Ok(Pattern {
-            scratch: RefCell::new(vm.create_cache()),
-            vm: Rc::new(vm),
+            compiled: Rc::new(Compiled {
+                source: source.to_owned(),
+                dfa,
+                vm,
+                bytes,
+            }),
         })
     }
 
     /// Whether the pattern matches anywhere in `text` (JSON Schema's patterns
-    /// are not anchored).
-    pub fn is_match(&self, text: &str) -> bool {
-        self.vm.is_match(&mut self.scratch.borrow_mut(), text)
+    /// are not anchored), within what is left of the check it runs in (a
+    /// match outside any check has a check's budget of its own).
+    ///
+    /// # Errors
+    /// Why it was not matched: the pattern is too costly to check on this
+    /// text (`search`).
+    pub fn test(&self, text: &str) -> Result<bool, TooCostly> {
+        search::test(self, text)
     }
 
     /// The memory the compiled pattern takes, in bytes.
     pub fn bytes(&self) -> usize {
-        self.vm.get_nfa().memory_usage()
+        self.compiled.bytes
+    }
+
+    /// The ECMA-262 source it was compiled from.
+    pub fn source(&self) -> &str {
+        &self.compiled.source
     }
 }
 
