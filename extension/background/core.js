@@ -68,7 +68,12 @@ export const ready = (async () => {
     .map(([, tool]) => tool);
   const core = new Core(tools, stored[SESSION_KEY] ?? null);
   try {
-    setRules(core, local[RULES_KEY], local[LAST_POLICY_KEY] ?? {});
+    // A new core holds no rules: with none stored and no policy, setting
+    // them would only run the core's rule reader on a first call's path
+    // (ARCHITECTURE.md, "A worker's start").
+    const managed = local[LAST_POLICY_KEY] ?? {};
+    if (local[RULES_KEY] === undefined && adminBook(managed) === null) policyNow = managed;
+    else setRules(core, local[RULES_KEY], managed);
   } catch (error) {
     keepError('reading the stored site rules', error);
   }

@@ -31,10 +31,24 @@ export function onMessage(message, sender, respond) {
   return true;
 }
 
+// The agent console's message, an agent request as its chat, read as the
+// core's `parseUiMessage` reads it (its own fields only, the chat a string,
+// the request any JSON: `agent` and the core read it further), without
+// running the core's reader of every page's messages on a stopped worker's
+// first call (ARCHITECTURE.md, "A worker's start"). Null for any other
+// message, which the core reads and refuses with its words.
+const AGENT_FIELDS = new Set(['type', 'chat_id', 'request']);
+function agentMessage(message) {
+  if (message === null || typeof message !== 'object' || message.type !== 'agent') return null;
+  if (typeof message.chat_id !== 'string' || !Object.hasOwn(message, 'request')) return null;
+  for (const key of Object.keys(message)) if (!AGENT_FIELDS.has(key)) return null;
+  return message;
+}
+
 // Toolgate's own pages: the popup, cards, the console, the settings page.
 async function fromUi(message) {
   await ready;
-  const request = fromJson(parseUiMessage(toJson(message, 'ui message')));
+  const request = agentMessage(message) ?? fromJson(parseUiMessage(toJson(message, 'ui message')));
   switch (request.type) {
     case 'palette': return palette(request.tab_id);
     case 'card': return card(request.card_id);
