@@ -12,6 +12,8 @@
 //   name of 8 MB): each text is cut, and the log is held to a count and a
 //   size, so that it can never fill the storage the rules, the settings and
 //   the allowed extensions share.
+import { keepError } from './errors.js';
+
 const AUDIT_KEYS = { person: 'audit', agents: 'audit:agents' };
 const KEEP = 1000;
 // The agents' log's most bytes (as UTF-8 JSON), and the most characters of
@@ -50,17 +52,44 @@ export function aboutRequest(chat, id) {
   return { by: chatNames.get(chat), ...about };
 }
 
+// Each log's entries as they came: when, and what makes the entry. An entry
+// is made whole (read, each text cut) as its batch is written, not as it
+// comes, so that an agent's reply never waits on its audit (ARCHITECTURE.md,
+// "An agent call's path").
 let gathered = { person: [], agents: [] };
 let timer = null;
 let writing = Promise.resolve();
 
 export function record(entry) {
   // A tool flagged for what a page did during a call is the page's doing too.
-  if (entry.what === 'decision' || entry.what === 'flagged') gathered.agents.push(bounded({ at: Date.now(), ...entry }));
   // An answer carries the card's tool and chat names (already cut by the
-  // core); every text is held to TEXT_KEPT here too.
-  else gathered.person.push(bounded({ at: Date.now(), ...entry }));
+  // core); every text is held to TEXT_KEPT as the entry is written.
+  gather(entry.what === 'decision' || entry.what === 'flagged' ? 'agents' : 'person', () => entry);
+}
+
+// The decision an agent was told: `made()` gives its entry (or null, for
+// none) when the batch is written. What it reads must not change meanwhile.
+export function recordDecision(made) {
+  gather('agents', made);
+}
+
+function gather(log, made) {
+  gathered[log].push({ at: Date.now(), made });
   if (timer === null) timer = setTimeout(write, GATHER_MS);
+}
+
+// The entries of a batch, made whole; one that cannot be made is left out.
+function made(items) {
+  const entries = [];
+  for (const { at, made: make } of items) {
+    try {
+      const entry = make();
+      if (entry) entries.push(bounded({ at, ...entry }));
+    } catch (error) {
+      keepError('writing an audit entry', error);
+    }
+  }
+  return entries;
 }
 
 // `value` with every text cut to TEXT_KEPT characters ("…" marks a cut).
@@ -89,7 +118,7 @@ function fitting(entries, limit) {
 
 function write() {
   timer = null;
-  const batch = gathered;
+  const batch = { person: made(gathered.person), agents: made(gathered.agents) };
   gathered = { person: [], agents: [] };
   writing = writing.then(async () => {
     // Only the logs this batch adds to are read and written.

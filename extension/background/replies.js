@@ -4,7 +4,7 @@
 // (same id) again and waits on the same card, and a card answered meanwhile
 // still runs its call, its reply kept for the agent.
 import { pageText, untrustedWhy } from '../../pkg/toolgate.js';
-import { aboutRequest, record } from './audit.js';
+import { aboutRequest, recordDecision } from './audit.js';
 import { toJson } from './core.js';
 import { changeSession } from './session.js';
 
@@ -57,8 +57,12 @@ function audited(reply) {
 // Hands `reply` to the agents waiting for it. `kept`: the core kept the reply
 // for an agent that lost its wait; taken here, the core is told it was.
 export function deliver(chat, id, reply, kept) {
-  const told = audited(reply);
-  if (told) record({ what: 'decision', chat, request_id: id, ...aboutRequest(chat, id), ...told });
+  // Read for the audit as its batch is written, not on the reply's path.
+  const about = aboutRequest(chat, id);
+  recordDecision(() => {
+    const told = audited(reply);
+    return told && { what: 'decision', chat, request_id: id, ...about, ...told };
+  });
   const key = keyOf(chat, id);
   const waiting = waiters.get(key);
   if (!waiting) return undefined; // Kept in the session until the agent asks again.
