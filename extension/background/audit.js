@@ -103,18 +103,34 @@ function bounded(value) {
 }
 
 const bytes = new TextEncoder();
+// Each entry's size as UTF-8 JSON, measured once: the log is measured again
+// at every write (ARCHITECTURE.md, "An agent call's path").
+const sizes = new WeakMap();
+function sizeOf(entry) {
+  let size = sizes.get(entry);
+  if (size === undefined) {
+    size = bytes.encode(JSON.stringify(entry) ?? 'null').length + 1;
+    // What storage held may be anything: only an object can be a key.
+    if (entry !== null && typeof entry === 'object') sizes.set(entry, size);
+  }
+  return size;
+}
 // The newest of `entries` that fit `limit` bytes of JSON.
 function fitting(entries, limit) {
   let total = 2;
   let from = entries.length;
   while (from > 0) {
-    const size = bytes.encode(JSON.stringify(entries[from - 1])).length + 1;
+    const size = sizeOf(entries[from - 1]);
     if (total + size > limit) break;
     total += size;
     from -= 1;
   }
-  return entries.slice(from);
+  return from === 0 ? entries : entries.slice(from);
 }
+
+// Each log as this worker last wrote it: only the worker writes the logs, so
+// each is read from storage once a start, at its first write.
+const written = { person: null, agents: null };
 
 function write() {
   timer = null;
@@ -124,12 +140,14 @@ function write() {
     // Only the logs this batch adds to are read and written.
     const logs = Object.keys(batch).filter((log) => batch[log].length);
     await withSites(batch.agents);
-    const stored = await chrome.storage.local.get(logs.map((log) => AUDIT_KEYS[log]));
+    const unread = logs.filter((log) => written[log] === null);
+    const stored = unread.length ? await chrome.storage.local.get(unread.map((log) => AUDIT_KEYS[log])) : {};
+    for (const log of unread) written[log] = Array.isArray(stored[AUDIT_KEYS[log]]) ? stored[AUDIT_KEYS[log]] : [];
     const changes = {};
     for (const log of logs) {
-      const kept = stored[AUDIT_KEYS[log]];
-      const entries = [...(Array.isArray(kept) ? kept : []), ...batch[log]].slice(-KEEP);
-      changes[AUDIT_KEYS[log]] = log === 'agents' ? fitting(entries, AGENTS_BYTES) : entries;
+      const entries = [...written[log], ...batch[log]].slice(-KEEP);
+      written[log] = log === 'agents' ? fitting(entries, AGENTS_BYTES) : entries;
+      changes[AUDIT_KEYS[log]] = written[log];
     }
     await chrome.storage.local.set(changes);
   }).catch(() => {}); // A lost batch of the audit must not stop what it records.
