@@ -90,26 +90,32 @@ function forward(batch, report) {
 function send(reports) {
   inFlight = true;
   const one = reports.length === 1;
-  chrome.runtime.sendMessage(one ? reports[0][1] : reports.map(([, text]) => text)).then(
+  const done = () => {
+    inFlight = false;
+    if (held.length === 0) return;
+    const next = held;
+    held = [];
+    send(next);
+  };
+  // Through `ask`: a report sent while the worker stops is sent again to the
+  // next one, not lost (the page would keep tools the worker never heard of).
+  ask(
+    one ? reports[0][1] : reports.map(([, text]) => text),
     (answer) => {
       const answers = one ? [answer] : answer?.answers ?? [];
       reports.forEach(([batch], i) => {
         const said = answers[i];
         toPage({ type: 'results', batch, results: said?.results ?? [], error: refusal(said?.error ?? answer?.error) });
       });
+      done();
     },
     // The extension was reloaded or updated under this page: its tools stay
     // usable by the page, and the palette tells the person to reload the tab.
-    (error) => {
-      for (const [batch] of reports) toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) });
+    (why) => {
+      for (const [batch] of reports) toPage({ type: 'results', batch, results: [], error: why });
+      done();
     },
-  ).finally(() => {
-    inFlight = false;
-    if (held.length === 0) return;
-    const next = held;
-    held = [];
-    send(next);
-  });
+  );
 }
 
 // A document going away for good (an iframe removed, a page left without
