@@ -207,40 +207,43 @@ test('imperative/exposedTo-cross-origin-child: a child of an origin the command 
   assert.deepStrictEqual(await childSees('C'), expected);
 });
 
-// exposedTo-cross-origin-child's first two subtests, their call: the child
-// runs the tool its parent exposed to it through document.modelContext's
-// executeTool. That is a page's call, not an agent's (docs/agents.md, "Pages
-// calling each other's tools"): wrapping 156, it resolves as on 156 alone,
-// and no card opens (`cards`, side C: whichever comes first). Gives what the
-// child got, what the tool got, and the toolactivated events the parent heard.
-async function childCalls(side, cards = null) {
+// exposedTo-cross-origin-child's first two subtests, their call: a frame
+// runs the tool a frame of the other origin exposed to it through
+// document.modelContext's executeTool (`parentOwns`: the child runs the
+// parent's, else the parent the child's). That is a page's call, not an
+// agent's (docs/agents.md, "Pages calling each other's tools"): wrapping 156,
+// it resolves as on 156 alone, and no card opens (`cards`, side C: whichever
+// comes first). Gives what the caller got, what the tool got, and the
+// toolactivated events its frame heard.
+async function crossCall(side, { cards = null, parentOwns = true } = {}) {
   const { page, child } = await withChild(side);
-  const parentOrigin = new URL(page.url()).origin;
-  await page.evaluate((to) => {
+  const [owner, caller] = parentOwns ? [page.mainFrame(), child] : [child, page.mainFrame()];
+  const ownerOrigin = new URL(owner.url()).origin;
+  await owner.evaluate((to) => {
     window.ran = [];
     window.activated = [];
     document.modelContext.addEventListener('toolactivated', (event) => window.activated.push(event.toolName));
     return document.modelContext.registerTool({
-      name: 'wpt.parent',
-      description: 'Exposed to the child',
+      name: 'wpt.exposed',
+      description: 'Exposed to the other frame',
       execute: (input, options) => {
         window.ran.push({ input, signal: options?.signal instanceof AbortSignal });
         return 'hello';
       },
     }, { exposedTo: [to] });
-  }, new URL(child.url()).origin);
-  await child.waitForFunction(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
-    .some((tool) => tool.name === 'wpt.parent'), parentOrigin);
-  const call = child.evaluate(async (from) => {
+  }, new URL(caller.url()).origin);
+  await caller.waitForFunction(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+    .some((tool) => tool.name === 'wpt.exposed'), ownerOrigin);
+  const call = caller.evaluate(async (from) => {
     const tools = await document.modelContext.getTools({ fromOrigins: [from] });
-    const tool = tools.find((t) => t.name === 'wpt.parent');
+    const tool = tools.find((t) => t.name === 'wpt.exposed');
     return document.modelContext.executeTool(tool, { q: 1, words: ['a', 'b'] })
       .then((resolved) => ({ resolved }), (error) => ({ rejected: `${error.name}: ${error.message}` }));
-  }, parentOrigin);
+  }, ownerOrigin);
   const outcome = cards ? await cards.race(call) : { reply: await call };
   if (outcome.card) return { page, card: outcome.card };
-  await page.waitForFunction(() => window.activated.length > 0);
-  const got = { outcome: outcome.reply, ran: await page.evaluate(() => window.ran), activated: await page.evaluate(() => window.activated) };
+  await owner.waitForFunction(() => window.activated.length > 0);
+  const got = { outcome: outcome.reply, ran: await owner.evaluate(() => window.ran), activated: await owner.evaluate(() => window.activated) };
   return { page, got };
 }
 
@@ -262,36 +265,40 @@ async function audited(browser, why) {
   }), why);
 }
 
-test('imperative/exposedTo-cross-origin-child: a child frame runs the tool its parent exposed to it, as 156, with no card: a page\'s call, not an agent\'s', { skip: !NATIVE && 'the polyfill cannot reach another origin\'s frame' }, async () => {
-  const alone = await childCalls('A');
-  await alone.page.close();
-  assert.deepStrictEqual(alone.got.outcome, { resolved: 'hello' });
+test('imperative/exposedTo-cross-origin-child: a frame runs the tool a frame of the other origin exposed to it, as 156, with no card: a page\'s call, not an agent\'s', { skip: !NATIVE && 'the polyfill cannot reach another origin\'s frame' }, async () => {
+  const one = new URL(server.url('one.test', '')).origin;
+  const two = new URL(server.url('two.test', '')).origin;
   const cards = cardWatcher(browsers.C.context);
-  const wrapped = await childCalls('C', cards);
-  try {
-    assert.equal(wrapped.card, undefined, `a card opened: ${wrapped.card && JSON.stringify(await readCard(wrapped.card))}`);
-    assert.deepStrictEqual(wrapped.got, alone.got);
-    const [entry] = await audited(browsers.C, 'which the site exposed the tool to');
-    assert.deepStrictEqual(
-      { by: entry.by, tool: entry.tool, site: entry.site, decision: entry.decision },
-      { by: `the page at ${new URL(server.url('two.test', '')).origin}`, tool: 'wpt.parent', site: new URL(server.url('one.test', '')).origin, decision: 'run' },
-    );
-  } finally {
-    if (wrapped.card) await closeCard(wrapped.card);
-    await wrapped.page.close();
+  for (const [parentOwns, caller, site] of [[true, two, one], [false, one, two]]) {
+    const alone = await crossCall('A', { parentOwns });
+    await alone.page.close();
+    assert.deepStrictEqual(alone.got.outcome, { resolved: 'hello' });
+    const wrapped = await crossCall('C', { cards, parentOwns });
+    try {
+      assert.equal(wrapped.card, undefined, `a card opened: ${wrapped.card && JSON.stringify(await readCard(wrapped.card))}`);
+      assert.deepStrictEqual(wrapped.got, alone.got);
+      const entries = await audited(browsers.C, `called by the page at ${caller}`);
+      assert.deepStrictEqual(
+        entries.map((entry) => ({ by: entry.by, tool: entry.tool, site: entry.site, decision: entry.decision })),
+        [{ by: `the page at ${caller}`, tool: 'wpt.exposed', site, decision: 'run' }],
+      );
+    } finally {
+      if (wrapped.card) await closeCard(wrapped.card);
+      await wrapped.page.close();
+    }
   }
   await browsers.C.assertNoErrors();
 });
 
 test('imperative/exposedTo-cross-origin-child: the browser\'s agent calling the tool the parent exposed, with the child\'s very arguments, is still gated', { skip: !NATIVE && 'no browser agent without a WebMCP of the browser\'s' }, async () => {
   const cards = cardWatcher(browsers.C.context);
-  const { page, got, card: early } = await childCalls('C', cards);
+  const { page, got, card: early } = await crossCall('C', { cards });
   assert.equal(early, undefined, 'the child\'s own call opened no card');
   assert.deepStrictEqual(got.outcome, { resolved: 'hello' });
   const refused = browsers.C.expectErrors(/Toolgate refused this call/);
   const agent = await browserAgent(browsers.C.context, page);
   try {
-    const call = agent.call('wpt.parent', { q: 1, words: ['a', 'b'] });
+    const call = agent.call('wpt.exposed', { q: 1, words: ['a', 'b'] });
     const card = await cards.next();
     assert.equal((await readCard(card)).chat, "Asked by the browser's agent in this tab");
     await closeCard(card);
