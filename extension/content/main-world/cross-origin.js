@@ -14,7 +14,7 @@
 // Imports: primordials.js, dom.js, json.js, channel.js, events.js, registry.js, native.js.
 
 import {
-  arrayPush, doc, MapCtor, mapDelete, mapGet, mapSet, parse, PromiseCtor, promiseThen, querySelectorAll,
+  arrayPush, doc, MapCtor, mapDelete, mapGet, mapSet, parse, PromiseCtor, promiseThen, querySelectorAll, resolved,
   stringify, stringStartsWith, win,
 } from './primordials.js';
 import { jsonText } from './json.js';
@@ -96,13 +96,13 @@ export function announceExposed(origin, name, input) {
     args = null;
   }
   // The browser refuses what is no object; nothing to announce.
-  if (args === null || typeof args !== 'object') return PromiseCtor.resolve();
+  if (args === null || typeof args !== 'object') return resolved(undefined);
   const number = ++lastAnnounced;
   let detail;
   try {
     detail = jsonText({ type: 'exposed_call', call: number, origin, name, arguments: args });
   } catch {
-    return PromiseCtor.resolve();
+    return resolved(undefined);
   }
   return new PromiseCtor((resolve) => {
     mapSet(announced, number, resolve);

@@ -118,7 +118,7 @@ export function nativeExecuteForm(name, input, signal) {
 // runs here, as the browser called it (runAsPage; docs/agents.md, "Pages
 // calling each other's tools").
 let lastNativeCall = 0;
-export const nativeCalls = new MapCtor(); // call number -> {resolve, reject}
+export const nativeCalls = new MapCtor(); // call number -> {resolve, reject, entry, input, options}, or a form's (native-forms.js)
 export const nativeValues = new MapCtor(); // call number -> the page's result, once run
 // The number of a new native call: a tool's (here) or a form's
 // (holdAgentSubmit, in native-forms.js).
