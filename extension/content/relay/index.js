@@ -46,6 +46,7 @@ function toPage(message) {
 // number first (main-world/channel.js).
 const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
 const NATIVE_CALL = /^\{"type":"native_call","call":(\d{1,15}),/;
+const EXPOSED_CALL = /^\{"type":"exposed_call","call":(\d{1,15}),/;
 
 function fromShim(text) {
   if (typeof text !== 'string') return;
@@ -54,6 +55,8 @@ function fromShim(text) {
     forward(Number(number[1]), text);
   } else if ((number = NATIVE_CALL.exec(text))) {
     nativeCall(Number(number[1]), text);
+  } else if ((number = EXPOSED_CALL.exec(text))) {
+    exposedCall(Number(number[1]), text);
   } else {
     callResult(text);
   }
@@ -173,6 +176,19 @@ function nativeCall(call, text) {
   }
   listenToWorker();
   ask(text, (reply) => toPage({ type: 'native_result', call, reply }), failed);
+}
+
+// The page saying it is about to call, through the browser's own WebMCP, a
+// tool another origin's frame exposed to it (main-world/cross-origin.js): the
+// worker keeps a pass for that call, or not, and answers at once. Only where
+// the browser has a WebMCP: elsewhere no such call is made.
+function exposedCall(call, text) {
+  const answer = (granted) => toPage({ type: 'exposed_result', call, granted });
+  if (!hasBrowserWebMCP()) {
+    answer(false);
+    return;
+  }
+  ask(text, (reply) => answer(reply?.granted === true), () => answer(false));
 }
 
 // ---- Agents' calls, run by the shim -----------------------------------------
