@@ -128,8 +128,11 @@ export function changeRules(site, changes) {
   const change = changing.then(async () => {
     const seenTools = await siteTools(site);
     const [{ [RULES_KEY]: stored }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
+    // A tool's conditions are checked against its schema as its tabs
+    // publish it now (docs/rules.md, "Conditions on a tool's arguments").
+    const schemas = (Array.isArray(changes) && changes.some((c) => c?.conditions)) ? (await ready).siteSchemas(site) : '{}';
     const book = fromJson(changeRulesIn(
-      JSON.stringify(stored ?? {}), site, JSON.stringify(changes), JSON.stringify(seenTools), JSON.stringify(adminBook(managed)),
+      JSON.stringify(stored ?? {}), site, JSON.stringify(changes), JSON.stringify(seenTools), JSON.stringify(adminBook(managed)), schemas,
     ));
     await chrome.storage.local.set({ [RULES_KEY]: book });
     return { saved: true };

@@ -234,7 +234,7 @@ impl ChangeSpec {
         let level = self
             .level
             .map(|l| [Level::Allowed, Level::AskFirst, Level::Off][l as usize % 3]);
-        Change { target, level }
+        Change::level(target, level)
     }
 }
 
