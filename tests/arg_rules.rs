@@ -47,8 +47,18 @@ fn each_operator_on_each_type() {
         ("starts_with", json!("+44"), json!({"v": "+44 20"}), true),
         ("starts_with", json!("+44"), json!({"v": "0044"}), false),
         ("starts_with", json!("1"), json!({"v": 12}), false),
-        ("ends_with", json!("@team.example"), json!({"v": "bo@team.example"}), true),
-        ("ends_with", json!("@team.example"), json!({"v": "bo@team.example.evil"}), false),
+        (
+            "ends_with",
+            json!("@team.example"),
+            json!({"v": "bo@team.example"}),
+            true,
+        ),
+        (
+            "ends_with",
+            json!("@team.example"),
+            json!({"v": "bo@team.example.evil"}),
+            false,
+        ),
         ("matches", json!("^[a-z]+$"), json!({"v": "abc"}), true),
         ("matches", json!("^[a-z]+$"), json!({"v": "ab1"}), false),
         ("matches", json!("b"), json!({"v": "abc"}), true),
@@ -88,8 +98,16 @@ fn a_list_is_read_the_safer_way() {
     let t = test("to", "ends_with", json!("@team.example"));
     // (arguments, for Allowed: every item and at least one; for Ask first: any item)
     for (arguments, allowed, ask) in [
-        (json!({"to": ["a@team.example", "b@team.example"]}), true, true),
-        (json!({"to": ["a@team.example", "b@evil.example"]}), false, true),
+        (
+            json!({"to": ["a@team.example", "b@team.example"]}),
+            true,
+            true,
+        ),
+        (
+            json!({"to": ["a@team.example", "b@evil.example"]}),
+            false,
+            true,
+        ),
         (json!({"to": ["a@evil.example"]}), false, false),
         (json!({"to": []}), false, false),
     ] {
@@ -112,7 +130,10 @@ fn condition(tests: Vec<Test>, level: Level) -> Condition {
 fn conditions_are_checked_against_the_schema_when_set() {
     let ok = condition(vec![test("amount", "at_most", json!(20))], Level::Allowed);
     assert_eq!(validate(std::slice::from_ref(&ok), Some(&schema())), Ok(()));
-    let nested = condition(vec![test("recipient.email", "ends_with", json!("@x"))], Level::AskFirst);
+    let nested = condition(
+        vec![test("recipient.email", "ends_with", json!("@x"))],
+        Level::AskFirst,
+    );
     assert_eq!(validate(&[nested], Some(&schema())), Ok(()));
     let refused: Vec<(Vec<Condition>, Option<Value>, &str)> = vec![
         (vec![condition(vec![test("amuont", "at_most", json!(20))], Level::Allowed)], Some(schema()),
@@ -156,53 +177,117 @@ fn conditions_change(name: &str, conditions: Vec<Condition>) -> Change {
 }
 
 fn schemas() -> BTreeMap<String, Value> {
-    ["transfer", "wire"].map(|n| (n.to_owned(), schema())).into()
+    ["transfer", "wire"]
+        .map(|n| (n.to_owned(), schema()))
+        .into()
 }
 
 #[test]
 fn a_change_sets_conditions_only_on_a_tool_set_apart_and_within_the_administrators_bounds() {
-    let tools = [seen("transfer", ToolKind::Write), seen("wire", ToolKind::Outside)];
+    let tools = [
+        seen("transfer", ToolKind::Write),
+        seen("wire", ToolKind::Outside),
+    ];
     let allow = || condition(vec![test("amount", "at_most", json!(20))], Level::Allowed);
     let mut book = RuleBook::default();
-    let apart = |name: &str| Change::level(Target::Tool { name: name.into() }, Some(Level::AskFirst));
+    let apart =
+        |name: &str| Change::level(Target::Tool { name: name.into() }, Some(Level::AskFirst));
     // Not set apart: refused.
     let error = book
-        .change_with(SITE, &[conditions_change("transfer", vec![allow()])], &tools, None, &schemas())
+        .change_with(
+            SITE,
+            &[conditions_change("transfer", vec![allow()])],
+            &tools,
+            None,
+            &schemas(),
+        )
         .expect_err("not set apart");
     assert_eq!(error.to_string(), "transfer can hold conditions once it is set apart with a level of its own. Nothing was saved.");
     // Set apart in the same change: saved, for the definition seen.
-    book.change_with(SITE, &[apart("transfer"), conditions_change("transfer", vec![allow()])], &tools, None, &schemas())
-        .expect("saved");
+    book.change_with(
+        SITE,
+        &[
+            apart("transfer"),
+            conditions_change("transfer", vec![allow()]),
+        ],
+        &tools,
+        None,
+        &schemas(),
+    )
+    .expect("saved");
     let rules = &book.sites[SITE];
     assert_eq!(rules.conditions["transfer"], vec![allow()]);
     assert_eq!(rules.tool_definitions["transfer"], "sha256:transfer");
     // Under an administrator: no Allowed condition on an Outside tool...
     let admin: RuleBook = serde_json::from_value(json!({"sites": {SITE: {
         "read": "allowed", "write": "allowed", "delete": "off", "outside": "ask_first",
-        "tools": {"transfer": "ask_first"}}}})).expect("admin");
+        "tools": {"transfer": "ask_first"}}}}))
+    .expect("admin");
     let error = book
-        .change_with(SITE, &[apart("wire"), conditions_change("wire", vec![allow()])], &tools, Some(&admin), &schemas())
+        .change_with(
+            SITE,
+            &[apart("wire"), conditions_change("wire", vec![allow()])],
+            &tools,
+            Some(&admin),
+            &schemas(),
+        )
         .expect_err("owners only");
-    assert!(error.to_string().starts_with("The condition “amount is at most 20” cannot give Allowed: Letting agents delete"), "{error}");
+    assert!(
+        error.to_string().starts_with(
+            "The condition “amount is at most 20” cannot give Allowed: Letting agents delete"
+        ),
+        "{error}"
+    );
     // ... nor wider than the administrator's level for the tool; Ask first is fine.
     let error = book
-        .change_with(SITE, &[conditions_change("transfer", vec![allow()])], &tools, Some(&admin), &schemas())
+        .change_with(
+            SITE,
+            &[conditions_change("transfer", vec![allow()])],
+            &tools,
+            Some(&admin),
+            &schemas(),
+        )
         .expect_err("wider than admin");
     assert!(error.to_string().ends_with("Your administrator set this to Ask first; you can choose less, never more. Nothing was saved."), "{error}");
-    let ask = condition(vec![test("amount", "at_least", json!(100))], Level::AskFirst);
-    book.change_with(SITE, &[conditions_change("transfer", vec![ask])], &tools, Some(&admin), &schemas())
-        .expect("narrower is fine");
+    let ask = condition(
+        vec![test("amount", "at_least", json!(100))],
+        Level::AskFirst,
+    );
+    book.change_with(
+        SITE,
+        &[conditions_change("transfer", vec![ask])],
+        &tools,
+        Some(&admin),
+        &schemas(),
+    )
+    .expect("narrower is fine");
     // Putting the tool back removes its conditions.
-    book.change_with(SITE, &[Change::level(Target::Tool { name: "transfer".into() }, None)], &tools, None, &schemas())
-        .expect("put back");
+    book.change_with(
+        SITE,
+        &[Change::level(
+            Target::Tool {
+                name: "transfer".into(),
+            },
+            None,
+        )],
+        &tools,
+        None,
+        &schemas(),
+    )
+    .expect("put back");
     assert!(book.sites[SITE].conditions.is_empty());
 }
 
 #[test]
 fn a_limits_window_on_an_injected_clock() {
     let limit = Limit {
-        target: Target::Tool { name: "transfer".into() },
-        every: Every { calls: 3, minutes: 1 },
+        target: Target::Tool {
+            name: "transfer".into(),
+        },
+        every: Every {
+            calls: 3,
+            minutes: 1,
+        },
     };
     let mut times = CallTimes::default();
     let t0 = 5_000_000;
@@ -211,16 +296,31 @@ fn a_limits_window_on_an_injected_clock() {
         times.record("c", SITE, &[&limit], at);
     }
     // The fourth within the minute is past it, until the first call leaves the window.
-    let passed = times.passed("c", SITE, &[&limit], t0 + 30).expect("past the limit");
+    let passed = times
+        .passed("c", SITE, &[&limit], t0 + 30)
+        .expect("past the limit");
     assert_eq!(passed.wait_ms, 60_000 - 30);
     assert!(times.passed("c", SITE, &[&limit], t0 + 59_999).is_some());
     assert_eq!(times.passed("c", SITE, &[&limit], t0 + 60_000), None);
     // Per chat, and per site.
     assert_eq!(times.passed("other", SITE, &[&limit], t0 + 30), None);
-    assert_eq!(times.passed("c", "https://else.example", &[&limit], t0 + 30), None);
+    assert_eq!(
+        times.passed("c", "https://else.example", &[&limit], t0 + 30),
+        None
+    );
     // Bounds of a limit.
-    for (calls, minutes, ok) in [(1, 1, true), (1000, 60, true), (0, 1, false), (1001, 1, false), (3, 5, false)] {
-        assert_eq!(Every { calls, minutes }.refused().is_none(), ok, "{calls} in {minutes}");
+    for (calls, minutes, ok) in [
+        (1, 1, true),
+        (1000, 60, true),
+        (0, 1, false),
+        (1001, 1, false),
+        (3, 5, false),
+    ] {
+        assert_eq!(
+            Every { calls, minutes }.refused().is_none(),
+            ok,
+            "{calls} in {minutes}"
+        );
     }
     // Forgotten past the longest window.
     times.forget(t0 + 20 + 3_600_000);
@@ -241,8 +341,14 @@ fn with_transfer() -> Harness {
 }
 
 fn transfer_rules(h: &Harness, extra: Value) -> RuleBook {
-    let definition = h.registry.frames(1).flat_map(|f| f.tools.iter())
-        .find(|t| t.decl.name == "transfer").expect("transfer").definition().to_owned();
+    let definition = h
+        .registry
+        .frames(1)
+        .flat_map(|f| f.tools.iter())
+        .find(|t| t.decl.name == "transfer")
+        .expect("transfer")
+        .definition()
+        .to_owned();
     let mut site = json!({"read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
         "tools": {"transfer": "ask_first"}, "tool_definitions": {"transfer": definition},
         "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}});
@@ -254,7 +360,14 @@ fn transfer_rules(h: &Harness, extra: Value) -> RuleBook {
 
 fn finish(h: &mut Harness, step: &toolgate::decisions::agent::Step) {
     if let toolgate::decisions::agent::Step::Run { run } = step {
-        h.session.finish(run.call_id, Ok(&raw(&json!("ok"))), 1024, false, None, h.now_ms);
+        h.session.finish(
+            run.call_id,
+            Ok(&raw(&json!("ok"))),
+            1024,
+            false,
+            None,
+            h.now_ms,
+        );
     }
 }
 
@@ -269,13 +382,26 @@ fn a_call_is_decided_on_its_arguments_after_the_schema() {
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
     assert_eq!(outcome(&h, &step), "rule card");
     let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
-    assert_eq!(shown.rule.as_deref(), Some("Ask first: transfer: amount is more than 20, by your rule for this tool"));
-    assert!(shown.arguments.iter().any(|(name, value)| name == "amount" && value == "25"), "{:?}", shown.arguments);
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: transfer: amount is more than 20, by your rule for this tool")
+    );
+    assert!(
+        shown
+            .arguments
+            .iter()
+            .any(|(name, value)| name == "amount" && value == "25"),
+        "{:?}",
+        shown.arguments
+    );
     let ran = h.answer(card_id(&step), Answer::Rule(RuleAnswer::AllowOnce));
     assert_eq!(outcome(&h, &ran), "run");
     // Text where the schema says a number never reaches a condition.
     let said = h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": "15"}));
-    assert!(said.starts_with("error: invalid arguments for transfer"), "{said}");
+    assert!(
+        said.starts_with("error: invalid arguments for transfer"),
+        "{said}"
+    );
     // Unattended: the same call is refused, naming the condition.
     h.session.rules.unattended = true;
     assert_eq!(
@@ -288,20 +414,31 @@ fn a_call_is_decided_on_its_arguments_after_the_schema() {
 fn a_changed_definition_drops_the_conditions_with_the_level() {
     let mut h = with_transfer();
     let mut rules = transfer_rules(&h, json!({}));
-    rules.sites.get_mut(REMOTE).expect("site").tool_definitions.insert("transfer".into(), "sha256:another".into());
+    rules
+        .sites
+        .get_mut(REMOTE)
+        .expect("site")
+        .tool_definitions
+        .insert("transfer".into(), "sha256:another".into());
     // The kind's level holds (Write: Ask first here), whatever the amount.
     rules.sites.get_mut(REMOTE).expect("site").write = Level::AskFirst;
     h.session.rules = rules;
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 15}));
     assert_eq!(outcome(&h, &step), "rule card");
     let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
-    assert_eq!(shown.rule.as_deref(), Some("Ask first: the rule for tools that change things on the site"));
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: the rule for tools that change things on the site")
+    );
 }
 
 #[test]
 fn past_a_limit_a_call_asks_and_unattended_it_is_refused_with_the_wait() {
     let mut h = with_transfer();
-    h.session.rules = transfer_rules(&h, json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}));
+    h.session.rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}),
+    );
     for _ in 0..3 {
         let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
         assert_eq!(outcome(&h, &step), "run");

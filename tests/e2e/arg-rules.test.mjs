@@ -74,7 +74,11 @@ test('conditions on arguments decide a call after its schema, a rule card names 
   const shown = await readCard(large.card);
   assert.equal(shown.rule, 'Ask first: transfer: amount is more than 20, by your rule for this tool');
   assert.ok(shown.lines.includes(`It asks first on ${h.site('bank.test')}: transfer: amount is more than 20, by your rule for this tool. Allow once lets this call run, this once.`), shown.lines.join('\n'));
-  assert.deepEqual(shown.arguments, [['to', '"ana"'], ['amount', '25']]);
+  // The arguments, folded; opened by a click.
+  await large.card.locator('#rule-arguments summary').click();
+  const names = await large.card.locator('#rule-argument-list dt').allInnerTexts();
+  const values = await large.card.locator('#rule-argument-list dd').allInnerTexts();
+  assert.deepEqual(names.map((name, i) => [name, values[i]]).sort(), [['amount', '25'], ['to', 'ana']]);
   assert.deepEqual([shown.approve, shown.deny], ['Allow once', 'Refuse']);
   await choose(large.card, 'Allow once');
   const allowed = await large.reply;

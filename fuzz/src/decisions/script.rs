@@ -201,6 +201,50 @@ pub enum Act {
     Later {
         minutes: u8,
     },
+    /// A tool's conditions on its arguments, set on the settings page.
+    Conditions {
+        site: u8,
+        tool: u8,
+        conditions: Vec<ConditionSpec>,
+    },
+}
+
+/// A condition with one test on the argument `x` (the property every
+/// fuzzed schema declares, a number): `op` 0 at most, 1 at least, 2 is;
+/// `value` 0 to 3; `allow` gives Allowed, else Ask first.
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct ConditionSpec {
+    pub op: u8,
+    pub value: u8,
+    pub allow: bool,
+}
+
+impl ConditionSpec {
+    pub const OPS: [&'static str; 3] = ["at_most", "at_least", "is"];
+
+    pub fn op(&self) -> &'static str {
+        Self::OPS[self.op as usize % 3]
+    }
+
+    pub fn value(&self) -> u8 {
+        self.value % 4
+    }
+
+    pub fn condition(&self) -> Condition {
+        serde_json::from_value(json!({
+            "when": [{"path": "x", "op": self.op(), "value": self.value()}],
+            "level": if self.allow { "allowed" } else { "ask_first" },
+        }))
+        .expect("a condition")
+    }
+}
+
+impl Encode for ConditionSpec {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.op.encode(out);
+        self.value.encode(out);
+        self.allow.encode(out);
+    }
 }
 
 /// One change of a site's rules: a kind's, an area's or a tool's level
@@ -475,7 +519,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 19;
+        const N: u64 = 20;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -563,6 +607,16 @@ impl Encode for Act {
             Act::Later { minutes } => {
                 variant(out, 18, N);
                 minutes.encode(out);
+            }
+            Act::Conditions {
+                site,
+                tool,
+                conditions,
+            } => {
+                variant(out, 19, N);
+                site.encode(out);
+                tool.encode(out);
+                conditions.encode(out);
             }
         }
     }

@@ -30,8 +30,9 @@ impl SiteRules {
     /// conditions on `arguments` (the first that holds gives the level),
     /// then its area's, then its kind's; bounded by an administrator's
     /// conditions for the tool. `None` for a listing, which has no
-    /// arguments: a tool Off whose conditions could let a call through is
-    /// listed (Ask first), to be decided on its call's arguments.
+    /// arguments: the widest level any call could get, so that a tool whose
+    /// conditions could let a call through is listed, and each call of it
+    /// decided on its arguments.
     pub fn level_of_call(&self, tool: RuleFacts, arguments: Option<&Value>) -> (Level, Because) {
         let (level, because) = self.level(tool);
         if !matches!(because, Because::Tool { .. }) {
@@ -41,17 +42,15 @@ impl SiteRules {
         let own = self.conditions.get(tool.name).map(Vec::as_slice);
         let admin = self.admin_conditions.get(tool.name);
         let Some(arguments) = arguments else {
-            let could = own
+            // The most any call could get: a tool that some call could run
+            // is listed, and decided on each call's arguments.
+            let widest = own
                 .unwrap_or_default()
                 .iter()
-                .any(|c| c.level != Level::Off);
+                .map(|c| c.level)
+                .fold(level, Level::min);
             let bound = admin.map_or(Level::Allowed, AdminBound::widest);
-            let listed = if level == Level::Off && could {
-                Level::AskFirst
-            } else {
-                level
-            };
-            return (listed.max(bound), because);
+            return (widest.max(bound), because);
         };
         let mine = decide(&name, own.unwrap_or_default(), level, arguments);
         match admin {
