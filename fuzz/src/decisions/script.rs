@@ -6,7 +6,7 @@
 
 use arbitrary::Arbitrary;
 use serde_json::{json, Value};
-use toolgate::decisions::rules::{Change, Level, Target, ToolKind};
+use toolgate::decisions::rules::{Change, Condition, Level, Target, ToolKind};
 use toolgate::page::declaration::{Kind, Path, RawDeclaration, RawHint};
 use toolgate::page::registry::{FrameRef, Op, Source};
 use toolgate::vecmap::VecMap;
