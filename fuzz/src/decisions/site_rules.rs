@@ -209,7 +209,17 @@ impl Rules {
                 // An area or a tool set apart: one the page lists, within the caps.
                 Target::Area { area: name } | Target::Tool { name } => {
                     let (set, known) = match &change.target {
-                        Target::Area { .. } => (&mut areas, seen.iter().any(|t| t.area == *name)),
+                        // An area with a rule counts as seen, though none of
+                        // its tools is listed now (docs/rules.md, "Areas and
+                        // tools set apart").
+                        Target::Area { .. } => (
+                            &mut areas,
+                            seen.iter().any(|t| t.area == *name)
+                                || self
+                                    .sites
+                                    .get(site)
+                                    .is_some_and(|r| r.areas.contains_key(name)),
+                        ),
                         _ => (&mut tools, seen.iter().any(|t| t.name == *name)),
                     };
                     if !known {
