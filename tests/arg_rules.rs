@@ -485,3 +485,94 @@ fn an_administrators_conditions_bound_the_persons() {
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 500}));
     assert_eq!(outcome(&h, &step), "run");
 }
+
+#[test]
+fn the_settings_pages_message_sets_conditions_and_limits_as_docs_rules_md_writes_it() {
+    use toolgate::messages::FromUi;
+    let message = json!({"type": "change_rules", "site": SITE, "changes": [
+        {"target": "tool", "name": "transfer", "level": "ask_first"},
+        {"target": "tool", "name": "transfer", "conditions": [
+            {"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]},
+        {"target": "kind", "kind": "write", "limit": {"calls": 10, "minutes": 1}},
+        {"target": "tool", "name": "transfer", "limit": null},
+    ]});
+    let FromUi::ChangeRules { changes, .. } =
+        serde_json::from_value(message).expect("a change from the settings page")
+    else {
+        panic!("a change of the rules")
+    };
+    assert_eq!(
+        changes[0],
+        Change::level(
+            Target::Tool {
+                name: "transfer".into()
+            },
+            Some(Level::AskFirst)
+        )
+    );
+    assert_eq!(changes[1].conditions.as_ref().map(Vec::len), Some(1));
+    assert_eq!((changes[1].level, changes[1].limit), (None, None));
+    assert_eq!(
+        changes[2].limit,
+        Some(Some(Every {
+            calls: 10,
+            minutes: 1
+        }))
+    );
+    assert_eq!(changes[3].limit, Some(None), "null removes the limit");
+    // A test with a key of its own is refused, not ignored.
+    let odd = json!({"path": "amount", "op": "at_most", "value": 20, "also": 1});
+    assert!(serde_json::from_value::<Test>(odd).is_err());
+    // Applied: the standing names the conditions and limits.
+    let tools = [seen("transfer", ToolKind::Write)];
+    let mut book = RuleBook::default();
+    book.change_with(SITE, &changes, &tools, None, &schemas())
+        .expect("saved");
+    assert_eq!(
+        book.sites[SITE].limits.len(),
+        1,
+        "the tool's limit removed, the kind's kept"
+    );
+    let standing = &book.standings(SITE, &tools)[0];
+    assert_eq!(
+        standing.says,
+        "Ask first, set apart; Allowed when amount is at most 20; at most 10 calls in 1 minute, by the limit for Write tools"
+    );
+    // A change that sets a level and a limit at once is refused.
+    let both = Change {
+        limit: Some(Some(Every {
+            calls: 1,
+            minutes: 1,
+        })),
+        ..Change::level(
+            Target::Kind {
+                kind: ToolKind::Write,
+            },
+            Some(Level::Off),
+        )
+    };
+    let error = book
+        .change_with(SITE, &[both], &tools, None, &schemas())
+        .expect_err("one thing at a time");
+    assert_eq!(error.to_string(), "A change sets a level, or conditions, or a limit: one of them at a time. Nothing was saved.");
+    // The operators' words, for the settings page.
+    let words = serde_json::to_value(toolgate::views::rule_words::rule_words()).expect("words");
+    let labels: Vec<&str> = words["operators"]
+        .as_array()
+        .expect("operators")
+        .iter()
+        .map(|o| o["label"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "is",
+            "is one of",
+            "is at most",
+            "is at least",
+            "starts with",
+            "ends with",
+            "matches"
+        ]
+    );
+}
