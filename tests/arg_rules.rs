@@ -576,3 +576,28 @@ fn the_settings_pages_message_sets_conditions_and_limits_as_docs_rules_md_writes
         ]
     );
 }
+
+#[test]
+fn an_administrators_condition_that_asks_holds_without_a_level_of_theirs() {
+    let mut h = with_transfer();
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "mallory"}], "level": "ask_first"}]}}}}))
+    .expect("admin");
+    let own: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"}}}))
+    .expect("own");
+    h.session.rules = own.bounded_by(&admin);
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 500}));
+    assert_eq!(outcome(&h, &step), "run");
+    finish(&mut h, &step);
+    let step = h.call("c", 1, "transfer", json!({"to": "mallory", "amount": 1}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some(
+            "Ask first: transfer: to is “mallory”, by your administrator's condition for this tool"
+        )
+    );
+}

@@ -153,6 +153,11 @@ pub enum Because {
         name: String,
         words: String,
     },
+    /// An administrator's condition for the tool held.
+    AdminCondition {
+        name: String,
+        words: String,
+    },
     /// The tool's own level holds, since none of its conditions did; `words`
     /// say why those that allow did not ("amount is more than 20").
     Unmet {
@@ -176,6 +181,9 @@ impl Because {
             Because::Condition { name, words } => {
                 format!("{name}: {words}, by the condition of the tool {name}")
             }
+            Because::AdminCondition { name, words } => {
+                format!("{name}: {words}, by the administrator's condition of the tool {name}")
+            }
             Because::Unmet { name, words } if words.is_empty() => {
                 format!("the rule for the tool {name}")
             }
@@ -195,6 +203,9 @@ impl Because {
             Because::Condition { name, words } => {
                 format!("{name}: {words}, by your condition for this tool")
             }
+            Because::AdminCondition { name, words } => {
+                format!("{name}: {words}, by your administrator's condition for this tool")
+            }
             Because::Unmet { words, .. } if words.is_empty() => {
                 "your rule for this tool".to_owned()
             }
@@ -208,8 +219,10 @@ impl Because {
     /// It names a condition or a limit ("transfer: amount is more than
     /// 20, by …"), which sentences put after a colon, not after "by".
     pub fn is_about_the_call(&self) -> bool {
-        matches!(self, Because::Condition { .. } | Because::Limit { .. })
-            || matches!(self, Because::Unmet { words, .. } if !words.is_empty())
+        matches!(
+            self,
+            Because::Condition { .. } | Because::AdminCondition { .. } | Because::Limit { .. }
+        ) || matches!(self, Because::Unmet { words, .. } if !words.is_empty())
     }
 }
 

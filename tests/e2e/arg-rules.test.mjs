@@ -59,9 +59,10 @@ test('conditions on arguments decide a call after its schema, a rule card names 
     ]), [site]),
     /transfer has no property "amuont" in its schema: a condition can only look at a property the schema declares\. Nothing was saved\./,
   );
-  // Allowed when amount is at most 20, else the tool's own Ask first.
+  // Allowed when amount is at most 20, else the tool's own Ask first: the
+  // tool set apart (which starts the site's rules), then its condition.
+  await changeRules(site, [{ target: 'tool', name: 'transfer', level: 'ask_first' }]);
   await changeRules(site, [
-    { target: 'tool', name: 'transfer', level: 'ask_first' },
     { target: 'tool', name: 'transfer', conditions: [{ when: [{ path: 'amount', op: 'at_most', value: 20 }], level: 'allowed' }] },
   ]);
 
@@ -103,6 +104,19 @@ test('conditions on arguments decide a call after its schema, a rule card names 
   await changeRules(null);
   const why = await h.refused(chat, bank.tabId, 'transfer', { to: 'bo', amount: 1 });
   assert.match(why, /^Nothing ran: transfer asks first \(transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer\), and no one was there to ask \(Toolgate runs unattended\); the next call may run in \d+ seconds?\.$/);
+
+  // The audit's "What decided it" names the condition and the limit, and
+  // the changes of both are the person's own entries.
+  const settings = await h.browser.newPage(await worker.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+  const rows = settings.locator('#audit-rows tr');
+  const decided = (text) => rows.filter({ has: settings.locator('td:nth-child(6)', { hasText: text }) });
+  await decided('you allowed this call once (transfer: amount is more than 20, by the rule for the tool transfer)').first().waitFor();
+  await decided('within transfer: amount is at most 20, by the condition of the tool transfer').first().waitFor();
+  await decided('the next call may run in').first().waitFor();
+  const what = (text) => rows.filter({ has: settings.locator('td:nth-child(5)', { hasText: text }) });
+  await what('Conditions on arguments changed').first().waitFor();
+  await what('Limits on how often changed').first().waitFor();
+  await settings.close();
 
   assert.deepEqual(await bank.page.evaluate(() => window.done),
     ['5 to ana', '15 to ana', '25 to ana', '1 to bo', '1 to bo', '1 to bo']);

@@ -35,27 +35,39 @@ impl SiteRules {
     /// decided on its arguments.
     pub fn level_of_call(&self, tool: RuleFacts, arguments: Option<&Value>) -> (Level, Because) {
         let (level, because) = self.level(tool);
-        if !matches!(because, Because::Tool { .. }) {
+        // The person's conditions hold with the tool's own level, for the
+        // definition it was set for; an administrator's bound every call of
+        // the tool by its name.
+        let own = matches!(because, Because::Tool { .. })
+            .then(|| self.conditions.get(tool.name))
+            .flatten();
+        let admin = self.admin_conditions.get(tool.name);
+        if own.is_none() && admin.is_none() {
             return (level, because);
         }
-        let name = tool.name.to_owned();
-        let own = self.conditions.get(tool.name).map(Vec::as_slice);
-        let admin = self.admin_conditions.get(tool.name);
         let Some(arguments) = arguments else {
             // The most any call could get: a tool that some call could run
             // is listed, and decided on each call's arguments.
             let widest = own
-                .unwrap_or_default()
-                .iter()
+                .into_iter()
+                .flatten()
                 .map(|c| c.level)
                 .fold(level, Level::min);
             let bound = admin.map_or(Level::Allowed, AdminBound::widest);
             return (widest.max(bound), because);
         };
-        let mine = decide(&name, own.unwrap_or_default(), level, arguments);
+        let mine = match own {
+            Some(own) => decide(tool.name, own, level, arguments),
+            None => (level, because),
+        };
         match admin {
             Some(admin) => {
-                let theirs = decide(&name, &admin.conditions, admin.level, arguments);
+                let theirs = match decide(tool.name, &admin.conditions, admin.level, arguments) {
+                    (level, Because::Condition { name, words }) => {
+                        (level, Because::AdminCondition { name, words })
+                    }
+                    other => other,
+                };
                 if theirs.0 > mine.0 {
                     theirs
                 } else {
@@ -233,7 +245,9 @@ pub fn gate_call(
     }
     let (level, because) = rules.level_of_call(tool, Some(arguments));
     let allowed_by = match (&because, level) {
-        (Because::Condition { .. }, Level::Allowed) => Some(because.text()),
+        (Because::Condition { .. } | Because::AdminCondition { .. }, Level::Allowed) => {
+            Some(because.text())
+        }
         _ => None,
     };
     let limits = rules.limits_of(tool);
