@@ -601,3 +601,51 @@ fn an_administrators_condition_that_asks_holds_without_a_level_of_theirs() {
         )
     );
 }
+
+#[test]
+fn the_person_may_give_allowed_where_an_administrators_condition_does() {
+    let tools = [seen("transfer", ToolKind::Write)];
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {SITE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "ask_first",
+        "tools": {"transfer": "ask_first"},
+        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 50}], "level": "allowed"}]}}}}))
+    .expect("admin");
+    let apart = Change::level(
+        Target::Tool {
+            name: "transfer".into(),
+        },
+        Some(Level::AskFirst),
+    );
+    let allow = condition(vec![test("amount", "at_most", json!(20))], Level::Allowed);
+    let mut book = RuleBook::default();
+    book.change_with(
+        SITE,
+        &[apart, conditions_change("transfer", vec![allow])],
+        &tools,
+        Some(&admin),
+        &schemas(),
+    )
+    .expect("the administrator's condition gives Allowed too");
+    // Bounded, a call gets the narrower of the two: 30 asks (the person's
+    // condition does not hold), 10 is Allowed by both.
+    let bounded = book.bounded_by(&admin);
+    let rules = &bounded.sites[SITE];
+    let facts = toolgate::decisions::rules::RuleFacts {
+        name: "transfer",
+        area: "transfer",
+        kind: ToolKind::Write,
+        definition: "sha256:transfer",
+    };
+    assert_eq!(
+        rules.level_of_call(facts, Some(&json!({"amount": 10}))).0,
+        Level::Allowed
+    );
+    assert_eq!(
+        rules.level_of_call(facts, Some(&json!({"amount": 30}))).0,
+        Level::AskFirst
+    );
+    assert_eq!(
+        rules.level_of_call(facts, Some(&json!({"amount": 60}))).0,
+        Level::AskFirst
+    );
+}

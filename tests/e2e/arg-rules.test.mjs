@@ -11,6 +11,9 @@
 // unattended, it is refused with the wait.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { adminBook } from '../../extension/background/policy.js';
+import { changeRules as coreChangeRules, initSync } from '../../pkg/toolgate.js';
 import { NON_CONSEQUENTIAL, assertRan, assertRefused, harness } from '../support/fixture.mjs';
 import { choose, readCard } from '../support/cards.mjs';
 
@@ -121,4 +124,36 @@ test('conditions on arguments decide a call after its schema, a rule card names 
   assert.deepEqual(await bank.page.evaluate(() => window.done),
     ['5 to ana', '15 to ana', '25 to ana', '1 to bo', '1 to bo', '1 to bo']);
   assert.equal(h.cards.pending(), false, 'no other card opened');
+});
+
+test('an administrator\'s conditions and limits reach the core as the policy writes them, and the person can only narrow them', () => {
+  // The policy's typed values (Chrome's policies have no untyped one) become
+  // each test's value; an entry of another shape is left out, the rest kept.
+  const site = 'https://bank.example';
+  const admin = adminBook({ sites: { [site]: {
+    tools: { transfer: 'ask_first' },
+    conditions: { transfer: [
+      { when: [{ path: 'amount', op: 'at_most', number: 20 }, { path: 'to', op: 'is_one_of', texts: ['ana', 'bo'] }], level: 'allowed' },
+      { when: [{ path: 'amount', op: 'no such operator', number: 1 }], level: 'allowed' },
+    ] },
+    limits: [{ target: 'kind', kind: 'write', calls: 10, minutes: 1 }, { target: 'tool', name: 'transfer', calls: 5000, minutes: 1 }],
+  } } });
+  assert.deepEqual(admin.sites[site].conditions, { transfer: [
+    { when: [{ path: 'amount', op: 'at_most', value: 20 }, { path: 'to', op: 'is_one_of', value: ['ana', 'bo'] }], level: 'allowed' },
+  ] });
+  assert.deepEqual(admin.sites[site].limits, [{ target: 'kind', kind: 'write', calls: 10, minutes: 1 }]);
+  // The core takes it as the administrator's book: under it, the person may
+  // give Allowed where the administrator's condition does, and is refused
+  // where the administrator's level bounds a tool without one.
+  initSync({ module: readFileSync(new URL('../../pkg/toolgate_bg.wasm', import.meta.url)) });
+  const schema = { type: 'object', properties: { to: { type: 'string' }, amount: { type: 'number' } } };
+  const seen = [{ name: 'transfer', area: 'transfer', kind: 'write', definition: 'sha256:t' }, { name: 'wire', area: 'wire', kind: 'write', definition: 'sha256:w' }];
+  const allow = (name) => [{ target: 'tool', name, level: 'ask_first' },
+    { target: 'tool', name, conditions: [{ when: [{ path: 'amount', op: 'at_most', value: 5 }], level: 'allowed' }] }];
+  const change = (changes, bound) => JSON.parse(coreChangeRules('{}', site, JSON.stringify(changes), JSON.stringify(seen),
+    JSON.stringify(bound), JSON.stringify({ transfer: schema, wire: schema })));
+  assert.deepEqual(change(allow('transfer'), admin).sites[site].conditions.transfer[0].level, 'allowed');
+  const tighter = adminBook({ sites: { [site]: { tools: { wire: 'ask_first' } } } });
+  assert.throws(() => change(allow('wire'), tighter),
+    /The condition “amount is at most 5” cannot give Allowed: Your administrator set this to Ask first; you can choose less, never more\. Nothing was saved\./);
 });

@@ -104,25 +104,37 @@ impl SiteRules {
                 ));
             };
             for condition in conditions.iter().filter(|c| c.level == Level::Allowed) {
-                let allow = Change::level(change.target.clone(), Some(Level::Allowed));
-                who.may(&allow, seen).map_err(|error| {
+                let refused = |why: String| {
                     more(format!(
                         "The condition \u{201c}{}\u{201d} cannot give Allowed: {}",
                         condition.words(),
-                        error.to_string().trim_end_matches(" Nothing was saved.")
+                        why.trim_end_matches(" Nothing was saved.")
                     ))
-                })?;
+                };
+                // Only where the tool itself could be Allowed: not a Delete
+                // or Outside the site tool under a policy ...
+                if let Who::Managed { .. } = who {
+                    let allow = Change::level(change.target.clone(), Some(Level::Allowed));
+                    let owners = Who::Managed { admin: None };
+                    owners
+                        .may(&allow, seen)
+                        .map_err(|e| refused(e.to_string()))?;
+                }
+                // ... nor wider than the administrator's rule for the tool:
+                // its level, or one of its conditions that allows.
                 if let Who::Managed { admin: Some(admin) } = who {
-                    let bound = match admin.admin_conditions.get(name.as_str()) {
-                        Some(bound) => Some(bound.widest()),
-                        None => admin.tools.get(name.as_str()).copied(),
+                    let level = admin.tools.get(name.as_str()).copied();
+                    let bound = match admin.conditions.get(name.as_str()) {
+                        Some(theirs) => Some(
+                            theirs
+                                .iter()
+                                .map(|c| c.level)
+                                .fold(level.unwrap_or(Level::Allowed), Level::min),
+                        ),
+                        None => level,
                     };
                     if let Some(bound) = bound.filter(|&b| b > Level::Allowed) {
-                        return Err(more(format!(
-                            "The condition \u{201c}{}\u{201d} cannot give Allowed: {}",
-                            condition.words(),
-                            wider_than_admin(bound)
-                        )));
+                        return Err(refused(wider_than_admin(bound)));
                     }
                 }
             }
