@@ -8,7 +8,9 @@
 // answered by clicking); "15" as text is refused by the schema before any
 // condition; a condition on a property the schema does not declare is
 // refused when set. A limit of 3 calls in 1 minute: the fourth asks;
-// unattended, it is refused with the wait.
+// unattended, it is refused with the wait; the audit names both. And an
+// administrator's conditions and limits as the policy writes them
+// (extension/background/policy.js's `adminBook`), read by the core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
