@@ -649,3 +649,22 @@ fn the_person_may_give_allowed_where_an_administrators_condition_does() {
         Level::AskFirst
     );
 }
+
+#[test]
+fn the_palette_says_a_tools_conditions_and_limits_after_its_level() {
+    let h = with_transfer();
+    let rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "kind", "kind": "write", "calls": 3, "minutes": 10}]}),
+    );
+    let groups = toolgate::views::palette::palette_under(&h.registry, 1, &rules);
+    let transfer = groups
+        .iter()
+        .flat_map(|g| g.entries.iter())
+        .find(|e| e.name == "transfer")
+        .expect("transfer listed");
+    assert_eq!(
+        transfer.agents.as_deref(),
+        Some("What agents may do: Ask first, by the rule for the tool transfer; Allowed when amount is at most 20; at most 3 calls in 10 minutes, by the limit for Write tools.")
+    );
+}
