@@ -668,3 +668,39 @@ fn the_palette_says_a_tools_conditions_and_limits_after_its_level() {
         Some("What agents may do: Ask first, by the rule for the tool transfer; Allowed when amount is at most 20; at most 3 calls in 10 minutes, by the limit for Write tools.")
     );
 }
+
+#[test]
+fn the_properties_a_condition_can_look_at() {
+    use toolgate::decisions::rules::conditions::properties;
+    let schema = json!({"type": "object", "properties": {
+        "amount": {"type": "number"},
+        "to": {"type": ["string", "null"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "a.b": {"type": "string"},
+        "recipient": {"type": "object", "properties": {"email": {"type": "string"},
+            "deep": {"properties": {"er": {"properties": {"est": {"type": "string",
+                "properties": {"fifth": {"type": "string"}}}}}}}}}}});
+    let shown: Vec<(String, Vec<String>)> = properties(&schema)
+        .into_iter()
+        .map(|p| (p.path, p.types))
+        .collect();
+    let want: Vec<(&str, Vec<&str>)> = vec![
+        ("amount", vec!["number"]),
+        ("recipient", vec!["object"]),
+        ("recipient.deep", vec![]),
+        ("recipient.deep.er", vec![]),
+        // Four names deep at most: "fifth" is not offered.
+        ("recipient.deep.er.est", vec!["string"]),
+        ("recipient.email", vec!["string"]),
+        ("tags", vec!["string", "array"]),
+        ("to", vec!["string", "null"]),
+    ];
+    let mut shown = shown;
+    shown.sort();
+    assert_eq!(
+        shown,
+        want.into_iter()
+            .map(|(p, t)| (p.to_owned(), t.into_iter().map(str::to_owned).collect()))
+            .collect::<Vec<_>>()
+    );
+}
