@@ -486,8 +486,8 @@ const MOST_PROPERTIES: usize = 200;
 const DEEPEST: usize = 4;
 
 /// The properties `schema` declares, through `properties` of nested objects,
-/// in the schema's order (page-chosen, so bounded: `MOST_PROPERTIES`, at most
-/// `DEEPEST` names deep, names without a `.`).
+/// each object's by name (page-chosen, so bounded: `MOST_PROPERTIES`, at
+/// most `DEEPEST` names deep, names without a `.`).
 pub fn properties(schema: &Value) -> Vec<Property> {
     fn walk(schema: &Value, prefix: &str, depth: usize, out: &mut Vec<Property>) {
         let Some(props) = schema.get("properties").and_then(Value::as_object) else {
