@@ -704,3 +704,42 @@ fn the_properties_a_condition_can_look_at() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_card_asked_by_a_limit_or_a_condition_survives_the_worker_stopping() {
+    let mut h = with_transfer();
+    h.session.rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "tool", "name": "transfer", "calls": 1, "minutes": 10}]}),
+    );
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    finish(&mut h, &step);
+    for arguments in [
+        json!({"to": "ana", "amount": 5}),
+        json!({"to": "ana", "amount": 50}),
+    ] {
+        let step = h.call("c", 1, "transfer", arguments);
+        assert_eq!(outcome(&h, &step), "rule card");
+    }
+    // Stored and read back, as the worker does when it starts again.
+    let text = serde_json::to_string(&h.session).expect("stored");
+    let back: toolgate::decisions::agent::Session = serde_json::from_str(&text).expect("read back");
+    let asked: Vec<String> = back
+        .pending
+        .values()
+        .filter_map(|p| match &p.action {
+            toolgate::decisions::agent::Action::Call(call) => {
+                call.asked_because.as_ref().map(|b| b.text())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "transfer: more than 1 call in 10 minutes in this chat, by the limit for the tool transfer",
+            "transfer: amount is more than 20, by the rule for the tool transfer",
+        ]
+    );
+    assert!(!back.call_times.is_empty(), "the calls counted are kept");
+}
