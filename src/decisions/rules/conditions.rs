@@ -179,7 +179,7 @@ impl Test {
         let pass = |v: &Value| self.passes(v).unwrap_or(!allows);
         match at(arguments, &self.path) {
             None => false,
-            Some(Value::Array(items)) if self.op != Op::IsOneOf || !items.is_empty() => {
+            Some(Value::Array(items)) => {
                 if allows {
                     !items.is_empty() && items.iter().all(pass)
                 } else {
