@@ -30,6 +30,18 @@ pub enum FromPage {
         name: String,
         arguments: Box<RawValue>,
     },
+    /// The frame's page is about to call, through the browser's own WebMCP,
+    /// tool `name` of a frame of `origin` in its tab, which that frame
+    /// exposed to it (`exposedTo`), with these arguments: the page's own
+    /// number for it, answered once the worker has weighed it
+    /// (`decisions::exposed`; docs/agents.md, "Pages calling each other's
+    /// tools"). The caller's origin is the browser's `sender`'s.
+    ExposedCall {
+        call: u64,
+        origin: String,
+        name: String,
+        arguments: Box<RawValue>,
+    },
 }
 
 #[derive(Deserialize)]
@@ -37,6 +49,7 @@ pub enum FromPage {
 enum PageName {
     Updates,
     NativeCall,
+    ExposedCall,
 }
 
 /// Every field any `FromPage` has, flat (see `crate::wire`; a `RawValue`
@@ -51,6 +64,7 @@ struct PageWire {
     call: Option<u64>,
     source: Option<Source>,
     name: Option<String>,
+    origin: Option<String>,
     arguments: Option<Box<RawValue>>,
 }
 
@@ -71,6 +85,7 @@ impl TryFrom<PageWire> for FromPage {
             ("call", w.call.is_some()),
             ("source", w.source.is_some()),
             ("name", w.name.is_some()),
+            ("origin", w.origin.is_some()),
             ("arguments", w.arguments.is_some()),
         ];
         Ok(match w.message {
@@ -91,6 +106,15 @@ impl TryFrom<PageWire> for FromPage {
                         Some(arguments) => arguments,
                         None => RawValue::from_string("{}".into()).map_err(|e| e.to_string())?,
                     },
+                }
+            }
+            PageName::ExposedCall => {
+                only(&present, &["call", "origin", "name", "arguments"])?;
+                FromPage::ExposedCall {
+                    call: needed(w.call, "call")?,
+                    origin: needed(w.origin, "origin")?,
+                    name: needed(w.name, "name")?,
+                    arguments: needed(w.arguments, "arguments")?,
                 }
             }
         })

@@ -7,6 +7,7 @@ use crate::decisions::agent::{
     page_outcome, Answered, Expired, FrameCall, Session, Step, TabInfo, Withdrawn, World,
 };
 use crate::decisions::answers::Answer;
+use crate::decisions::exposed::{ExposedCall, PageCall, Passes};
 use crate::decisions::rules::RuleBook;
 use crate::decisions::rules::{SeenTool, Standing};
 use crate::page::conduct::{Broken, Conduct, Watch, Witnessed, SEEN_CAP};
@@ -24,6 +25,9 @@ pub struct Toolgate {
     pub session: Session,
     /// What running calls were seen doing, for their replies (`observe`).
     conduct: BTreeMap<u64, Conduct>,
+    /// Pages' calls of tools other origins exposed to them, announced and
+    /// not yet reached (`decisions::exposed`).
+    passes: Passes,
 }
 
 /// A flag as the settings page lists it (`Toolgate::flag_list`).
@@ -101,6 +105,7 @@ impl Toolgate {
             registry,
             session,
             conduct: BTreeMap::new(),
+            passes: Passes::default(),
         })
     }
 
@@ -152,6 +157,27 @@ impl Toolgate {
             now_ms,
         };
         self.session.request(chat, request, &world)
+    }
+
+    /// Frame `caller`'s page is about to call a tool another origin's frame
+    /// exposed to it (docs/agents.md, "Pages calling each other's tools").
+    ///
+    /// # Errors
+    /// Why it gets no pass: its call is then the browser's agent's.
+    pub fn exposed_call(
+        &mut self,
+        caller: &crate::page::registry::FrameRef,
+        call: &ExposedCall,
+        now_ms: u64,
+    ) -> Result<(), String> {
+        self.passes.grant(&self.registry, caller, call, now_ms)
+    }
+
+    /// Whether a call that reached Toolgate's native copy of a tool is the
+    /// one a page said it was about to make: it then runs as that page's,
+    /// with no card.
+    pub fn page_call(&mut self, call: &FrameCall, now_ms: u64) -> Option<PageCall> {
+        self.passes.take(&self.registry, call, now_ms)
     }
 
     /// A call that reached Toolgate's native copy of a tool in one frame.

@@ -2,6 +2,7 @@
 // navigating, and the calls of the browser's own agent that reach them.
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
+import { record } from './audit.js';
 import { applyEvent, fromJson, inTab, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { siteSeen } from './rules.js';
@@ -13,8 +14,9 @@ import { unwatchTab, watchTab } from './watch.js';
 // reports the relay held while one was in flight, an array of their texts),
 // read by the core as `FromPage` (src/messages.rs): a report of its frame's
 // tools, a call that reached Toolgate's copy of a tool in the browser's own
-// WebMCP, or the page's own executeTool asking whether its input fits the
-// tool's schema (its answer concerns the page's own call alone). Which frame
+// WebMCP, or the page saying it is about to call, through the browser, a tool
+// a frame of another origin exposed to it (docs/agents.md, "Pages calling
+// each other's tools"). Which frame
 // and document it speaks for comes from the browser's `sender`, never from
 // the message. Read in the tab's own turn (core.js, "Page events, one queue
 // per tab"); what a native call or a check then does happens after it.
@@ -26,7 +28,7 @@ export function fromPage(message, sender) {
     origin: sender.origin,
   }, 'sender');
   const read = (core, text) => {
-    const page = fromJson(core.fromPage(from, text));
+    const page = fromJson(core.fromPage(from, text, Date.now()));
     return { results: page, effects: page.type === 'updates' ? page.effects : [] };
   };
   const tabId = sender.tab.id;
@@ -60,6 +62,10 @@ export function fromPage(message, sender) {
         return { results: page.results };
       case 'native_call':
         return nativeCall(page.number, page.call, sender);
+      case 'exposed':
+        return { granted: page.granted === true };
+      case 'page_call':
+        return pageCall(page.page_call, sender);
       default:
         throw new Error(`Toolgate read a page message it has no use for: ${page.type}`);
     }
@@ -92,6 +98,24 @@ async function nativeCall(number, call, sender) {
   const step = await changeSession((core) => fromJson(core.frameCall(chat, toJson(id, 'request id'), toJson(call, 'call'), Date.now())));
   await proceed(chat, id, step, false);
   return waiting;
+}
+
+// ---- Pages calling each other's tools ---------------------------------------
+// A native call that a frame of another origin said it was about to make, of
+// a tool this frame exposed to it (src/decisions/exposed.rs): the page's call,
+// not an agent's. It runs in the page as the browser called it, with no card;
+// the audit says who called (ARCHITECTURE.md, "Who is gated").
+function pageCall({ caller, site, tool }, sender) {
+  record({
+    what: 'decision',
+    by: `the page at ${caller}`,
+    tab: sender.tab.id,
+    site,
+    tool,
+    decision: 'run',
+    why: `called by the page at ${caller}, which the site exposed the tool to`,
+  });
+  return { page_call: true };
 }
 
 // ---- Tabs and frames --------------------------------------------------------

@@ -18,6 +18,12 @@ pub const MAX_TEXT_LEN: usize = 64 * 1024;
 /// The most tags a declaration keeps; past it they are dropped. No view shows
 /// tags, so a page gains nothing by sending more.
 pub const MAX_TAGS: usize = 32;
+/// The most `exposedTo` origins a declaration keeps, and the longest kept;
+/// past them they are dropped: a page call from a dropped origin is then
+/// decided as the browser's agent's, which only makes it stricter
+/// (docs/agents.md, "Pages calling each other's tools").
+pub const MAX_EXPOSED: usize = 32;
+pub const MAX_ORIGIN_LEN: usize = 300;
 
 /// How a tool reached Toolgate. Seed 000, "When you declare nothing": the
 /// silence is read by where the tool was registered.
@@ -189,6 +195,11 @@ pub struct RawDeclaration {
     /// Why the shim could not read part of the declaration (a getter threw,
     /// `annotations` was a Proxy, the schema was cyclic or huge...).
     pub unreadable: Option<String>,
+    /// The origins `registerTool`'s `exposedTo` named, as the shim read them
+    /// (each URL's origin): other origins' frames that may call the tool
+    /// through the browser's WebMCP (`decisions::exposed`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exposed_to: Vec<String>,
 }
 
 impl RawDeclaration {
@@ -249,6 +260,7 @@ impl RawDeclaration {
             .into_iter()
             .map(|t| clip(t, MAX_NAME_LEN))
             .collect();
+        self.exposed_to = bounded_origins(std::mem::take(&mut self.exposed_to));
         self.unreadable = (!problems.is_empty()).then(|| problems.join("; "));
         self
     }
@@ -283,6 +295,24 @@ pub struct Declaration {
     pub stray_hints: Vec<Hint>,
     /// Why the declaration cannot be read, if it cannot.
     pub unreadable: Option<String>,
+    /// The origins it is exposed to (`RawDeclaration::exposed_to`), bounded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exposed_to: Vec<String>,
+}
+
+/// `exposedTo`'s origins as kept: the first `MAX_EXPOSED` distinct ones of at
+/// most `MAX_ORIGIN_LEN` bytes, never the opaque origin "null".
+fn bounded_origins(origins: Vec<String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for origin in origins {
+        if kept.len() == MAX_EXPOSED {
+            break;
+        }
+        if origin.len() <= MAX_ORIGIN_LEN && origin != "null" && !kept.contains(&origin) {
+            kept.push(origin);
+        }
+    }
+    kept
 }
 
 /// Why a snapshot was refused outright. These are the spec's validation errors;
@@ -402,6 +432,7 @@ impl Declaration {
             has_annotations,
             stray_hints,
             unreadable: (!problems.is_empty()).then(|| problems.join("; ")),
+            exposed_to: bounded_origins(raw.exposed_to),
         })
     }
 

@@ -14,6 +14,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness } from '../support/fixture.mjs';
 import { cardKind, choose, isCard } from '../support/cards.mjs';
+import { entries } from '../support/browser.mjs';
 
 const ANSWERS = { site: 'Allow read-only tools on this website', call: 'Allow this call only' };
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -155,6 +156,40 @@ describe('the worker stopped at every step', () => {
       for (const p of h.browser.context.pages()) if (isCard(p)) await p.close();
     }
   }
+
+  // A page's report of its tools that reaches a worker which stops before
+  // it stores them is sent again by the frame's relay to the next worker
+  // (ARCHITECTURE.md, "The shim–relay channel"), not lost: the page would
+  // keep a tool no agent could ever be offered.
+  test('a report the worker stopped under is sent again to the next worker', async () => {
+    const { page } = await h.open('stops.test', '/?report', 11);
+    // The worker holds its answer to the report as it stores the new tool
+    // (the write never settles), and is stopped meanwhile.
+    const sw = await h.browser.worker();
+    await sw.evaluate(() => {
+      let held;
+      self.reportHeld = new Promise((done) => { held = done; });
+      const area = chrome.storage.session;
+      const set = area.set.bind(area);
+      area.set = (items, ...rest) => {
+        const texts = Object.entries(items ?? {}).filter(([key]) => key.startsWith('tool:')).map(([, text]) => String(text));
+        if (!texts.some((text) => text.includes('late_tool'))) return set(items, ...rest);
+        held();
+        return new Promise(() => {});
+      };
+    });
+    await page.evaluate(() => document.modelContext.registerTool({
+      name: 'late_tool',
+      description: 'Registered while the worker stops.',
+      annotations: { readOnlyHint: true },
+      execute: () => 'late',
+    }));
+    await sw.evaluate(() => self.reportHeld);
+    await h.browser.stopWorker();
+    await h.browser.startWorker();
+    await h.browser.waitForPalette(page, (p) => entries(p).some((e) => e.name === 'late_tool'), 'late_tool, reported again');
+    await page.close();
+  });
 
   const steps = [];
   test('one call through both cards, its session writes counted', async () => {

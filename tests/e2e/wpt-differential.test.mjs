@@ -19,6 +19,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSER_VERSION, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
+import { browserAgent } from '../support/browser-agent.mjs';
+import { cardWatcher, closeCard, readCard } from '../support/cards.mjs';
 
 const NATIVE = BROWSER_VERSION >= 156;
 const SIDES = NATIVE
@@ -151,29 +153,33 @@ test('imperative/exposedTo: registerTool takes the origins the browser counts se
   }
 });
 
-// exposedTo-cross-origin-child's first subtest, up to its call (which,
-// wrapping, is the browser's agent's path: a card asks), on origins the
-// command line marks secure: the child frame hears a toolchange for each
+// exposedTo-cross-origin-child's first subtest, up to its call, on origins
+// the command line marks secure: the child frame hears a toolchange for each
 // tool exposed to it and lists them, and nothing of how Toolgate asked the
 // browser (native.js, nativeExposedCheck).
-async function childSees(side) {
+// The wpt page, with a child frame of the second origin, allowed "tools".
+async function withChild(side) {
   const page = await browsers[side].context.newPage();
+  await page.goto(server.url('one.test', '/wpt.html'));
+  const childUrl = server.url('two.test', '/child.html');
+  await page.evaluate(async (src) => {
+    const frame = document.createElement('iframe');
+    frame.allow = 'tools';
+    frame.src = src;
+    await new Promise((done) => { frame.onload = done; document.body.append(frame); });
+  }, childUrl);
+  return { page, child: page.frames().find((frame) => frame.url() === childUrl) };
+}
+
+async function childSees(side) {
+  const { page, child } = await withChild(side);
   try {
-    await page.goto(server.url('one.test', '/wpt.html'));
-    const childUrl = server.url('two.test', '/child.html');
-    await page.evaluate(async (src) => {
-      const frame = document.createElement('iframe');
-      frame.allow = 'tools';
-      frame.src = src;
-      await new Promise((done) => { frame.onload = done; document.body.append(frame); });
-    }, childUrl);
-    const child = page.frames().find((frame) => frame.url() === childUrl);
     await child.evaluate(() => {
       window.heard = 0;
       document.modelContext.addEventListener('toolchange', () => { window.heard += 1; });
     });
     const parentOrigin = new URL(page.url()).origin;
-    const childOrigin = new URL(childUrl).origin;
+    const childOrigin = new URL(child.url()).origin;
     const heard = child.evaluate(() => new Promise((done) => document.modelContext.addEventListener('toolchange', done, { once: true })));
     const registered = await page.evaluate((to) => document.modelContext.registerTool(
       { name: 'wpt.parent', description: 'Exposed to the child', execute: () => 'hello' }, { exposedTo: [to] },
@@ -199,4 +205,110 @@ test('imperative/exposedTo-cross-origin-child: a child of an origin the command 
   assert.equal(expected.registered, 'registered');
   assert.equal(expected.listed.length, 2, expected.listed.join(', '));
   assert.deepStrictEqual(await childSees('C'), expected);
+});
+
+// exposedTo-cross-origin-child's first two subtests, their call: a frame
+// runs the tool a frame of the other origin exposed to it through
+// document.modelContext's executeTool (`parentOwns`: the child runs the
+// parent's, else the parent the child's). That is a page's call, not an
+// agent's (docs/agents.md, "Pages calling each other's tools"): wrapping 156,
+// it resolves as on 156 alone, and no card opens (`cards`, side C: whichever
+// comes first). Gives what the caller got, what the tool got, and the
+// toolactivated events its frame heard.
+async function crossCall(side, { cards = null, parentOwns = true } = {}) {
+  const { page, child } = await withChild(side);
+  const [owner, caller] = parentOwns ? [page.mainFrame(), child] : [child, page.mainFrame()];
+  const ownerOrigin = new URL(owner.url()).origin;
+  await owner.evaluate((to) => {
+    window.ran = [];
+    window.activated = [];
+    document.modelContext.addEventListener('toolactivated', (event) => window.activated.push(event.toolName));
+    return document.modelContext.registerTool({
+      name: 'wpt.exposed',
+      description: 'Exposed to the other frame',
+      execute: (input, options) => {
+        window.ran.push({ input, signal: options?.signal instanceof AbortSignal });
+        return 'hello';
+      },
+    }, { exposedTo: [to] });
+  }, new URL(caller.url()).origin);
+  await caller.waitForFunction(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+    .some((tool) => tool.name === 'wpt.exposed'), ownerOrigin);
+  const call = caller.evaluate(async (from) => {
+    const tools = await document.modelContext.getTools({ fromOrigins: [from] });
+    const tool = tools.find((t) => t.name === 'wpt.exposed');
+    return document.modelContext.executeTool(tool, { q: 1, words: ['a', 'b'] })
+      .then((resolved) => ({ resolved }), (error) => ({ rejected: `${error.name}: ${error.message}` }));
+  }, ownerOrigin);
+  const outcome = cards ? await cards.race(call) : { reply: await call };
+  if (outcome.card) return { page, card: outcome.card };
+  await owner.waitForFunction(() => window.activated.length > 0);
+  const got = { outcome: outcome.reply, ran: await owner.evaluate(() => window.ran), activated: await owner.evaluate(() => window.activated) };
+  return { page, got };
+}
+
+// The audit's entries of the agents' log that say `why`, once one is there
+// (background/audit.js writes them a moment after the call).
+async function audited(browser, why) {
+  const sw = await browser.worker();
+  return sw.evaluate((wanted) => new Promise((done) => {
+    const look = (entries) => {
+      const found = (entries ?? []).filter((entry) => typeof entry.why === 'string' && entry.why.includes(wanted));
+      if (found.length) {
+        chrome.storage.onChanged.removeListener(changed);
+        done(found);
+      }
+    };
+    const changed = (changes) => { if (changes['audit:agents']) look(changes['audit:agents'].newValue); };
+    chrome.storage.onChanged.addListener(changed);
+    chrome.storage.local.get('audit:agents').then((stored) => look(stored['audit:agents']));
+  }), why);
+}
+
+test('imperative/exposedTo-cross-origin-child: a frame runs the tool a frame of the other origin exposed to it, as 156, with no card: a page\'s call, not an agent\'s', { skip: !NATIVE && 'the polyfill cannot reach another origin\'s frame' }, async () => {
+  const one = new URL(server.url('one.test', '')).origin;
+  const two = new URL(server.url('two.test', '')).origin;
+  const cards = cardWatcher(browsers.C.context);
+  for (const [parentOwns, caller, site] of [[true, two, one], [false, one, two]]) {
+    const alone = await crossCall('A', { parentOwns });
+    await alone.page.close();
+    assert.deepStrictEqual(alone.got.outcome, { resolved: 'hello' });
+    const wrapped = await crossCall('C', { cards, parentOwns });
+    try {
+      assert.equal(wrapped.card, undefined, `a card opened: ${wrapped.card && JSON.stringify(await readCard(wrapped.card))}`);
+      assert.deepStrictEqual(wrapped.got, alone.got);
+      const entries = await audited(browsers.C, `called by the page at ${caller}`);
+      assert.deepStrictEqual(
+        entries.map((entry) => ({ by: entry.by, tool: entry.tool, site: entry.site, decision: entry.decision })),
+        [{ by: `the page at ${caller}`, tool: 'wpt.exposed', site, decision: 'run' }],
+      );
+    } finally {
+      if (wrapped.card) await closeCard(wrapped.card);
+      await wrapped.page.close();
+    }
+  }
+  await browsers.C.assertNoErrors();
+});
+
+test('imperative/exposedTo-cross-origin-child: the browser\'s agent calling the tool the parent exposed, with the child\'s very arguments, is still gated', { skip: !NATIVE && 'no browser agent without a WebMCP of the browser\'s' }, async () => {
+  const cards = cardWatcher(browsers.C.context);
+  const { page, got, card: early } = await crossCall('C', { cards });
+  assert.equal(early, undefined, 'the child\'s own call opened no card');
+  assert.deepStrictEqual(got.outcome, { resolved: 'hello' });
+  const refused = browsers.C.expectErrors(/Toolgate refused this call/);
+  const agent = await browserAgent(browsers.C.context, page);
+  try {
+    const call = agent.call('wpt.exposed', { q: 1, words: ['a', 'b'] });
+    const card = await cards.next();
+    assert.equal((await readCard(card)).chat, "Asked by the browser's agent in this tab");
+    await closeCard(card);
+    const answer = await call;
+    assert.equal(answer.ok, false, JSON.stringify(answer));
+    assert.equal((await page.evaluate(() => window.ran)).length, 1, 'the tool ran for the child alone');
+  } finally {
+    refused();
+    await agent.detach();
+    await page.close();
+  }
+  await browsers.C.assertNoErrors();
 });

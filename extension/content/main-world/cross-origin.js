@@ -5,11 +5,20 @@
 // reaches same-origin frames only, so these come from the browser's own object
 // (ARCHITECTURE.md, "Where the native API and the draft differ"): a call of
 // such a tool runs in its frame, through the copy that frame's Toolgate
-// registered with the browser, and so through the gate.
+// registered with the browser. The browser runs that copy as it runs its
+// own agent's calls, so this frame first tells the worker what it is about
+// to call (announceExposed): the call is then told apart as this page's, and
+// runs with no card; an agent's call is gated as ever (docs/agents.md, "Pages
+// calling each other's tools").
 //
-// Imports: primordials.js, dom.js, events.js, registry.js, native.js.
+// Imports: primordials.js, dom.js, json.js, channel.js, events.js, registry.js, native.js.
 
-import { arrayPush, doc, promiseThen, querySelectorAll, stringStartsWith, win } from './primordials.js';
+import {
+  arrayPush, doc, MapCtor, mapDelete, mapGet, mapSet, parse, PromiseCtor, promiseThen, querySelectorAll, resolved,
+  stringify, stringStartsWith, win,
+} from './primordials.js';
+import { jsonText } from './json.js';
+import { send } from './channel.js';
 import { getAttribute, URLCtor } from './dom.js';
 import { queueTask } from './events.js';
 import { fireToolchange } from './registry.js';
@@ -67,4 +76,44 @@ export function watchOtherOrigins() {
       queueTask(() => fireToolchange(true), true);
     }, () => {});
   });
+}
+
+// Tells the worker, through the relay, that this frame is about to call tool
+// `name` of the frame of `origin` with `input` (as the browser will write it:
+// its JSON). The worker keeps a pass for exactly that call, if that frame
+// exposed the tool to this origin (the browser's `sender` says which this
+// is); the call that then reaches that frame's copy of the tool takes it.
+// Settles once the worker answered, granted or not, and never rejects: a
+// call with no pass reaches the gate as the browser's agent's.
+let lastAnnounced = 0;
+const announced = new MapCtor(); // number -> resolve
+export function announceExposed(origin, name, input) {
+  let args;
+  try {
+    const text = stringify(input);
+    args = typeof text === 'string' ? parse(text) : null;
+  } catch {
+    args = null;
+  }
+  // The browser refuses what is no object; nothing to announce.
+  if (args === null || typeof args !== 'object') return resolved(undefined);
+  const number = ++lastAnnounced;
+  let detail;
+  try {
+    detail = jsonText({ type: 'exposed_call', call: number, origin, name, arguments: args });
+  } catch {
+    return resolved(undefined);
+  }
+  return new PromiseCtor((resolve) => {
+    mapSet(announced, number, resolve);
+    send(detail);
+  });
+}
+
+// The relay's answer to an announcement (from-relay.js).
+export function exposedAnswer({ call }) {
+  const resolve = mapGet(announced, call);
+  if (!resolve) return;
+  mapDelete(announced, call);
+  resolve();
 }

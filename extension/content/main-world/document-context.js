@@ -6,8 +6,8 @@
 // registry.js, frames.js, execute-tool.js, native.js, cross-origin.js.
 
 import {
-  arrayPush, arraySort, EventTargetCtor, parse, PromiseCtor, promiseThen, rejected, resolved, stringify, TypeErrorCtor,
-  win,
+  arrayPush, arraySort, EventTargetCtor, parse, PromiseCtor, promiseThen, rejected, resolved, setOwn, stringify,
+  TypeErrorCtor, win,
 } from './primordials.js';
 import {
   isSignal, notAllowed, signalAborted, signalReason, toolsAllowed,
@@ -21,7 +21,7 @@ import { add, findTool, has, sourceOf, toolNamed } from './registry.js';
 import { isTreeWindow, treeTools } from './frames.js';
 import { runForTesting, unknownError } from './execute-tool.js';
 import { nativeExecuteTool, nativeExposedCheck, nativeListTools, wrapsDocumentContext } from './native.js';
-import { otherOrigins } from './cross-origin.js';
+import { announceExposed, otherOrigins } from './cross-origin.js';
 
 const byName = (x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
 
@@ -39,7 +39,10 @@ export class ModelContext extends EventTargetCtor {
       if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
       // Same-origin documents see the tool whatever `exposedTo` says; other
       // origins' frames reach it through the browser's own WebMCP (native.js).
-      const { unsure } = exposedOriginsOf(taken.exposedTo);
+      const { origins, unsure } = exposedOriginsOf(taken.exposedTo);
+      // The worker keeps them, to tell a page's call of the tool from an
+      // agent's (cross-origin.js, announceExposed).
+      if (origins.length > 0) setOwn(taken.snapshot, 'exposed_to', origins);
       if (!unsure) return registered(taken, signal);
       // An origin only the browser can judge: it answers, where it has a WebMCP.
       if (!wrapsDocumentContext()) return rejected(insecureOrigins());
@@ -114,13 +117,10 @@ export class ModelContext extends EventTargetCtor {
       return where.document.modelContext.executeTool(tool, inputObject, options);
     }
     // Another origin's frame's tool, exposed to this one, runs there through
-    // the browser's own WebMCP (cross-origin.js).
+    // the browser's own WebMCP, once the worker knows this page is the caller
+    // (cross-origin.js).
     if (origin !== win.origin && where !== win && wrapsDocumentContext()) {
-      try {
-        return nativeExecuteTool(tool, inputObject, options);
-      } catch (error) {
-        return rejected(error);
-      }
+      return promiseThen(announceExposed(origin, name, inputObject), () => nativeExecuteTool(tool, inputObject, options));
     }
     // Another window's or origin's tool is none of this document's.
     if (where !== win || origin !== win.origin) return rejected(unknownError(UNKNOWN_TRANSIENT));

@@ -3,7 +3,8 @@
 // calls, run here (runForAgent).
 //
 // Imports: primordials.js, json.js, text.js, dom.js, channel.js, native.js,
-// events.js, outcome.js, registry.js, start.js, native-forms.js, watch.js.
+// events.js, outcome.js, registry.js, start.js, native-forms.js, watch.js,
+// cross-origin.js.
 
 import {
   apply, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, setPrototypeOf, toString,
@@ -18,6 +19,7 @@ import { entries, keyOf } from './registry.js';
 import { fireToolEvent } from './events.js';
 import { start } from './start.js';
 import { releaseForm } from './native-forms.js';
+import { exposedAnswer } from './cross-origin.js';
 import { startWatching, stopWatching } from './watch.js';
 
 // The relay's answers, and the calls it hands on, as JSON text on the
@@ -43,6 +45,10 @@ export function fromRelay(text) {
   }
   if (message?.type === 'native_result') {
     nativeReply(message);
+    return;
+  }
+  if (message?.type === 'exposed_result') {
+    exposedAnswer(message);
     return;
   }
   if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;

@@ -4,7 +4,7 @@
 // (gatedExecute), and the worker's replies to the calls that come through it
 // (nativeReply). Form tools called through it are held in native-forms.js.
 //
-// Imports: primordials.js, json.js, text.js, dom.js, channel.js, outcome.js.
+// Imports: primordials.js, json.js, text.js, dom.js, events.js, channel.js, outcome.js.
 
 import {
   apply, doc, DocumentProto, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, listen,
@@ -14,6 +14,7 @@ import {
 import { errorText } from './text.js';
 import { jsonText } from './json.js';
 import { abortController, AbortControllerCtor, controllerSignal, DOMExceptionCtor } from './dom.js';
+import { fireToolEvent } from './events.js';
 import { send } from './channel.js';
 import { servable } from './outcome.js';
 
@@ -111,9 +112,13 @@ export function nativeExecuteForm(name, input, signal) {
 // (`runForAgent`, in from-relay.js), and the value the page's function gave
 // is what the browser gets; if not, this throws the refusal, which the
 // browser reports as the call's failure. A page calling its own tool (executeTool)
-// never comes here.
+// never comes here. A page of another origin calling a tool this frame exposed
+// to it (`exposedTo`) does, and the worker tells it apart by what that page
+// said it was about to call (cross-origin.js, announceExposed): such a call
+// runs here, as the browser called it (runAsPage; docs/agents.md, "Pages
+// calling each other's tools").
 let lastNativeCall = 0;
-export const nativeCalls = new MapCtor(); // call number -> {resolve, reject}
+export const nativeCalls = new MapCtor(); // call number -> {resolve, reject, entry, input, options}, or a form's (native-forms.js)
 export const nativeValues = new MapCtor(); // call number -> the page's result, once run
 // The number of a new native call: a tool's (here) or a form's
 // (holdAgentSubmit, in native-forms.js).
@@ -121,7 +126,7 @@ export function nextNativeCall() {
   return ++lastNativeCall;
 }
 export function gatedExecute(entry) {
-  return function execute(input) {
+  return function execute(input, options) {
     return new PromiseCtor((resolve, reject) => {
       const call = ++lastNativeCall;
       let detail;
@@ -131,7 +136,7 @@ export function gatedExecute(entry) {
         reject(new TypeErrorCtor(`Toolgate could not read the call's input: ${errorText(error)}`));
         return;
       }
-      mapSet(nativeCalls, call, { resolve, reject });
+      mapSet(nativeCalls, call, { resolve, reject, entry, input, options });
       send(detail);
     });
   };
@@ -148,6 +153,10 @@ export function nativeReply({ call, reply, failed }) {
   mapDelete(nativeValues, call);
   if (typeof failed === 'string') {
     waiting.reject(new ErrorCtor(`Toolgate could not decide this call: ${failed}`));
+    return;
+  }
+  if (reply?.page_call === true && !waiting.form && !ran) {
+    runAsPage(waiting);
     return;
   }
   const result = reply?.result;
@@ -170,6 +179,24 @@ export function nativeReply({ call, reply, failed }) {
   }
   waiting.reject(refusalOf(reply));
 }
+// A native call the worker found to be a page's call of a tool this frame
+// exposed to it: the page's function runs with what the browser gave it, and
+// its value (or what it threw) is the browser's, as with no Toolgate; then
+// toolactivated fires, as for an agent's call (from-relay.js, runForAgent).
+function runAsPage({ resolve, reject, entry, input, options }) {
+  let value;
+  let threw = false;
+  try {
+    value = apply(entry.execute, undefined, [input, options]);
+  } catch (error) {
+    threw = true;
+    value = error;
+  }
+  fireToolEvent('toolactivated', entry.snapshot.name);
+  if (threw) reject(value);
+  else resolve(value);
+}
+
 // Why a native call failed: Toolgate refused it, or it ran and failed.
 function refusalOf(reply) {
   const why = toString(reply?.result?.content?.[0]?.text ?? reply?.error?.message ?? 'Toolgate gave no answer');

@@ -46,6 +46,7 @@ function toPage(message) {
 // number first (main-world/channel.js).
 const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
 const NATIVE_CALL = /^\{"type":"native_call","call":(\d{1,15}),/;
+const EXPOSED_CALL = /^\{"type":"exposed_call","call":(\d{1,15}),/;
 
 function fromShim(text) {
   if (typeof text !== 'string') return;
@@ -54,6 +55,8 @@ function fromShim(text) {
     forward(Number(number[1]), text);
   } else if ((number = NATIVE_CALL.exec(text))) {
     nativeCall(Number(number[1]), text);
+  } else if ((number = EXPOSED_CALL.exec(text))) {
+    exposedCall(Number(number[1]), text);
   } else {
     callResult(text);
   }
@@ -90,26 +93,32 @@ function forward(batch, report) {
 function send(reports) {
   inFlight = true;
   const one = reports.length === 1;
-  chrome.runtime.sendMessage(one ? reports[0][1] : reports.map(([, text]) => text)).then(
+  const done = () => {
+    inFlight = false;
+    if (held.length === 0) return;
+    const next = held;
+    held = [];
+    send(next);
+  };
+  // Through `ask`: a report sent while the worker stops is sent again to the
+  // next one, not lost (the page would keep tools the worker never heard of).
+  ask(
+    one ? reports[0][1] : reports.map(([, text]) => text),
     (answer) => {
       const answers = one ? [answer] : answer?.answers ?? [];
       reports.forEach(([batch], i) => {
         const said = answers[i];
         toPage({ type: 'results', batch, results: said?.results ?? [], error: refusal(said?.error ?? answer?.error) });
       });
+      done();
     },
     // The extension was reloaded or updated under this page: its tools stay
     // usable by the page, and the palette tells the person to reload the tab.
-    (error) => {
-      for (const [batch] of reports) toPage({ type: 'results', batch, results: [], error: String(error?.message ?? error) });
+    (why) => {
+      for (const [batch] of reports) toPage({ type: 'results', batch, results: [], error: why });
+      done();
     },
-  ).finally(() => {
-    inFlight = false;
-    if (held.length === 0) return;
-    const next = held;
-    held = [];
-    send(next);
-  });
+  );
 }
 
 // A document going away for good (an iframe removed, a page left without
@@ -167,6 +176,19 @@ function nativeCall(call, text) {
   }
   listenToWorker();
   ask(text, (reply) => toPage({ type: 'native_result', call, reply }), failed);
+}
+
+// The page saying it is about to call, through the browser's own WebMCP, a
+// tool another origin's frame exposed to it (main-world/cross-origin.js): the
+// worker keeps a pass for that call, or not, and answers at once. Only where
+// the browser has a WebMCP: elsewhere no such call is made.
+function exposedCall(call, text) {
+  const answer = (granted) => toPage({ type: 'exposed_result', call, granted });
+  if (!hasBrowserWebMCP()) {
+    answer(false);
+    return;
+  }
+  ask(text, (reply) => answer(reply?.granted === true), () => answer(false));
 }
 
 // ---- Agents' calls, run by the shim -----------------------------------------
