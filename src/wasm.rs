@@ -102,7 +102,8 @@ pub fn parse_ui_message(message: &str) -> Result<String, JsError> {
 /// text: the whole new rule book, for the shell to store, or why the change
 /// was refused (nothing of it applies).
 /// When Toolgate is managed, the administrator's rule book bounds it (JSON
-/// text, else null).
+/// text, else null). `schemas` are the site's tools' schemas by name
+/// (`Core::siteSchemas`), which conditions are checked against.
 #[wasm_bindgen(js_name = "changeRules")]
 pub fn change_rules(
     book: &str,
@@ -110,12 +111,15 @@ pub fn change_rules(
     changes: &str,
     seen: &str,
     admin: &str,
+    schemas: &str,
 ) -> Result<String, JsError> {
     let mut book: crate::decisions::rules::RuleBook = read(book, "rule book")?;
     let changes: Vec<crate::decisions::rules::Change> = read(changes, "rule changes")?;
     let seen: Vec<crate::decisions::rules::SeenTool> = read(seen, "tools seen")?;
     let admin: Option<crate::decisions::rules::RuleBook> = read(admin, "administrator's rules")?;
-    book.change(site, &changes, &seen, admin.as_ref())
+    let schemas: std::collections::BTreeMap<String, serde_json::Value> =
+        read(schemas, "tools' schemas")?;
+    book.change_with(site, &changes, &seen, admin.as_ref(), &schemas)
         .map_err(|e| JsError::new(&e.to_string()))?;
     write(&book)
 }
@@ -390,6 +394,29 @@ impl Core {
     #[wasm_bindgen(js_name = "siteTools")]
     pub fn site_tools(&self, site: &str) -> Result<String, JsError> {
         write(&crate::decisions::rules::site_tools(&self.0.registry, site))
+    }
+
+    /// The schemas (`inputSchema`) of the tools `site` publishes in the open
+    /// tabs, by name, as JSON text: a tool's conditions are checked against
+    /// its schema when set (docs/rules.md, "Conditions on a tool's arguments").
+    #[wasm_bindgen(js_name = "siteSchemas")]
+    pub fn site_schemas(&self, site: &str) -> Result<String, JsError> {
+        write(&crate::decisions::rules::site_schemas(
+            &self.0.registry,
+            site,
+        ))
+    }
+
+    /// The properties a condition can look at, of each tool `site` publishes
+    /// in the open tabs, by name, as JSON text (`{name: [{path, types}]}`):
+    /// what the set-apart page offers (docs/rules.md, "Setting conditions
+    /// and limits").
+    #[wasm_bindgen(js_name = "siteProperties")]
+    pub fn site_properties(&self, site: &str) -> Result<String, JsError> {
+        let schemas = crate::decisions::rules::site_schemas(&self.0.registry, site);
+        write(&crate::decisions::rules::conditions::properties_of(
+            &schemas,
+        ))
     }
 
     /// The tools the set-apart page lists for `site`: `tools` (`[SeenTool]`

@@ -178,10 +178,7 @@ fn rules_change_only_through_toolgates_own_pages_never_an_agent_channel() {
     assert_eq!(site, "https://a.example");
     assert_eq!(
         changes[1],
-        Change {
-            target: Target::Tool { name: "t".into() },
-            level: None
-        }
+        Change::level(Target::Tool { name: "t".into() }, None)
     );
     assert_eq!(changes[0].level, Some(Level::Allowed));
     // A desktop agent's bridge and a page have no such message.

@@ -189,9 +189,11 @@ export function ruleChanges(before, after) {
     for (const kind of ['read', 'write', 'delete', 'outside']) {
       if (was[kind] !== is[kind]) changes.push({ what: 'rule', site, kind, from: was[kind], to: is[kind] });
     }
-    for (const part of ['areas', 'tools']) {
+    // Conditions on tools' arguments and limits on how often (docs/rules.md).
+    for (const part of ['areas', 'tools', 'conditions', 'limits']) {
       if (JSON.stringify(was[part] ?? {}) !== JSON.stringify(is[part] ?? {})) {
-        changes.push({ what: part, site, from: was[part] ?? {}, to: is[part] ?? {} });
+        const none = part === 'limits' ? [] : {};
+        changes.push({ what: part, site, from: was[part] ?? none, to: is[part] ?? none });
       }
     }
   }

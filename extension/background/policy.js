@@ -5,6 +5,42 @@
 // the owner.
 const LEVELS = ['allowed', 'ask_first', 'off'];
 const KINDS = ['read', 'write', 'delete', 'outside'];
+// Conditions and limits (docs/rules.md, "Conditions on a tool's arguments",
+// "Limits on how often"), as the core reads them; an entry of another shape
+// is left out, so that one mistake never drops the rest of the policy.
+const OPS = ['is', 'is_one_of', 'at_most', 'at_least', 'starts_with', 'ends_with', 'matches'];
+const MOST_CONDITIONS = 5;
+const MOST_TESTS = 5;
+const WINDOWS = [1, 10, 60];
+
+// Chrome's policy schemas have no "any" type, so a test's value is in one
+// of five typed keys (docs/rules.md, "Who can change the rules").
+const VALUE_KEYS = ['text', 'number', 'flag', 'texts', 'numbers'];
+const valueOf = (test) => test[VALUE_KEYS.find((key) => key in test) ?? 'value'];
+const isTest = (test) => test && typeof test === 'object' && typeof test.path === 'string'
+  && OPS.includes(test.op) && valueOf(test) !== undefined;
+const isCondition = (condition) => condition && typeof condition === 'object'
+  && ['allowed', 'ask_first'].includes(condition.level) && Array.isArray(condition.when)
+  && condition.when.length >= 1 && condition.when.length <= MOST_TESTS && condition.when.every(isTest);
+
+function conditionsOf(map) {
+  const out = {};
+  for (const [name, list] of Object.entries(map && typeof map === 'object' ? map : {})) {
+    if (!Array.isArray(list)) continue;
+    const kept = list.filter(isCondition).slice(0, MOST_CONDITIONS)
+      .map(({ when, level }) => ({ when: when.map((test) => ({ path: test.path, op: test.op, value: valueOf(test) })), level }));
+    if (kept.length) out[name] = kept;
+  }
+  return out;
+}
+
+function limitsOf(list) {
+  const targets = { kind: (l) => KINDS.includes(l.kind), area: (l) => typeof l.area === 'string', tool: (l) => typeof l.name === 'string' };
+  return (Array.isArray(list) ? list : [])
+    .filter((l) => l && typeof l === 'object' && targets[l.target]?.(l)
+      && Number.isInteger(l.calls) && l.calls >= 1 && l.calls <= 1000 && WINDOWS.includes(l.minutes))
+    .map((l) => ({ target: l.target, ...(l.target === 'kind' ? { kind: l.kind } : l.target === 'area' ? { area: l.area } : { name: l.name }), calls: l.calls, minutes: l.minutes }));
+}
 
 // The policy as it was last read, kept in chrome.storage.local: what the
 // worker starts from, since Chromium gives the managed storage only some 3 s
@@ -44,6 +80,8 @@ export function adminBook(managed) {
       ...Object.fromEntries(KINDS.map((kind) => [kind, LEVELS.includes(rules[kind]) ? rules[kind] : 'allowed'])),
       areas: levels(rules.areas),
       tools: levels(rules.tools),
+      conditions: conditionsOf(rules.conditions),
+      limits: limitsOf(rules.limits),
     };
   }
   return { unattended: managed.unattended === true, sites };

@@ -118,6 +118,13 @@ export async function siteToolsShown(site) {
   return tools.map((tool, i) => ({ ...tool, standing: standings[i] }));
 }
 
+// The properties a condition can look at, of each tool `site`'s open tabs
+// publish, by name ({name: [{path, types}]}): what the set-apart page offers
+// (docs/rules.md, "Setting conditions and limits").
+export async function siteProperties(site) {
+  return fromJson((await ready).siteProperties(site));
+}
+
 // One change of `site`'s rules from the settings page: the core checks it
 // against the stored rules and the tools seen (its limits, whole or not at
 // all), then the new rules are stored, and reach the core through
@@ -128,8 +135,11 @@ export function changeRules(site, changes) {
   const change = changing.then(async () => {
     const seenTools = await siteTools(site);
     const [{ [RULES_KEY]: stored }, managed] = await Promise.all([chrome.storage.local.get(RULES_KEY), policy()]);
+    // A tool's conditions are checked against its schema as its tabs
+    // publish it now (docs/rules.md, "Conditions on a tool's arguments").
+    const schemas = (Array.isArray(changes) && changes.some((c) => c?.conditions)) ? (await ready).siteSchemas(site) : '{}';
     const book = fromJson(changeRulesIn(
-      JSON.stringify(stored ?? {}), site, JSON.stringify(changes), JSON.stringify(seenTools), JSON.stringify(adminBook(managed)),
+      JSON.stringify(stored ?? {}), site, JSON.stringify(changes), JSON.stringify(seenTools), JSON.stringify(adminBook(managed)), schemas,
     ));
     await chrome.storage.local.set({ [RULES_KEY]: book });
     return { saved: true };

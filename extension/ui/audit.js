@@ -68,6 +68,10 @@ function described(entry) {
       return { by: you, what: 'Areas set apart changed', decided: 'your change on the set-apart page' };
     case 'tools':
       return { by: you, what: 'Tools set apart changed', decided: 'your change on the set-apart page' };
+    case 'conditions':
+      return { by: you, what: 'Conditions on arguments changed', decided: 'your change on the set-apart page' };
+    case 'limits':
+      return { by: you, what: 'Limits on how often changed', decided: 'your change on the set-apart page' };
     case 'unattended':
       return { by: you, what: `Unattended ${entry.to ? 'on' : 'off'}`, decided: 'your change on the settings page' };
     case 'policy':

@@ -17,6 +17,7 @@
 //!   cards, and decides the next new request as the core that did not stop.
 
 mod cards;
+mod conditions;
 mod model;
 mod restart;
 mod script;
@@ -24,7 +25,9 @@ mod setting;
 mod site_rules;
 
 use model::{closing, every_answer, is_opaque, offered, Facts, Model};
-pub use script::{Act, CallSpec, ChangeSpec, Encode, OpSpec, Script, TargetSpec, ToolSpec};
+pub use script::{
+    Act, CallSpec, ChangeSpec, ConditionSpec, Encode, OpSpec, Script, TargetSpec, ToolSpec,
+};
 use script::{Slot, CHATS, TABS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -263,6 +266,11 @@ impl Driver {
             Act::Restart { probe } => self.restart(probe),
             Act::Rules { site, changes } => self.change_rules(*site, changes),
             Act::Unattended { on } => self.unattended(*on),
+            Act::Conditions {
+                site,
+                tool,
+                conditions,
+            } => self.set_conditions(*site, *tool, conditions),
         }
     }
 
@@ -461,6 +469,7 @@ impl Driver {
             rule_yes: false,
             broken: None,
             untrusted: Vec::new(),
+            asked_because: None,
         };
         let facts = facts(&call, tool);
         let tool = tool.clone();

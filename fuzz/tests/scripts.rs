@@ -7,7 +7,8 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use toolgate_fuzz::decisions::{
-    run_counted, Act, CallSpec, ChangeSpec, Encode, OpSpec, Script, TargetSpec, ToolSpec,
+    run_counted, Act, CallSpec, ChangeSpec, ConditionSpec, Encode, OpSpec, Script, TargetSpec,
+    ToolSpec,
 };
 
 const EDIT: u8 = 0;
@@ -373,6 +374,40 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             [1, 1, 1, 0],
         ),
         (
+            // Conditions on the arguments (docs/rules.md): EDIT set apart at
+            // Ask first, Allowed when x is at most 1. {"x": 1} runs once the
+            // site is answered; {"x": "one"} is refused by the schema before
+            // any condition; {} holds no test, and asks on the rule's card.
+            "a-condition-lets-small-calls-through",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![ToolSpec {
+                            schema: true,
+                            ..kinded(EDIT, Kind::Write, UNTAGGED, 0)
+                        }],
+                    ),
+                    rules(vec![tool_level(EDIT, ASK_FIRST)]),
+                    Act::Conditions {
+                        site: 0,
+                        tool: EDIT,
+                        conditions: vec![ConditionSpec {
+                            op: 0,
+                            value: 1,
+                            allow: true,
+                        }],
+                    },
+                    call(0, 0, EDIT, 1),
+                    answer(SITE_ALL),
+                    call(0, 0, EDIT, 2),
+                    call(0, 0, EDIT, 3),
+                    answer(RULE_ONCE),
+                ],
+            },
+            [2, 2, 2, 0],
+        ),
+        (
             // Attack 9: the area "search" held Read tools when set to
             // Allowed; a Delete tool tagged "search" later follows "Delete: Off".
             "a-tag-carries-a-tool-into-an-area",
@@ -541,6 +576,7 @@ fn each_script_reaches_what_it_is_about() {
             "a-late-yes-holds-for-the-definition-its-card-showed" => [3, 1],
             "a-rule-card-meets-the-rule-of-its-answers-time" => [2, 0],
             "a-resent-request-waits-again-on-its-rule-card" => [1, 0],
+            "a-condition-lets-small-calls-through" => [1, 0],
             _ => [0, 0],
         };
         assert_eq!([seen.rule_asked, seen.late_ran], rules, "{name}: {seen:?}");

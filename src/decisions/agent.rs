@@ -202,6 +202,9 @@ pub struct PageCall {
     /// call's (docs/cards.md, "After untrusted content").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub untrusted: Vec<crate::decisions::untrusted::Source>,
+    /// The condition or limit its rule's card asks for (docs/rules.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_because: Option<crate::decisions::rules::Because>,
 }
 
 impl PageCall {
@@ -329,6 +332,12 @@ pub struct Session {
     /// Yeses given on rule cards after their agents stopped waiting.
     #[serde(default)]
     pub late_yeses: crate::decisions::rules::LateYeses,
+    /// The calls each chat made under a limit (docs/rules.md, "Limits on how often").
+    #[serde(
+        default,
+        skip_serializing_if = "crate::decisions::rules::CallTimes::is_empty"
+    )]
+    pub call_times: crate::decisions::rules::CallTimes,
     #[serde(default)]
     pub next_id: u64,
     /// Ids of repeatable calls, counted apart (from `REPEATABLE_IDS`) so that

@@ -12,10 +12,19 @@ use crate::page::registry::Tool;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod because;
 mod book;
+pub mod conditions;
+mod errors;
+mod holds;
 mod late;
-pub use book::{site_tools, RuleBook, SeenTool, Standing};
+pub mod limits;
+pub use book::{site_schemas, site_tools, RuleBook, SeenTool, Standing};
+pub use conditions::{Condition, Op, Test};
+pub use errors::{wider_than_admin, RuleError, OWNERS_ONLY};
+pub use holds::{gate_call, AdminBound, CallGate};
 pub use late::{ask_deadline, LateYes, LateYeses, SameCall};
+pub use limits::{CallTimes, Every, Limit};
 
 /// How long a call that asks first waits for an answer, and how long a yes
 /// given after the agent stopped waiting lets the same call run once.
@@ -127,32 +136,40 @@ pub fn area_of<'a>(name: &'a str, tags: &'a [String]) -> &'a str {
 }
 
 /// What decides a tool's level, in the order tried: its own, its area's, its kind's.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "by", rename_all = "snake_case")]
 pub enum Because {
-    Tool { name: String },
-    Area { area: String },
-    Kind { kind: ToolKind },
-}
-
-impl Because {
-    /// Which rule it is, as a card names the rule that asks.
-    pub fn text(&self) -> String {
-        match self {
-            Because::Tool { name } => format!("the rule for the tool {name}"),
-            Because::Area { area } => format!("the rule for the area {area}"),
-            Because::Kind { kind } => format!("the rule for {} tools", kind.label()),
-        }
-    }
-
-    /// The same rule in plain words, as a rule's card says it.
-    pub fn plain(&self) -> String {
-        match self {
-            Because::Tool { .. } => "your rule for this tool".to_owned(),
-            Because::Area { area } => format!("the rule for the area {area}"),
-            Because::Kind { kind } => format!("the rule for {}", kind.plain()),
-        }
-    }
+    Tool {
+        name: String,
+    },
+    Area {
+        area: String,
+    },
+    Kind {
+        kind: ToolKind,
+    },
+    /// A condition of the tool's held: "transfer: amount is at least 100"
+    /// (docs/rules.md, "Conditions on a tool's arguments").
+    Condition {
+        name: String,
+        words: String,
+    },
+    /// An administrator's condition for the tool held.
+    AdminCondition {
+        name: String,
+        words: String,
+    },
+    /// The tool's own level holds, since none of its conditions did; `words`
+    /// say why those that allow did not ("amount is more than 20").
+    Unmet {
+        name: String,
+        words: String,
+    },
+    /// The call is past a limit (docs/rules.md, "Limits on how often").
+    Limit {
+        name: String,
+        limit: Limit,
+    },
 }
 
 /// The facts of a tool that its rule depends on.
@@ -213,6 +230,21 @@ pub struct SiteRules {
     /// areas and tools apart").
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools_as_set: BTreeMap<String, AsSet>,
+    /// The conditions of tools set apart, by name: they hold with the
+    /// tool's own level, for the definition it was set for (docs/rules.md,
+    /// "Conditions on a tool's arguments").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub conditions: BTreeMap<String, Vec<Condition>>,
+    /// Limits on how often, of kinds, areas and tools (docs/rules.md,
+    /// "Limits on how often"): the person's, one a target, and, in rules
+    /// bounded by an administrator's, the administrator's too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<Limit>,
+    /// In rules bounded by an administrator's only (`bounded_by`): the
+    /// administrator's level and conditions for each tool it sets with
+    /// conditions, which bound every call of it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub admin_conditions: BTreeMap<String, AdminBound>,
 }
 
 /// A tool set apart as the person saw it when they set it.
@@ -242,6 +274,9 @@ impl SiteRules {
             tool_definitions: BTreeMap::new(),
             area_kinds: BTreeMap::new(),
             tools_as_set: BTreeMap::new(),
+            conditions: BTreeMap::new(),
+            limits: Vec::new(),
+            admin_conditions: BTreeMap::new(),
         }
     }
 
@@ -322,15 +357,25 @@ impl SiteRules {
         let mut next = self.clone();
         for change in changes {
             who.may(change, seen)?;
+            if change.sets_more() {
+                next.apply_more(change, who, seen)?;
+                continue;
+            }
             match (&change.target, change.level) {
                 (Target::Kind { kind }, Some(level)) => *next.kind_mut(*kind) = level,
                 (Target::Kind { kind }, None) => {
                     return Err(RuleError::KindNeedsLevel { kind: *kind })
                 }
                 (Target::Area { area }, level) => set(&mut next.areas, area, level),
-                (Target::Tool { name }, level) => set(&mut next.tools, name, level),
+                (Target::Tool { name }, level) => {
+                    if level.is_none() {
+                        next.conditions.remove(name.as_str());
+                    }
+                    set(&mut next.tools, name, level)
+                }
             }
         }
+        next.conditions_set_apart()?;
         if next.areas.len() > MAX_AREAS {
             return Err(RuleError::TooManyAreas {
                 would_be: next.areas.len(),
@@ -367,12 +412,42 @@ pub enum Target {
 }
 
 /// One change: a level, or `None` to put an area or tool back ("As its
-/// kinds", "As its area and kind").
+/// kinds", "As its area and kind"); or, instead, a tool's conditions, or
+/// the limit of a kind, area or tool (docs/rules.md, "Setting conditions
+/// and limits").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {
     #[serde(flatten)]
     pub target: Target,
+    #[serde(default)]
     pub level: Option<Level>,
+    /// The tool's conditions, all of them (`[]`: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Vec<Condition>>,
+    /// The limit: `Some(None)` (`"limit": null`) removes it.
+    #[serde(
+        default,
+        deserialize_with = "limits::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub limit: Option<Option<Every>>,
+}
+
+impl Change {
+    /// A change of a level (`None`: put back).
+    pub fn level(target: Target, level: Option<Level>) -> Change {
+        Change {
+            target,
+            level,
+            conditions: None,
+            limit: None,
+        }
+    }
+
+    /// It sets conditions or a limit, not a level.
+    pub fn sets_more(&self) -> bool {
+        self.conditions.is_some() || self.limit.is_some()
+    }
 }
 
 /// Who changes the rules: the owner (Toolgate unmanaged), or a person under
@@ -428,62 +503,6 @@ impl Who<'_> {
     }
 }
 
-/// Why a change was refused; nothing of it was saved.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RuleError {
-    TooManyAtOnce { given: usize },
-    TooManyAreas { would_be: usize },
-    TooManyTools { would_be: usize },
-    KindNeedsLevel { kind: ToolKind },
-    NotSeen { what: String },
-    OwnersOnly { change: Change },
-    WiderThanAdmin { change: Change, admin: Level },
-}
-
-/// Why Allowed cannot be chosen for Delete, Outside the site, or an area or
-/// tool of those kinds, under an administrator's policy (the settings pages
-/// say it beside the level; a change that tries it is refused with it).
-pub const OWNERS_ONLY: &str = "Letting agents delete or act outside the site without asking is for your administrator to decide: \
-     Delete, Outside the site, an area, or a tool of those kinds cannot be set to Allowed.";
-
-/// Why a level wider than the administrator's `admin` cannot be chosen.
-pub fn wider_than_admin(admin: Level) -> String {
-    format!(
-        "Your administrator set this to {}; you can choose less, never more.",
-        admin.label()
-    )
-}
-
-impl std::fmt::Display for RuleError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let nothing = "Nothing was saved.";
-        match self {
-            RuleError::TooManyAtOnce { given } => {
-                write!(f, "At most {MAX_AT_ONCE} areas and tools can be set apart at a time; this change has {given}. {nothing}")
-            }
-            RuleError::TooManyAreas { would_be } => {
-                write!(f, "A site can set up to {MAX_AREAS} areas apart; this change would make {would_be}. {nothing}")
-            }
-            RuleError::TooManyTools { would_be } => {
-                write!(f, "A site can set up to {MAX_TOOLS} tools apart; this change would make {would_be}. {nothing}")
-            }
-            RuleError::KindNeedsLevel { kind } => {
-                write!(f, "{} needs a level. {nothing}", kind.label())
-            }
-            RuleError::NotSeen { what } => {
-                write!(
-                    f,
-                    "{what} can be set apart once its tools have been seen on this site. {nothing}"
-                )
-            }
-            RuleError::OwnersOnly { .. } => write!(f, "{OWNERS_ONLY} {nothing}"),
-            RuleError::WiderThanAdmin { admin, .. } => {
-                write!(f, "{} {nothing}", wider_than_admin(*admin))
-            }
-        }
-    }
-}
-
 /// What a call may do under the rules, before the chat's answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "gate", rename_all = "snake_case")]
@@ -523,7 +542,7 @@ pub fn gate(rules: Option<&SiteRules>, tool: RuleFacts, mode: Mode) -> Gate {
             ),
         };
     }
-    match rules.level(tool) {
+    match rules.level_of_call(tool, None) {
         (Level::Allowed, _) => Gate::ChatDecides,
         (Level::Off, because) => Gate::Off {
             why: format!("Nothing ran: {} is Off on this site, by {}.", tool.name, because.text()),

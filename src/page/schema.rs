@@ -29,7 +29,7 @@ mod pattern;
 mod subset;
 
 pub use budget::{Plan, PATTERNS, PATTERN_BYTES, STEPS};
-pub use pattern::{cached, work, Pattern, TooCostly, WORK_PER_STEP};
+pub use pattern::{cached, compiled, work, Pattern, TooCostly, WORK_PER_STEP};
 use serde_json::Value;
 use std::sync::OnceLock;
 pub use subset::outside_subset;

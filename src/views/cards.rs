@@ -280,11 +280,13 @@ pub fn card(
             let name = page_line(&call.target.name, NAME_CAP);
             let arguments = argument_rows(&call.arguments);
             // The rule that asks, as it is now (the card may have waited).
-            let because = call
-                .target
-                .tool(world.registry)
-                .and_then(RuleFacts::of)
-                .and_then(|facts| rules.sites.get(&pending.site).map(|r| r.level(facts).1));
+            // A condition or limit that asked is the call's own (docs/rules.md).
+            let because = call.asked_because.clone().or_else(|| {
+                call.target
+                    .tool(world.registry)
+                    .and_then(RuleFacts::of)
+                    .and_then(|facts| rules.sites.get(&pending.site).map(|r| r.level(facts).1))
+            });
             let mut lines = vec![Line::ours("The agent wants to call \u{201c}")
                 .quote(name.clone())
                 .say(format!("\u{201d} on {site}."))];
@@ -297,9 +299,13 @@ pub fn card(
                 lines.push(broken_line(&name, broken));
             }
             if let Some(because) = &because {
+                let asks = if because.is_about_the_call() {
+                    format!("It asks first on {site}: {}.", because.plain())
+                } else {
+                    format!("It asks first because of {} on {site}.", because.plain())
+                };
                 lines.push(Line::ours(format!(
-                    "It asks first because of {} on {site}. Allow once lets this call run, this once.",
-                    because.plain()
+                    "{asks} Allow once lets this call run, this once."
                 )));
             }
             Card {

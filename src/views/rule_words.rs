@@ -4,7 +4,9 @@
 //! the class labels. The settings pages read them from the core (the
 //! worker's answer to `rule_words`) instead of writing them again.
 
-use crate::decisions::rules::{wider_than_admin, Level, SiteRules, ToolKind, OWNERS_ONLY};
+use crate::decisions::rules::{
+    limits, wider_than_admin, Level, Op, SiteRules, ToolKind, OWNERS_ONLY,
+};
 use crate::page::classify::Class;
 use serde::Serialize;
 
@@ -23,6 +25,20 @@ pub struct RuleWords {
     pub wider_than_admin: Vec<(Level, String)>,
     /// The class badges, in order of risk (docs/classes.md).
     pub classes: Vec<&'static str>,
+    /// The operators of a condition's test, in the menu's order
+    /// (docs/rules.md, "Conditions on a tool's arguments").
+    pub operators: Vec<OperatorWords>,
+    /// The windows a limit counts over, in minutes, and the most calls.
+    pub limit_windows: [u32; 3],
+    pub limit_most_calls: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OperatorWords {
+    pub key: &'static str,
+    pub label: &'static str,
+    /// The values it takes: "text, number or true/false", "numbers", "text".
+    pub on: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -95,5 +111,19 @@ pub fn rule_words() -> RuleWords {
             .map(|class| class.label())
             .chain(std::iter::once(super::palette::SKILL))
             .collect(),
+        operators: Op::ALL
+            .iter()
+            .map(|&op| OperatorWords {
+                key: op.key(),
+                label: op.label(),
+                on: match op {
+                    Op::Is | Op::IsOneOf => "text, number or true/false",
+                    Op::AtMost | Op::AtLeast => "numbers",
+                    _ => "text",
+                },
+            })
+            .collect(),
+        limit_windows: limits::WINDOWS,
+        limit_most_calls: limits::MAX_CALLS,
     }
 }

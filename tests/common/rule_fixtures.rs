@@ -16,7 +16,7 @@ pub fn tool<'a>(name: &'a str, area: &'a str, kind: ToolKind) -> RuleFacts<'a> {
 }
 
 pub fn change(target: Target, level: Option<Level>) -> Change {
-    Change { target, level }
+    Change::level(target, level)
 }
 
 pub fn area(name: &str, level: Option<Level>) -> Change {

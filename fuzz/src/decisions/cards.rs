@@ -44,7 +44,7 @@ impl Driver {
             // A rule card opens only where the rule asks first; the chat's
             // cards only where the chat's answers decide (docs/rules.md).
             let tool = tool_at(&self.core, call).expect("the tool shown");
-            let gate = self.gate(chat, &call.site, tool);
+            let gate = self.gate(chat, &call.site, tool, &call.arguments);
             let expected = match pending.card {
                 CardKind::Rule => Gate::AskFirst,
                 CardKind::Site | CardKind::Call => Gate::ChatDecides,

@@ -4,6 +4,7 @@
 //! each object with changing hints and tags, three chats, what they do, and
 //! what the person sets on the settings page (site rules, unattended).
 
+pub use super::conditions::ConditionSpec;
 use arbitrary::Arbitrary;
 use serde_json::{json, Value};
 use toolgate::decisions::rules::{Change, Level, Target, ToolKind};
@@ -201,6 +202,12 @@ pub enum Act {
     Later {
         minutes: u8,
     },
+    /// A tool's conditions on its arguments, set on the settings page.
+    Conditions {
+        site: u8,
+        tool: u8,
+        conditions: Vec<ConditionSpec>,
+    },
 }
 
 /// One change of a site's rules: a kind's, an area's or a tool's level
@@ -234,7 +241,7 @@ impl ChangeSpec {
         let level = self
             .level
             .map(|l| [Level::Allowed, Level::AskFirst, Level::Off][l as usize % 3]);
-        Change { target, level }
+        Change::level(target, level)
     }
 }
 
@@ -475,7 +482,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 19;
+        const N: u64 = 20;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -563,6 +570,16 @@ impl Encode for Act {
             Act::Later { minutes } => {
                 variant(out, 18, N);
                 minutes.encode(out);
+            }
+            Act::Conditions {
+                site,
+                tool,
+                conditions,
+            } => {
+                variant(out, 19, N);
+                site.encode(out);
+                tool.encode(out);
+                conditions.encode(out);
             }
         }
     }

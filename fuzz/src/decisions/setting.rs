@@ -6,8 +6,10 @@
 
 use super::site_rules::{Gate, RuleTool, ASK_MS};
 use super::*;
-use script::{ChangeSpec, RULE_SITES};
-use toolgate::decisions::rules::{site_tools, Change, RuleBook, SeenTool};
+use script::{ChangeSpec, ConditionSpec, RULE_SITES};
+use toolgate::decisions::rules::{
+    site_schemas, site_tools, Change, Level, RuleBook, SeenTool, Target,
+};
 
 /// The stored rule book handed to a core whole (`setRules`), as the worker
 /// does when it changes and when it starts.
@@ -38,6 +40,61 @@ impl Driver {
         );
         if took.is_ok() {
             self.model.rules.change(site, &changes, &seen);
+            hand_rules(&self.book, &mut self.core);
+        }
+    }
+
+    /// A tool's conditions set on the settings page, checked by the core
+    /// against the schema its tabs publish now.
+    pub(super) fn set_conditions(&mut self, site: u8, tool: u8, specs: &[ConditionSpec]) {
+        let site = RULE_SITES[site as usize % RULE_SITES.len()];
+        let name = script::name(tool);
+        let change = Change {
+            conditions: Some(specs.iter().map(ConditionSpec::condition).collect()),
+            ..Change::level(
+                Target::Tool {
+                    name: name.to_owned(),
+                },
+                None,
+            )
+        };
+        let live = site_tools(&self.core.registry, site);
+        let known = self.tools_seen.entry(site.to_owned()).or_default();
+        for tool in live {
+            known.insert(tool.name.clone(), tool);
+        }
+        let seen: Vec<SeenTool> = known.values().cloned().collect();
+        let schemas = site_schemas(&self.core.registry, site);
+        let took = self
+            .book
+            .change_with(site, &[change], &seen, None, &schemas);
+        let takes = self.model.rules.takes_conditions(
+            site,
+            name,
+            specs.len(),
+            &seen,
+            schemas.contains_key(name),
+        );
+        assert_eq!(
+            took.is_ok(),
+            takes,
+            "conditions {specs:?} on {name} of {site}: {took:?}"
+        );
+        if took.is_ok() {
+            let conditions = specs
+                .iter()
+                .map(|c| {
+                    let level = if c.allow {
+                        Level::Allowed
+                    } else {
+                        Level::AskFirst
+                    };
+                    (c.op(), f64::from(c.value()), level)
+                })
+                .collect();
+            self.model
+                .rules
+                .set_conditions(site, name, conditions, &seen);
             hand_rules(&self.book, &mut self.core);
         }
     }
@@ -98,10 +155,13 @@ impl Driver {
         }
     }
 
-    /// What the site's rule lets a call of `tool` (now) do from `chat`.
-    pub(super) fn gate(&self, chat: &str, site: &str, tool: &Tool) -> Gate {
+    /// What the site's rule lets a call of `tool` (now) with `arguments`
+    /// do from `chat`.
+    pub(super) fn gate(&self, chat: &str, site: &str, tool: &Tool, arguments: &str) -> Gate {
         RuleTool::of(site, tool).map_or(Gate::ChatDecides, |rule| {
-            self.model.rules.gate(self.model.read_only(chat), &rule)
+            self.model
+                .rules
+                .gate(self.model.read_only(chat), &rule, arguments)
         })
     }
 
@@ -117,7 +177,8 @@ impl Driver {
         arguments: &str,
         rule_yes: bool,
     ) -> bool {
-        let gate = self.gate(chat, &facts.site, tool);
+        // No call runs above what the condition that held allows.
+        let gate = self.gate(chat, &facts.site, tool, arguments);
         let rule = RuleTool::of(&facts.site, tool).expect("a run's tool is a tool");
         match gate {
             Gate::Off => panic!(

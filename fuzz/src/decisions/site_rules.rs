@@ -80,6 +80,10 @@ struct SiteModel {
     tools: BTreeMap<String, (Level, String)>,
     /// Areas set apart: the level, for the kinds the area held then.
     areas: BTreeMap<String, (Level, BTreeSet<ToolKind>)>,
+    /// The conditions of tools set apart (docs/rules.md, "Conditions on a
+    /// tool's arguments"): each one test on `x`, its operator, its value,
+    /// and the level it gives.
+    conditions: BTreeMap<String, Vec<(&'static str, f64, Level)>>,
 }
 
 impl Default for SiteModel {
@@ -96,6 +100,7 @@ impl Default for SiteModel {
             .into(),
             tools: BTreeMap::new(),
             areas: BTreeMap::new(),
+            conditions: BTreeMap::new(),
         }
     }
 }
@@ -103,13 +108,24 @@ impl Default for SiteModel {
 impl SiteModel {
     /// A tool's own level for the definition it was set for, then its
     /// area's for the kinds it held, then its kind's.
-    fn level(&self, tool: &RuleTool) -> Level {
+    fn level(&self, tool: &RuleTool, arguments: &Value) -> Level {
         if let Some((level, _)) = self
             .tools
             .get(&tool.name)
             .filter(|(_, saw)| *saw == tool.definition)
         {
-            return *level;
+            // The first condition whose test holds on the arguments; a
+            // missing `x`, or one that is not a number, holds no test.
+            let x = arguments.get("x").and_then(Value::as_f64);
+            let held = self.conditions.get(&tool.name).and_then(|conditions| {
+                conditions.iter().find(|(op, value, _)| match (*op, x) {
+                    ("at_most", Some(x)) => x <= *value,
+                    ("at_least", Some(x)) => x >= *value,
+                    ("is", Some(x)) => x == *value,
+                    _ => false,
+                })
+            });
+            return held.map_or(*level, |(_, _, level)| *level);
         }
         if let Some((level, _)) = self
             .areas
@@ -158,14 +174,15 @@ impl Rules {
 
     /// What the site's rule lets a call of `tool` do from a chat
     /// (`read_only_chat`: opened Read only).
-    pub fn gate(&self, read_only_chat: bool, tool: &RuleTool) -> Gate {
+    pub fn gate(&self, read_only_chat: bool, tool: &RuleTool, arguments: &str) -> Gate {
         let Some(site) = self.sites.get(&tool.site) else {
             return Gate::ChatDecides;
         };
         if read_only_chat && tool.kind != ToolKind::Read {
             return Gate::Off;
         }
-        match site.level(tool) {
+        let arguments = serde_json::from_str(arguments).unwrap_or(Value::Null);
+        match site.level(tool, &arguments) {
             Level::Allowed => Gate::ChatDecides,
             Level::Off => Gate::Off,
             // Unattended, Ask first acts as Off.
@@ -192,7 +209,17 @@ impl Rules {
                 // An area or a tool set apart: one the page lists, within the caps.
                 Target::Area { area: name } | Target::Tool { name } => {
                     let (set, known) = match &change.target {
-                        Target::Area { .. } => (&mut areas, seen.iter().any(|t| t.area == *name)),
+                        // An area with a rule counts as seen, though none of
+                        // its tools is listed now (docs/rules.md, "Areas and
+                        // tools set apart").
+                        Target::Area { .. } => (
+                            &mut areas,
+                            seen.iter().any(|t| t.area == *name)
+                                || self
+                                    .sites
+                                    .get(site)
+                                    .is_some_and(|r| r.areas.contains_key(name)),
+                        ),
                         _ => (&mut tools, seen.iter().any(|t| t.name == *name)),
                     };
                     if !known {
@@ -230,6 +257,7 @@ impl Rules {
                 }
                 (Target::Tool { name }, None) => {
                     rules.tools.remove(name);
+                    rules.conditions.remove(name);
                 }
                 (Target::Area { area }, Some(level)) => {
                     let kinds = seen
@@ -243,6 +271,48 @@ impl Rules {
                     rules.areas.remove(area);
                 }
             }
+        }
+    }
+
+    /// Whether the settings page takes `conditions` for the tool `name` of
+    /// `site` (`schema`: a tab publishes it with its schema now): at most 5,
+    /// on a tool seen, and, unless none, on a tool set apart with a schema.
+    pub fn takes_conditions(
+        &self,
+        site: &str,
+        name: &str,
+        count: usize,
+        seen: &[SeenTool],
+        schema: bool,
+    ) -> bool {
+        let set_apart = self
+            .sites
+            .get(site)
+            .is_some_and(|s| s.tools.contains_key(name));
+        count <= 5 && seen.iter().any(|t| t.name == name) && (count == 0 || (schema && set_apart))
+    }
+
+    /// Conditions the settings page took: they hold with the tool's level,
+    /// for the definition seen now.
+    pub fn set_conditions(
+        &mut self,
+        site: &str,
+        name: &str,
+        conditions: Vec<(&'static str, f64, Level)>,
+        seen: &[SeenTool],
+    ) {
+        let rules = self.sites.entry(site.to_owned()).or_default();
+        let saw = seen
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.definition.clone());
+        if let (Some((_, definition)), Some(saw)) = (rules.tools.get_mut(name), saw) {
+            *definition = saw;
+        }
+        if conditions.is_empty() {
+            rules.conditions.remove(name);
+        } else {
+            rules.conditions.insert(name.to_owned(), conditions);
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::decisions::answers::site_host;
-use crate::decisions::rules::{Gate, RuleFacts};
+use crate::decisions::rules::{gate_call, Gate, Mode, RuleFacts};
 use crate::decisions::untrusted::ReadFrom;
 use crate::page::conduct::Watch;
 use crate::page::declaration::{Hint, HintState, Kind};
@@ -155,6 +155,7 @@ impl Session {
             rule_yes: false,
             broken,
             untrusted: Vec::new(),
+            asked_because: None,
         };
         self.decide_call(chat, id, call, world)
     }
@@ -216,22 +217,49 @@ impl Session {
         let read = if warn { read.to_vec() } else { Vec::new() };
         // The site's rule is the most the chat may do (docs/rules.md), as it
         // is now: a call that waited on a card meets the rule of its answer's time.
+        // Its conditions look at the arguments, and its limits at the
+        // chat's calls (docs/rules.md, "Conditions on a tool's arguments",
+        // "Limits on how often").
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
         let mut rule_yes = call.rule_yes;
-        match rule.map(|rule| self.rule_gate(chat, &call.site, rule)) {
+        let judged = rule.map(|rule| {
+            let arguments = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+            let mode = Mode {
+                read_only_chat: self.answers.read_only(chat),
+                unattended: self.rules.unattended,
+            };
+            let times = (&self.call_times, chat, call.site.as_str(), world.now_ms);
+            gate_call(
+                self.rules.sites.get(&call.site),
+                rule,
+                mode,
+                &arguments,
+                times,
+            )
+        });
+        let within = judged
+            .as_ref()
+            .and_then(|j| j.allowed_by.as_ref())
+            .map_or_else(String::new, |by| format!(", within {by}"));
+        match judged.map(|j| j.gate) {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
             // A late yes for this same call counts as the rule card's yes.
-            Some(Gate::AskFirst { .. }) if !rule_yes => {
+            Some(Gate::AskFirst { because }) if !rule_yes => {
                 if !self.late_yes(chat, &call, world.now_ms) {
                     // The rule's card says what the chat read, and its yes
-                    // is this call's.
+                    // is this call's; and which condition or limit asks.
                     call.untrusted = read;
+                    call.asked_because = because.is_about_the_call().then_some(because);
                     return self.ask_rule(chat, id, call, world.now_ms);
                 }
                 rule_yes = true;
             }
             _ => {}
         }
+        let asked = call
+            .asked_because
+            .as_ref()
+            .map_or_else(String::new, |b| format!(" ({})", b.text()));
         // A refusal that came while this call's card was open holds against
         // the card's "Allow this call only" (docs/cards.md), and the rule's "Allow once".
         let refused = || self.answers.standing_refusal(chat, &facts);
@@ -242,7 +270,7 @@ impl Session {
         };
         let decision = if rule_yes {
             refused().unwrap_or_else(|| Decision::Run {
-                why: format!("you allowed this call once{after}"),
+                why: format!("you allowed this call once{after}{asked}"),
             })
         } else if call.allowed_once {
             refused().unwrap_or_else(|| Decision::Run {
@@ -262,7 +290,7 @@ impl Session {
                 let site = call.site.clone();
                 self.ask(chat, id, Action::Call(call), CardKind::Call, site, changed)
             }
-            Decision::Run { why } => self.start_run(chat, id, call, why, world),
+            Decision::Run { why } => self.start_run(chat, id, call, why + &within, world),
             refused @ Decision::Refuse { .. } => refusal(id, refused),
             // Unattended, no card ever opens (docs/rules.md): what the site's
             // rule allows runs (its Off and Ask first were refused above);
@@ -272,7 +300,8 @@ impl Session {
                     && self.rules.sites.contains_key(&call.site)
                     && facts.broken.is_none() =>
             {
-                let why = "the site's rule allows it, and Toolgate runs unattended".to_owned();
+                let why =
+                    format!("the site's rule allows it{within}, and Toolgate runs unattended");
                 self.start_run(chat, id, call, why, world)
             }
             Decision::AskSite | Decision::AskCall { .. } if self.rules.unattended => {
@@ -311,6 +340,21 @@ impl Session {
         // Running a Read only tool twice is harmless (`Run::repeatable`).
         let repeatable = call.class == Class::ReadOnly;
         let tool = call.target.tool(world.registry);
+        // A call that runs counts for the limits on its tool (docs/rules.md,
+        // "Limits on how often"), however it was let through.
+        if let Some((rules, facts)) = self
+            .rules
+            .sites
+            .get(&call.site)
+            .zip(tool.and_then(RuleFacts::of))
+        {
+            let limits = rules.limits_of(facts);
+            if !limits.is_empty() {
+                self.call_times
+                    .record(chat, &call.site, &limits, world.now_ms);
+                self.unsaved = true;
+            }
+        }
         let running = RunningCall {
             chat: chat.to_owned(),
             request_id: id.clone(),

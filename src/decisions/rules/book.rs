@@ -51,6 +51,22 @@ pub fn site_tools(registry: &Registry, site: &str) -> Vec<SeenTool> {
     seen.values().cloned().collect()
 }
 
+/// The schemas of the tools `site` publishes in the open tabs, by name
+/// (a tool without one is left out).
+pub fn site_schemas(registry: &Registry, site: &str) -> BTreeMap<String, serde_json::Value> {
+    let mut schemas = BTreeMap::new();
+    for tab in registry.tab_ids() {
+        for frame in registry.frames(tab).filter(|f| f.site() == site) {
+            for tool in frame.tools.iter().filter(|t| RuleFacts::of(t).is_some()) {
+                if let Some(schema) = tool.schema() {
+                    schemas.insert(tool.decl.name.clone(), schema.clone());
+                }
+            }
+        }
+    }
+    schemas
+}
+
 impl SiteRules {
     /// These rules, bounded by an administrator's: each level the narrower
     /// of the two, for the kinds, areas and tools either sets.
@@ -78,6 +94,7 @@ impl SiteRules {
         for area in admin.areas.keys() {
             out.area_kinds.remove(area.as_str());
         }
+        out.bound_more(admin, Some(self));
         out
     }
 }
@@ -114,6 +131,30 @@ impl RuleBook {
         seen: &[SeenTool],
         admin: Option<&RuleBook>,
     ) -> Result<(), RuleError> {
+        self.change_with(site, changes, seen, admin, &BTreeMap::new())
+    }
+
+    /// `change`, with the schemas (`inputSchema`) of the tools as their tabs
+    /// publish them now, by name: a tool's conditions are checked against
+    /// its schema (docs/rules.md, "Conditions on a tool's arguments").
+    ///
+    /// # Errors
+    /// Why the change was refused; nothing of it was saved.
+    pub fn change_with(
+        &mut self,
+        site: &str,
+        changes: &[Change],
+        seen: &[SeenTool],
+        admin: Option<&RuleBook>,
+        schemas: &BTreeMap<String, serde_json::Value>,
+    ) -> Result<(), RuleError> {
+        for change in changes {
+            if let (Target::Tool { name }, Some(conditions)) = (&change.target, &change.conditions)
+            {
+                super::conditions::validate(conditions, schemas.get(name.as_str()))
+                    .map_err(|e| RuleError::More { why: e.words(name) })?;
+            }
+        }
         let mut rules = self.sites.get(site).cloned().unwrap_or_default();
         // What the person set apart counts as seen: a change to their own
         // rules never depends on the record of tools seen, which pages can
@@ -151,7 +192,14 @@ impl RuleBook {
         // rule holds for what you saw"): a tool's level for its definition
         // now, an area's for the kinds of tools it holds now.
         for change in changes {
-            match (&change.target, change.level) {
+            // Conditions hold for the definition they were set for, as the
+            // tool's level does: setting them sets that again.
+            let level = match (&change.target, &change.conditions) {
+                (_, None) if change.limit.is_some() => continue,
+                (Target::Tool { .. }, Some(_)) => Some(Level::AskFirst),
+                _ => change.level,
+            };
+            match (&change.target, level) {
                 (Target::Tool { name }, Some(_)) => {
                     let tool = seen.iter().find(|t| &t.name == name);
                     match tool.map(|t| &t.definition).filter(|d| !d.is_empty()) {
@@ -265,11 +313,20 @@ impl RuleBook {
                     kind: tool.kind,
                     definition: &tool.definition,
                 });
-                let from = match because {
-                    Because::Tool { .. } => "set apart".to_owned(),
+                let from = match &because {
                     Because::Area { area } => format!("by the area {area}"),
                     Because::Kind { kind } => format!("by the rule for {} tools", kind.label()),
+                    _ => "set apart".to_owned(),
                 };
+                let more = rules.more_words(
+                    RuleFacts {
+                        name: &tool.name,
+                        area: &tool.area,
+                        kind: tool.kind,
+                        definition: &tool.definition,
+                    },
+                    &because,
+                );
                 let unattended = if level == Level::AskFirst && self.unattended {
                     " (Off while Toolgate runs unattended)"
                 } else {
@@ -278,7 +335,7 @@ impl RuleBook {
                 Standing {
                     name: tool.name.clone(),
                     level: Some(level),
-                    says: format!("{}{unattended}, {from}", level.label()),
+                    says: format!("{}{unattended}, {from}{more}", level.label()),
                 }
             })
             .collect()

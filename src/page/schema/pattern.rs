@@ -193,6 +193,23 @@ pub fn cached(source: &str) -> Option<Pattern> {
     })
 }
 
+/// `source` compiled, from the cache or into it, up to `COMPILED_LIMIT`
+/// bytes: a site rule's condition (docs/rules.md, "Conditions on a tool's
+/// arguments") runs on the same engine, and the same cache, as a schema's
+/// patterns.
+///
+/// # Errors
+/// Says why Toolgate cannot run the pattern, quoting it.
+pub fn compiled(source: &str) -> Result<Pattern, String> {
+    if let Some(pattern) = cached(source) {
+        return Ok(pattern);
+    }
+    match ensure(source, COMPILED_LIMIT) {
+        Ok(_) => cached(source).map_or_else(|| Pattern::new(source), Ok),
+        Err(_) => Pattern::new(source),
+    }
+}
+
 /// `source` compiled into the cache unless it is there already, taking at
 /// most `limit` bytes: its size, and whether it was compiled now.
 pub(super) fn ensure(source: &str, limit: usize) -> Result<(usize, bool), Refused> {

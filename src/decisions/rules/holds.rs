@@ -1,0 +1,326 @@
+//! What a tool's conditions and the limits say of one call, and how a change
+//! sets them (docs/rules.md, "Conditions on a tool's arguments", "Limits on
+//! how often", "Setting conditions and limits").
+
+use super::conditions::{first_met, Met};
+use super::limits::{CallTimes, Passed};
+use super::*;
+use serde_json::Value;
+
+/// An administrator's rule for a tool set with conditions: its level and
+/// conditions, which bound every call of the tool whatever the person set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdminBound {
+    pub level: Level,
+    pub conditions: Vec<Condition>,
+}
+
+impl AdminBound {
+    /// The most the administrator's rule lets any call of the tool do.
+    fn widest(&self) -> Level {
+        self.conditions
+            .iter()
+            .map(|c| c.level)
+            .fold(self.level, Level::min)
+    }
+}
+
+impl SiteRules {
+    /// A call's level and what decided it: the tool's own level with its
+    /// conditions on `arguments` (the first that holds gives the level),
+    /// then its area's, then its kind's; bounded by an administrator's
+    /// conditions for the tool. `None` for a listing, which has no
+    /// arguments: the widest level any call could get, so that a tool whose
+    /// conditions could let a call through is listed, and each call of it
+    /// decided on its arguments.
+    pub fn level_of_call(&self, tool: RuleFacts, arguments: Option<&Value>) -> (Level, Because) {
+        let (level, because) = self.level(tool);
+        // The person's conditions hold with the tool's own level, for the
+        // definition it was set for; an administrator's bound every call of
+        // the tool by its name.
+        let own = matches!(because, Because::Tool { .. })
+            .then(|| self.conditions.get(tool.name))
+            .flatten();
+        let admin = self.admin_conditions.get(tool.name);
+        if own.is_none() && admin.is_none() {
+            return (level, because);
+        }
+        let Some(arguments) = arguments else {
+            // The most any call could get: a tool that some call could run
+            // is listed, and decided on each call's arguments.
+            let widest = own
+                .into_iter()
+                .flatten()
+                .map(|c| c.level)
+                .fold(level, Level::min);
+            let bound = admin.map_or(Level::Allowed, AdminBound::widest);
+            return (widest.max(bound), because);
+        };
+        let mine = match own {
+            Some(own) => decide(tool.name, own, level, arguments),
+            None => (level, because),
+        };
+        match admin {
+            Some(admin) => {
+                let theirs = match decide(tool.name, &admin.conditions, admin.level, arguments) {
+                    (level, Because::Condition { name, words }) => {
+                        (level, Because::AdminCondition { name, words })
+                    }
+                    other => other,
+                };
+                if theirs.0 > mine.0 {
+                    theirs
+                } else {
+                    mine
+                }
+            }
+            None => mine,
+        }
+    }
+
+    /// The conditions that hold with the tool's level (`because`: what
+    /// decided it) and the limits that count its calls, in words, each after
+    /// "; ": "; Allowed when amount is at most 20; at most 3 calls in 1
+    /// minute, by the limit for the tool transfer" (the set-apart page and
+    /// the palette say them after the level).
+    pub fn more_words(&self, tool: RuleFacts, because: &Because) -> String {
+        let own = matches!(because, Because::Tool { .. });
+        let conditions = self
+            .conditions
+            .get(tool.name)
+            .filter(|_| own)
+            .into_iter()
+            .flatten()
+            .map(|c| format!("; {} when {}", c.level.label(), c.words()));
+        let limits = self
+            .limits_of(tool)
+            .into_iter()
+            .map(|l| format!("; at most {}, by {}", l.every.words(), l.which()));
+        conditions.chain(limits).collect()
+    }
+
+    /// The limits that count calls of `tool`.
+    pub fn limits_of(&self, tool: RuleFacts) -> Vec<&Limit> {
+        self.limits.iter().filter(|l| l.covers(tool)).collect()
+    }
+
+    /// Applies a change of a tool's conditions or of a limit.
+    pub(super) fn apply_more(
+        &mut self,
+        change: &Change,
+        who: &Who,
+        seen: &dyn Fn(&str) -> Option<ToolKind>,
+    ) -> Result<(), RuleError> {
+        let more = |why: String| RuleError::More { why };
+        if change.level.is_some() {
+            return Err(more(
+                "A change sets a level, or conditions, or a limit: one of them at a time."
+                    .to_owned(),
+            ));
+        }
+        if let Some(conditions) = &change.conditions {
+            let Target::Tool { name } = &change.target else {
+                return Err(more(
+                    "Only a tool set apart can hold conditions.".to_owned(),
+                ));
+            };
+            for condition in conditions.iter().filter(|c| c.level == Level::Allowed) {
+                let refused = |why: String| {
+                    more(format!(
+                        "The condition \u{201c}{}\u{201d} cannot give Allowed: {}",
+                        condition.words(),
+                        why.trim_end_matches(" Nothing was saved.")
+                    ))
+                };
+                // Only where the tool itself could be Allowed: not a Delete
+                // or Outside the site tool under a policy ...
+                if let Who::Managed { .. } = who {
+                    let allow = Change::level(change.target.clone(), Some(Level::Allowed));
+                    let owners = Who::Managed { admin: None };
+                    owners
+                        .may(&allow, seen)
+                        .map_err(|e| refused(e.to_string()))?;
+                }
+                // ... nor wider than the administrator's rule for the tool:
+                // its level, or one of its conditions that allows.
+                if let Who::Managed { admin: Some(admin) } = who {
+                    let level = admin.tools.get(name.as_str()).copied();
+                    let bound = match admin.conditions.get(name.as_str()) {
+                        Some(theirs) => Some(
+                            theirs
+                                .iter()
+                                .map(|c| c.level)
+                                .fold(level.unwrap_or(Level::Allowed), Level::min),
+                        ),
+                        None => level,
+                    };
+                    if let Some(bound) = bound.filter(|&b| b > Level::Allowed) {
+                        return Err(refused(wider_than_admin(bound)));
+                    }
+                }
+            }
+            if conditions.is_empty() {
+                self.conditions.remove(name.as_str());
+            } else {
+                self.conditions.insert(name.clone(), conditions.clone());
+            }
+        }
+        if let Some(limit) = change.limit {
+            self.limits.retain(|l| l.target != change.target);
+            if let Some(every) = limit {
+                if let Some(why) = every.refused() {
+                    return Err(more(why));
+                }
+                self.limits.push(Limit {
+                    target: change.target.clone(),
+                    every,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every tool with conditions is set apart.
+    pub(super) fn conditions_set_apart(&self) -> Result<(), RuleError> {
+        match self
+            .conditions
+            .keys()
+            .find(|name| !self.tools.contains_key(name.as_str()))
+        {
+            Some(name) => Err(RuleError::More {
+                why: format!(
+                    "{name} can hold conditions once it is set apart with a level of its own."
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// What an administrator's rules add to these, beyond levels: their
+    /// limits, and their conditions as bounds (`RuleBook::bounded_by`).
+    pub(super) fn bound_more(&mut self, admin: &SiteRules, own: Option<&SiteRules>) {
+        self.limits.extend(admin.limits.iter().cloned());
+        for (name, conditions) in &admin.conditions {
+            let level = admin
+                .tools
+                .get(name.as_str())
+                .copied()
+                .unwrap_or(Level::Allowed);
+            self.admin_conditions.insert(
+                name.clone(),
+                AdminBound {
+                    level,
+                    conditions: conditions.clone(),
+                },
+            );
+            // A tool the person did not set apart follows the
+            // administrator's conditions, as it follows its level.
+            if !own.is_some_and(|own| own.tools.contains_key(name.as_str())) {
+                self.conditions.insert(name.clone(), conditions.clone());
+            }
+        }
+    }
+}
+
+/// The level `conditions` give a call on `arguments`, the tool's own `level`
+/// when none holds, and why.
+fn decide(
+    name: &str,
+    conditions: &[Condition],
+    level: Level,
+    arguments: &Value,
+) -> (Level, Because) {
+    let name = name.to_owned();
+    if conditions.is_empty() {
+        return (level, Because::Tool { name });
+    }
+    match first_met(conditions, arguments) {
+        Met::Held { level, words, .. } => (level, Because::Condition { name, words }),
+        Met::NoneHeld { unmet } => (level, Because::Unmet { name, words: unmet }),
+    }
+}
+
+/// What the rules say of one call, arguments and limits included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallGate {
+    pub gate: Gate,
+    /// The condition that allowed the call, in words, when one did: the
+    /// agent is told ("by the condition transfer: amount is at most 20").
+    pub allowed_by: Option<String>,
+    /// The limits that count the call, when it runs.
+    pub counted: Vec<Limit>,
+}
+
+/// The gate for a call of `tool` with `arguments` by `chat`: `gate`'s, with
+/// the tool's conditions, then its limits (a call past one asks first, and
+/// is refused with the wait when no one is there to ask).
+pub fn gate_call(
+    rules: Option<&SiteRules>,
+    tool: RuleFacts,
+    mode: Mode,
+    arguments: &Value,
+    times: (&CallTimes, &str, &str, u64),
+) -> CallGate {
+    let (times, chat, site, now_ms) = times;
+    let plain = CallGate {
+        gate: Gate::ChatDecides,
+        allowed_by: None,
+        counted: Vec::new(),
+    };
+    let Some(rules) = rules else {
+        return plain;
+    };
+    if mode.read_only_chat && tool.kind != ToolKind::Read {
+        return CallGate {
+            gate: gate(Some(rules), tool, mode),
+            ..plain
+        };
+    }
+    let (level, because) = rules.level_of_call(tool, Some(arguments));
+    let allowed_by = match (&because, level) {
+        (Because::Condition { .. } | Because::AdminCondition { .. }, Level::Allowed) => {
+            Some(because.text())
+        }
+        _ => None,
+    };
+    let limits = rules.limits_of(tool);
+    let counted: Vec<Limit> = limits.iter().map(|l| (*l).clone()).collect();
+    let name = tool.name;
+    let said = |because: &Because| match because.is_about_the_call() {
+        true => format!(" ({})", because.text()),
+        false => format!(", by {}", because.text()),
+    };
+    let gate = match (level, because) {
+        (Level::Off, because) => Gate::Off {
+            why: format!("Nothing ran: {name} is Off on this site{}.", said(&because)),
+        },
+        (Level::AskFirst, because) if mode.unattended => Gate::Off {
+            why: format!(
+                "Nothing ran: {name} asks first{}, and no one was there to ask (Toolgate runs unattended).",
+                said(&because)
+            ),
+        },
+        (Level::AskFirst, because) => Gate::AskFirst { because },
+        (Level::Allowed, _) => match times.passed(chat, site, &limits, now_ms) {
+            None => Gate::ChatDecides,
+            Some(Passed { limit, wait_ms }) if mode.unattended => Gate::Off {
+                why: format!(
+                    "Nothing ran: {name} asks first ({}), and no one was there to ask (Toolgate runs unattended); the next call may run in {}.",
+                    Because::Limit { name: name.to_owned(), limit }.text(),
+                    limits::wait_words(wait_ms)
+                ),
+            },
+            Some(Passed { limit, .. }) => Gate::AskFirst {
+                because: Because::Limit {
+                    name: name.to_owned(),
+                    limit,
+                },
+            },
+        },
+    };
+    CallGate {
+        gate,
+        allowed_by,
+        counted,
+    }
+}
