@@ -1,6 +1,6 @@
 // Conditions on a tool's arguments and limits on how often, set by a person
 // on the settings pages (docs/rules.md, "Conditions on a tool's arguments",
-// "Limits on how often", "On the settings page"), by clicks and typing
+// "Limits on how often", "Setting conditions and limits"), by clicks and typing
 // only: on the bank page's `transfer({to, amount})` (tests/pages/arg-rules),
 // the tool is set apart at Ask first from the set-apart page and given the
 // condition "amount is at most 20 → Allowed"; an agent's call of 15 then
