@@ -124,10 +124,7 @@ async function main() {
   // and limits"): its refusal is shown by its own control.
   const sendMore = async (entry) => {
     const refused = await changeRules(site, [entry]);
-    if (refused === null) {
-      started();
-      await refresh();
-    }
+    if (refused === null) await refresh();
     return refused;
   };
   const limitFor = (target, key, what) => limitControl({
@@ -209,6 +206,7 @@ async function main() {
       chrome.storage.local.get('rules'),
     ]);
     const stored = bookNow?.sites?.[site] ?? {};
+    if (bookNow?.sites?.[site]) started();
     const byName = new Map((Array.isArray(now) ? now : []).map((tool) => [tool.name, tool]));
     for (const entry of rows) {
       if (entry.tool) {
