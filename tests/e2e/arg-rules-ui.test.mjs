@@ -11,9 +11,14 @@
 // shown in words and the fourth call asks; a refused limit shows the
 // worker's words. An area's and a kind's limits are set and removed. axe-core
 // finds no violation on either page, in both themes, with conditions and
-// limits shown.
+// limits shown. And, without a browser, the editor's offer held to the
+// core's check: every property and operator it offers for a schema is one
+// the core takes, and every operator it leaves out one the core refuses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { changeRules as coreChangeRules, initSync, ruleWords } from '../../pkg/toolgate.js';
+import { fits, schemaPaths, valueKind } from '../../extension/ui/schema-paths.js';
 import { NON_CONSEQUENTIAL, assertRan, assertRefused, harness } from '../support/fixture.mjs';
 import { choose, readCard } from '../support/cards.mjs';
 import { checkThemes } from '../support/axe.mjs';
@@ -159,4 +164,46 @@ test('a condition and a limit set by clicks on the settings pages decide an agen
 
   assert.deepEqual(await bank.page.evaluate(() => window.done), ['5 to ana', '15 to ana', '1 to bo', '1 to bo', '1 to bo']);
   assert.equal(h.cards.pending(), false, 'no other card opened');
+});
+
+test('the conditions editor offers only the properties the schema declares and the operators the core takes for their types', () => {
+  initSync({ module: readFileSync(new URL('../../pkg/toolgate_bg.wasm', import.meta.url)) });
+  const words = JSON.parse(ruleWords());
+  const schema = { type: 'object', properties: {
+    to: { type: 'string' },
+    amount: { type: 'number' },
+    count: { type: 'integer' },
+    urgent: { type: 'boolean' },
+    tags: { type: 'array', items: { type: 'string' } },
+    recipient: { type: 'object', properties: { email: { type: 'string' }, 'a.b': { type: 'string' } } },
+    anything: {},
+    'dotted.name': { type: 'string' },
+  } };
+  const paths = schemaPaths(schema);
+  // Nested objects as `a.b`; a name with a `.` cannot be named, so it is not offered.
+  assert.deepEqual(paths.map((p) => p.path), ['to', 'amount', 'count', 'urgent', 'tags', 'recipient', 'recipient.email', 'anything']);
+  const site = 'https://bank.example';
+  const seen = [{ name: 'transfer', area: 'transfer', kind: 'write', definition: 'sha256:t' }];
+  const sample = { number: 5, boolean: true, text: 'ana' };
+  const refusal = (path, op, value) => {
+    try {
+      coreChangeRules('{}', site, JSON.stringify([{ target: 'tool', name: 'transfer', level: 'ask_first' },
+        { target: 'tool', name: 'transfer', conditions: [{ when: [{ path, op, value }], level: 'allowed' }] }]),
+      JSON.stringify(seen), 'null', JSON.stringify({ transfer: schema }));
+      return null;
+    } catch (error) {
+      return String(error?.message ?? error);
+    }
+  };
+  for (const { path, types } of paths.filter((p) => p.path !== 'recipient')) {
+    for (const op of words.operators) {
+      const kind = valueKind(op.key, types);
+      const value = op.key === 'is_one_of' ? [sample[kind]] : sample[kind];
+      const refused = refusal(path, op.key, value);
+      if (fits(op, types)) assert.equal(refused, null, `${path} ${op.label} ${JSON.stringify(value)} is offered, and taken`);
+      else assert.match(refused, /but the schema declares/, `${path} ${op.label} is not offered, and refused`);
+    }
+  }
+  // And a property the schema lacks, which the editor never offers, is refused.
+  assert.match(refusal('amuont', 'at_most', 20), /^transfer has no property "amuont" in its schema/);
 });
