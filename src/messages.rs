@@ -143,6 +143,10 @@ pub enum FromUi {
     TabsWithoutToolgate {},
     /// "Set areas and tools apart": the tools seen on a site.
     SiteTools { site: String },
+    /// The set-apart page: the properties a condition can look at, of each
+    /// tool the site's open tabs publish (docs/rules.md, "Setting conditions
+    /// and limits").
+    ToolProperties { site: String },
     /// The settings pages: the site rules' words, from the core
     /// (`views::rule_words`).
     RuleWords {},

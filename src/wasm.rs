@@ -401,6 +401,18 @@ impl Core {
         ))
     }
 
+    /// The properties a condition can look at, of each tool `site` publishes
+    /// in the open tabs, by name, as JSON text (`{name: [{path, types}]}`):
+    /// what the set-apart page offers (docs/rules.md, "Setting conditions
+    /// and limits").
+    #[wasm_bindgen(js_name = "siteProperties")]
+    pub fn site_properties(&self, site: &str) -> Result<String, JsError> {
+        let schemas = crate::decisions::rules::site_schemas(&self.0.registry, site);
+        write(&crate::decisions::rules::conditions::properties_of(
+            &schemas,
+        ))
+    }
+
     /// The tools the set-apart page lists for `site`: `tools` (`[SeenTool]`
     /// as JSON text, those seen there) and each tool its rules set apart,
     /// as it was when set (`[SeenTool]` as JSON text).

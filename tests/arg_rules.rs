@@ -649,3 +649,97 @@ fn the_person_may_give_allowed_where_an_administrators_condition_does() {
         Level::AskFirst
     );
 }
+
+#[test]
+fn the_palette_says_a_tools_conditions_and_limits_after_its_level() {
+    let h = with_transfer();
+    let rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "kind", "kind": "write", "calls": 3, "minutes": 10}]}),
+    );
+    let groups = toolgate::views::palette::palette_under(&h.registry, 1, &rules);
+    let transfer = groups
+        .iter()
+        .flat_map(|g| g.entries.iter())
+        .find(|e| e.name == "transfer")
+        .expect("transfer listed");
+    assert_eq!(
+        transfer.agents.as_deref(),
+        Some("What agents may do: Ask first, by the rule for the tool transfer; Allowed when amount is at most 20; at most 3 calls in 10 minutes, by the limit for Write tools.")
+    );
+}
+
+#[test]
+fn the_properties_a_condition_can_look_at() {
+    use toolgate::decisions::rules::conditions::properties;
+    let schema = json!({"type": "object", "properties": {
+        "amount": {"type": "number"},
+        "to": {"type": ["string", "null"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "a.b": {"type": "string"},
+        "recipient": {"type": "object", "properties": {"email": {"type": "string"},
+            "deep": {"properties": {"er": {"properties": {"est": {"type": "string",
+                "properties": {"fifth": {"type": "string"}}}}}}}}}}});
+    let shown: Vec<(String, Vec<String>)> = properties(&schema)
+        .into_iter()
+        .map(|p| (p.path, p.types))
+        .collect();
+    let want: Vec<(&str, Vec<&str>)> = vec![
+        ("amount", vec!["number"]),
+        ("recipient", vec!["object"]),
+        ("recipient.deep", vec![]),
+        ("recipient.deep.er", vec![]),
+        // Four names deep at most: "fifth" is not offered.
+        ("recipient.deep.er.est", vec!["string"]),
+        ("recipient.email", vec!["string"]),
+        ("tags", vec!["string", "array"]),
+        ("to", vec!["string", "null"]),
+    ];
+    let mut shown = shown;
+    shown.sort();
+    assert_eq!(
+        shown,
+        want.into_iter()
+            .map(|(p, t)| (p.to_owned(), t.into_iter().map(str::to_owned).collect()))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_card_asked_by_a_limit_or_a_condition_survives_the_worker_stopping() {
+    let mut h = with_transfer();
+    h.session.rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "tool", "name": "transfer", "calls": 1, "minutes": 10}]}),
+    );
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    finish(&mut h, &step);
+    for arguments in [
+        json!({"to": "ana", "amount": 5}),
+        json!({"to": "ana", "amount": 50}),
+    ] {
+        let step = h.call("c", 1, "transfer", arguments);
+        assert_eq!(outcome(&h, &step), "rule card");
+    }
+    // Stored and read back, as the worker does when it starts again.
+    let text = serde_json::to_string(&h.session).expect("stored");
+    let back: toolgate::decisions::agent::Session = serde_json::from_str(&text).expect("read back");
+    let asked: Vec<String> = back
+        .pending
+        .values()
+        .filter_map(|p| match &p.action {
+            toolgate::decisions::agent::Action::Call(call) => {
+                call.asked_because.as_ref().map(|b| b.text())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "transfer: more than 1 call in 10 minutes in this chat, by the limit for the tool transfer",
+            "transfer: amount is more than 20, by the rule for the tool transfer",
+        ]
+    );
+    assert!(!back.call_times.is_empty(), "the calls counted are kept");
+}

@@ -9,7 +9,7 @@ import { fromJson, ready, toJson } from './core.js';
 import { agentsStatus, desktop, external } from './outside.js';
 import { fromPage } from './pages.js';
 import { palette, tabsWithoutToolgate } from './palette.js';
-import { changeRules, siteToolsShown } from './rules.js';
+import { changeRules, siteProperties, siteToolsShown } from './rules.js';
 import { clearFlag, flagList } from './watch.js';
 
 const OWN_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
@@ -47,6 +47,7 @@ async function fromUi(message) {
     case 'connect_desktop': return desktop.retry();
     case 'tabs_without_toolgate': return tabsWithoutToolgate();
     case 'site_tools': return siteToolsShown(request.site);
+    case 'tool_properties': return siteProperties(request.site);
     case 'rule_words': return fromJson(ruleWords());
     case 'change_rules': return changeRules(request.site, request.changes);
     case 'clear_flag': return clearFlag(request.site, request.tool);

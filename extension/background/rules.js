@@ -122,6 +122,13 @@ export async function siteToolsShown(site) {
   return tools.map((tool, i) => ({ ...tool, standing: standings[i], ...(schemas[tool.name] ? { schema: schemas[tool.name] } : {}) }));
 }
 
+// The properties a condition can look at, of each tool `site`'s open tabs
+// publish, by name ({name: [{path, types}]}): what the set-apart page offers
+// (docs/rules.md, "Setting conditions and limits").
+export async function siteProperties(site) {
+  return fromJson((await ready).siteProperties(site));
+}
+
 // One change of `site`'s rules from the settings page: the core checks it
 // against the stored rules and the tools seen (its limits, whole or not at
 // all), then the new rules are stored, and reach the core through

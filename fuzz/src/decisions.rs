@@ -17,6 +17,7 @@
 //!   cards, and decides the next new request as the core that did not stop.
 
 mod cards;
+mod conditions;
 mod model;
 mod restart;
 mod script;

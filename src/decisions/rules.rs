@@ -12,6 +12,7 @@ use crate::page::registry::Tool;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod because;
 mod book;
 pub mod conditions;
 mod errors;
@@ -169,61 +170,6 @@ pub enum Because {
         name: String,
         limit: Limit,
     },
-}
-
-impl Because {
-    /// Which rule it is, as a card names the rule that asks.
-    pub fn text(&self) -> String {
-        match self {
-            Because::Tool { name } => format!("the rule for the tool {name}"),
-            Because::Area { area } => format!("the rule for the area {area}"),
-            Because::Kind { kind } => format!("the rule for {} tools", kind.label()),
-            Because::Condition { name, words } => {
-                format!("{name}: {words}, by the condition of the tool {name}")
-            }
-            Because::AdminCondition { name, words } => {
-                format!("{name}: {words}, by the administrator's condition of the tool {name}")
-            }
-            Because::Unmet { name, words } if words.is_empty() => {
-                format!("the rule for the tool {name}")
-            }
-            Because::Unmet { name, words } => {
-                format!("{name}: {words}, by the rule for the tool {name}")
-            }
-            Because::Limit { name, limit } => format!("{name}: {}", limit.text()),
-        }
-    }
-
-    /// The same rule in plain words, as a rule's card says it.
-    pub fn plain(&self) -> String {
-        match self {
-            Because::Tool { .. } => "your rule for this tool".to_owned(),
-            Because::Area { area } => format!("the rule for the area {area}"),
-            Because::Kind { kind } => format!("the rule for {}", kind.plain()),
-            Because::Condition { name, words } => {
-                format!("{name}: {words}, by your condition for this tool")
-            }
-            Because::AdminCondition { name, words } => {
-                format!("{name}: {words}, by your administrator's condition for this tool")
-            }
-            Because::Unmet { words, .. } if words.is_empty() => {
-                "your rule for this tool".to_owned()
-            }
-            Because::Unmet { name, words } => {
-                format!("{name}: {words}, by your rule for this tool")
-            }
-            Because::Limit { name, limit } => format!("{name}: {}", limit.text()),
-        }
-    }
-
-    /// It names a condition or a limit ("transfer: amount is more than
-    /// 20, by …"), which sentences put after a colon, not after "by".
-    pub fn is_about_the_call(&self) -> bool {
-        matches!(
-            self,
-            Because::Condition { .. } | Because::AdminCondition { .. } | Because::Limit { .. }
-        ) || matches!(self, Because::Unmet { words, .. } if !words.is_empty())
-    }
 }
 
 /// The facts of a tool that its rule depends on.

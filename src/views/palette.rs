@@ -75,14 +75,17 @@ pub fn palette(registry: &Registry, tab_id: TabId) -> Vec<Group> {
 
 /// What agents may do with a tool under its site's rules, in plain words.
 fn agents_line(rules: &RuleBook, site: &str, facts: RuleFacts) -> Option<String> {
-    let (level, because) = rules.sites.get(site)?.level(facts);
+    let site = rules.sites.get(site)?;
+    let (level, because) = site.level(facts);
     let unattended = if level == Level::AskFirst && rules.unattended {
         " (Off while Toolgate runs unattended)"
     } else {
         ""
     };
+    // Its conditions and limits after the rule (docs/rules.md).
+    let more = site.more_words(facts, &because);
     Some(format!(
-        "What agents may do: {}{unattended}, by {}.",
+        "What agents may do: {}{unattended}, by {}{more}.",
         level.label(),
         because.text()
     ))

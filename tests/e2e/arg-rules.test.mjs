@@ -55,8 +55,13 @@ test('conditions on arguments decide a call after its schema, a rule card names 
   await choose(first.card, NON_CONSEQUENTIAL);
   assertRan(await first.reply, 'transfer');
 
-  // A condition on a property the schema does not declare is refused when set.
   const worker = await h.browser.worker();
+  // What the set-apart page is offered to build a condition from: each
+  // property the tool's schema declares, with its types.
+  const settings = await h.browser.newPage(await worker.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+  const offered = await settings.evaluate((s) => chrome.runtime.sendMessage({ type: 'tool_properties', site: s }), site);
+  assert.deepEqual(offered, { transfer: [{ path: 'amount', types: ['number'] }, { path: 'to', types: ['string'] }] });
+  // A condition on a property the schema does not declare is refused when set.
   await assert.rejects(
     worker.evaluate(([s]) => self.toolgate.changeRules(s, [
       { target: 'tool', name: 'transfer', level: 'ask_first' },
@@ -112,7 +117,6 @@ test('conditions on arguments decide a call after its schema, a rule card names 
 
   // The audit's "What decided it" names the condition and the limit, and
   // the changes of both are the person's own entries.
-  const settings = await h.browser.newPage(await worker.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
   const rows = settings.locator('#audit-rows tr');
   const decided = (text) => rows.filter({ has: settings.locator('td:nth-child(6)', { hasText: text }) });
   await decided('you allowed this call once (transfer: amount is more than 20, by the rule for the tool transfer)').first().waitFor();

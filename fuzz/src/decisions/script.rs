@@ -4,9 +4,10 @@
 //! each object with changing hints and tags, three chats, what they do, and
 //! what the person sets on the settings page (site rules, unattended).
 
+pub use super::conditions::ConditionSpec;
 use arbitrary::Arbitrary;
 use serde_json::{json, Value};
-use toolgate::decisions::rules::{Change, Condition, Level, Target, ToolKind};
+use toolgate::decisions::rules::{Change, Level, Target, ToolKind};
 use toolgate::page::declaration::{Kind, Path, RawDeclaration, RawHint};
 use toolgate::page::registry::{FrameRef, Op, Source};
 use toolgate::vecmap::VecMap;
@@ -207,44 +208,6 @@ pub enum Act {
         tool: u8,
         conditions: Vec<ConditionSpec>,
     },
-}
-
-/// A condition with one test on the argument `x` (the property every
-/// fuzzed schema declares, a number): `op` 0 at most, 1 at least, 2 is;
-/// `value` 0 to 3; `allow` gives Allowed, else Ask first.
-#[derive(Arbitrary, Clone, Debug, PartialEq)]
-pub struct ConditionSpec {
-    pub op: u8,
-    pub value: u8,
-    pub allow: bool,
-}
-
-impl ConditionSpec {
-    pub const OPS: [&'static str; 3] = ["at_most", "at_least", "is"];
-
-    pub fn op(&self) -> &'static str {
-        Self::OPS[self.op as usize % 3]
-    }
-
-    pub fn value(&self) -> u8 {
-        self.value % 4
-    }
-
-    pub fn condition(&self) -> Condition {
-        serde_json::from_value(json!({
-            "when": [{"path": "x", "op": self.op(), "value": self.value()}],
-            "level": if self.allow { "allowed" } else { "ask_first" },
-        }))
-        .expect("a condition")
-    }
-}
-
-impl Encode for ConditionSpec {
-    fn encode(&self, out: &mut Vec<u8>) {
-        self.op.encode(out);
-        self.value.encode(out);
-        self.allow.encode(out);
-    }
 }
 
 /// One change of a site's rules: a kind's, an area's or a tool's level

@@ -318,27 +318,15 @@ impl RuleBook {
                     Because::Kind { kind } => format!("by the rule for {} tools", kind.label()),
                     _ => "set apart".to_owned(),
                 };
-                let own = matches!(because, Because::Tool { .. });
-                let conditions = rules
-                    .conditions
-                    .get(&tool.name)
-                    .filter(|_| own)
-                    .into_iter()
-                    .flatten()
-                    .map(|c| format!("; {} when {}", c.level.label(), c.words()));
-                let limits = rules
-                    .limits
-                    .iter()
-                    .filter(|l| {
-                        l.covers(RuleFacts {
-                            name: &tool.name,
-                            area: &tool.area,
-                            kind: tool.kind,
-                            definition: &tool.definition,
-                        })
-                    })
-                    .map(|l| format!("; at most {}, by {}", l.every.words(), l.which()));
-                let more: String = conditions.chain(limits).collect();
+                let more = rules.more_words(
+                    RuleFacts {
+                        name: &tool.name,
+                        area: &tool.area,
+                        kind: tool.kind,
+                        definition: &tool.definition,
+                    },
+                    &because,
+                );
                 let unattended = if level == Level::AskFirst && self.unattended {
                     " (Off while Toolgate runs unattended)"
                 } else {

@@ -9,6 +9,7 @@ use super::Level;
 use crate::page::schema::compiled;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The most conditions one tool set apart can hold.
 pub const MAX_CONDITIONS: usize = 5;
@@ -178,7 +179,7 @@ impl Test {
         let pass = |v: &Value| self.passes(v).unwrap_or(!allows);
         match at(arguments, &self.path) {
             None => false,
-            Some(Value::Array(items)) if self.op != Op::IsOneOf || !items.is_empty() => {
+            Some(Value::Array(items)) => {
                 if allows {
                     !items.is_empty() && items.iter().all(pass)
                 } else {
@@ -470,4 +471,62 @@ fn check_test(test: &Test, schema: Option<&Value>) -> Result<(), ConditionError>
         })?;
     }
     Ok(())
+}
+
+/// A property a condition can look at, as the settings page offers it: its
+/// path and the JSON types its schema names (its items' too, for a list).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Property {
+    pub path: String,
+    pub types: Vec<String>,
+}
+
+/// The most properties offered for one tool, and how deep.
+const MOST_PROPERTIES: usize = 200;
+const DEEPEST: usize = 4;
+
+/// The properties `schema` declares, through `properties` of nested objects,
+/// each object's by name (page-chosen, so bounded: `MOST_PROPERTIES`, at
+/// most `DEEPEST` names deep, names without a `.`).
+pub fn properties(schema: &Value) -> Vec<Property> {
+    fn walk(schema: &Value, prefix: &str, depth: usize, out: &mut Vec<Property>) {
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        for (name, property) in props {
+            if out.len() >= MOST_PROPERTIES {
+                return;
+            }
+            if name.contains('.') || name.is_empty() || name.chars().count() > MAX_TEXT {
+                continue;
+            }
+            let path = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}.{name}")
+            };
+            let types = declared_types(property)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            out.push(Property {
+                path: path.clone(),
+                types,
+            });
+            if depth + 1 < DEEPEST {
+                walk(property, &path, depth + 1, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, "", 0, &mut out);
+    out
+}
+
+/// The properties of each tool of `schemas` (by name).
+pub fn properties_of(schemas: &BTreeMap<String, Value>) -> BTreeMap<String, Vec<Property>> {
+    schemas
+        .iter()
+        .map(|(name, schema)| (name.clone(), properties(schema)))
+        .collect()
 }

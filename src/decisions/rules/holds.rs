@@ -78,6 +78,27 @@ impl SiteRules {
         }
     }
 
+    /// The conditions that hold with the tool's level (`because`: what
+    /// decided it) and the limits that count its calls, in words, each after
+    /// "; ": "; Allowed when amount is at most 20; at most 3 calls in 1
+    /// minute, by the limit for the tool transfer" (the set-apart page and
+    /// the palette say them after the level).
+    pub fn more_words(&self, tool: RuleFacts, because: &Because) -> String {
+        let own = matches!(because, Because::Tool { .. });
+        let conditions = self
+            .conditions
+            .get(tool.name)
+            .filter(|_| own)
+            .into_iter()
+            .flatten()
+            .map(|c| format!("; {} when {}", c.level.label(), c.words()));
+        let limits = self
+            .limits_of(tool)
+            .into_iter()
+            .map(|l| format!("; at most {}, by {}", l.every.words(), l.which()));
+        conditions.chain(limits).collect()
+    }
+
     /// The limits that count calls of `tool`.
     pub fn limits_of(&self, tool: RuleFacts) -> Vec<&Limit> {
         self.limits.iter().filter(|l| l.covers(tool)).collect()
