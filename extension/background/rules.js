@@ -110,16 +110,12 @@ function withinBudget(all, site, tools) {
 // The tools of `site` as the set-apart page lists them: those seen, and
 // those the person set apart, which the rules keep as they were set (the
 // tools seen are pages' doing, and may have forgotten them); each with what
-// agents may do with it now and which rule says so, in the core's words;
-// and, for a tool an open tab publishes, its inputSchema, whose declared
-// properties its conditions can look at (docs/rules.md, "Conditions on a
-// tool's arguments").
+// agents may do with it now and which rule says so, in the core's words.
 export async function siteToolsShown(site) {
   const core = await ready;
   const tools = fromJson(core.toolsListed(site, JSON.stringify(await siteTools(site))));
   const standings = fromJson(core.toolStandings(site, JSON.stringify(tools)));
-  const schemas = fromJson(core.siteSchemas(site));
-  return tools.map((tool, i) => ({ ...tool, standing: standings[i], ...(schemas[tool.name] ? { schema: schemas[tool.name] } : {}) }));
+  return tools.map((tool, i) => ({ ...tool, standing: standings[i] }));
 }
 
 // The properties a condition can look at, of each tool `site`'s open tabs

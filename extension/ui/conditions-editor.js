@@ -6,7 +6,7 @@
 // as one change, which the worker's core checks. Refused, its words are
 // shown beside the editor, and what the person typed stays as it was.
 import { el, pageText } from './dom.js';
-import { fits, schemaPaths, valueKind } from './schema-paths.js';
+import { fits, valueKind } from './condition-types.js';
 
 // The core's bounds (src/decisions/rules/conditions.rs), which it checks
 // again on every change: the editor offers no more than these.
@@ -48,13 +48,15 @@ function valueOf(test, types) {
   return bad ?? { value: values.map((v) => v.value) };
 }
 
-// The editor for `tool` (its name, the name shown, its schema or none),
-// with `conditions` as stored. `save(conditions)` resolves to the reason a
+// The editor of a tool's conditions (`nameShown`: its name as the core shows
+// it; `properties`: what its schema declares, `[{path, types}]` as the
+// worker's `tool_properties` gives them, or null when no open tab publishes
+// it), with `conditions` as stored. `save(conditions)` resolves to the reason a
 // change was refused, or null once saved. `allowedIsAdmins`: Allowed is the
 // administrator's alone for this tool's kind.
-export function conditionsEditor({ nameShown, schema, conditions, words, allowedIsAdmins, save }) {
+export function conditionsEditor({ nameShown, properties, conditions, words, allowedIsAdmins, save }) {
   const id = `conditions-${(editors += 1)}`;
-  const paths = schema ? schemaPaths(schema) : [];
+  let paths = properties ?? [];
   const typesOf = (path) => paths.find((p) => p.path === path)?.types ?? [];
   const levels = words.levels.filter(({ key }) => key !== 'off');
   let stored = conditions;
@@ -178,7 +180,7 @@ export function conditionsEditor({ nameShown, schema, conditions, words, allowed
       toggle.focus();
     });
     const notes = [];
-    if (!schema) notes.push(el('p', { class: 'hint' }, [pageText(nameShown, 'code'), ' is not published with a schema in an open tab: open a tab of the site that publishes it to choose its properties. Its conditions can still be removed.']));
+    if (!properties) notes.push(el('p', { class: 'hint' }, [pageText(nameShown, 'code'), ' is not published with a schema in an open tab: open a tab of the site that publishes it to choose its properties. Its conditions can still be removed.']));
     else if (paths.length === 0) notes.push(el('p', { class: 'hint' }, ['The schema of ', pageText(nameShown, 'code'), ' declares no properties, so it can hold no conditions.']));
     body.replaceChildren(
       ...notes,
@@ -235,8 +237,12 @@ export function conditionsEditor({ nameShown, schema, conditions, words, allowed
     node,
     // The conditions as stored now (after another change, or a worker's
     // answer); an editor left open keeps what the person typed.
-    update(conditionsNow) {
+    update(conditionsNow, propertiesNow) {
       stored = conditionsNow;
+      if (propertiesNow) {
+        properties = propertiesNow;
+        paths = propertiesNow;
+      }
       showStored();
       if (editor.hidden) reset();
     },

@@ -69,11 +69,14 @@ async function main() {
   const host = site.replace(/^[a-z]+:\/\//, '');
   $('heading').textContent = `Set areas and tools apart on ${host}`;
   document.title = `Toolgate: set areas and tools apart on ${host}`;
-  const [listed, { rules: book }, policy] = await Promise.all([
+  const [listed, { rules: book }, policy, offered] = await Promise.all([
     chrome.runtime.sendMessage({ type: 'site_tools', site }),
     chrome.storage.local.get('rules'),
     chrome.storage.managed.get(null).catch(() => ({})),
+    chrome.runtime.sendMessage({ type: 'tool_properties', site }),
   ]);
+  // What each tool's conditions can look at, by name (only tools open now).
+  let properties = offered && typeof offered === 'object' && !('error' in offered) ? offered : {};
   const managed = policy.unattended !== undefined || policy.sites !== undefined;
   const tools = Array.isArray(listed) ? listed : [];
   let starts = !book?.sites?.[site];
@@ -136,7 +139,7 @@ async function main() {
     if (!entry.conditions) {
       entry.conditions = conditionsEditor({
         nameShown: entry.tool.standing?.name_shown ?? entry.tool.name,
-        schema: entry.tool.schema ?? null,
+        properties: properties[entry.tool.name] ?? null,
         conditions: rules.conditions?.[entry.tool.name] ?? [],
         words: WORDS,
         allowedIsAdmins: managed && (entry.tool.kind === 'delete' || entry.tool.kind === 'outside'),
@@ -201,22 +204,23 @@ async function main() {
   // saved; and which areas and tools are set apart.
   // Their conditions and limits, as the rules store them now.
   async function refresh() {
-    const [now, { rules: bookNow }] = await Promise.all([
+    const [now, { rules: bookNow }, offeredNow] = await Promise.all([
       chrome.runtime.sendMessage({ type: 'site_tools', site }),
       chrome.storage.local.get('rules'),
+      chrome.runtime.sendMessage({ type: 'tool_properties', site }),
     ]);
+    if (offeredNow && typeof offeredNow === 'object' && !('error' in offeredNow)) properties = offeredNow;
     const stored = bookNow?.sites?.[site] ?? {};
     if (bookNow?.sites?.[site]) started();
     const byName = new Map((Array.isArray(now) ? now : []).map((tool) => [tool.name, tool]));
     for (const entry of rows) {
       if (entry.tool) {
         entry.tool.standing = byName.get(entry.tool.name)?.standing ?? entry.tool.standing;
-        entry.tool.schema = byName.get(entry.tool.name)?.schema ?? entry.tool.schema;
         entry.holds.textContent = entry.tool.standing?.says ?? '';
         const isApart = entry.tool.name in apart.tools;
         entry.row.querySelector('.apart').hidden = !isApart;
         entry.limit.update(limitOf(stored, 'tool', entry.tool.name));
-        if (isApart) conditionsOf(entry).update(stored.conditions?.[entry.tool.name] ?? []);
+        if (isApart) conditionsOf(entry).update(stored.conditions?.[entry.tool.name] ?? [], properties[entry.tool.name]);
         if (entry.conditions) entry.conditions.node.hidden = !isApart;
       } else {
         entry.holds.textContent = summaryOf(entry.members);
