@@ -1,6 +1,7 @@
 // Renders the real extension's pages into the README's pictures
 // (docs/images/): the palette, the site card, the call card, a rule's card
-// and the settings page, on the bundled Notes example served on a real host
+// the settings page and the set-apart page with a tool's conditions and
+// limit, on the bundled Notes example served on a real host
 // name, in headless Chromium. It also writes docs/images/sources.json, the
 // hash of what the pictures are made of (Toolgate's pages, the core's views,
 // the example): tests/e2e/looks.test.mjs fails when that changed and the
@@ -74,6 +75,26 @@ async function main() {
     await settings.reload();
     await settings.locator('#audit-rows tr').nth(3).waitFor();
     await shoot(settings, 'settings.png', 900, 900, true);
+
+    // "Set areas and tools apart" (docs/rules.md, "On the settings page"):
+    // add_note set apart at Ask first, with a condition and a limit, its
+    // conditions editor open.
+    const origin = new URL(notes.url()).origin;
+    const refused = await settings.evaluate((s) => chrome.runtime.sendMessage({
+      type: 'change_rules', site: s, changes: [
+        { target: 'tool', name: 'add_note', level: 'ask_first' },
+        { target: 'tool', name: 'add_note', conditions: [{ when: [{ path: 'title', op: 'starts_with', value: 'Groceries' }], level: 'allowed' }] },
+        { target: 'tool', name: 'add_note', limit: { calls: 10, minutes: 1 } },
+      ],
+    }), origin);
+    if (refused?.error) throw new Error(refused.error);
+    const apart = await browser.newPage(await url(`extension/ui/set-apart.html?site=${encodeURIComponent(origin)}`));
+    await apart.getByRole('button', { name: 'add_note', exact: true }).click();
+    await apart.getByRole('button', { name: 'Edit conditions' }).click();
+    await apart.getByLabel('Value of test 1, condition 1').waitFor();
+    await apart.getByLabel('Find a tool or area').fill('add_note');
+    await apart.locator('#shown', { hasText: '1 of ' }).waitFor();
+    await shoot(apart, 'set-apart.png', 900, 700, true);
     await browser.assertNoErrors();
   } finally {
     await browser.close();

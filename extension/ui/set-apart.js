@@ -6,6 +6,8 @@
 // whole or not at all. Names the page chose are shown as text, never as HTML.
 import { $, el, pageText } from './dom.js';
 import { changeRules } from './rule-changes.js';
+import { conditionsEditor } from './conditions-editor.js';
+import { limitControl, limitOf } from './limit-control.js';
 
 const site = new URLSearchParams(location.search).get('site') ?? '';
 // The rules' words, from the core (src/views/rule_words.rs) through the worker.
@@ -37,7 +39,7 @@ function lapsed(tool, rules) {
 // On a site without rules, each level says in its own words that choosing
 // it starts the site's rules from the defaults (`starts`).
 function levelMenu(label, backText, current, onChange, allowedIsAdmins, starts) {
-  const select = el('select', { 'aria-label': label, title: allowedIsAdmins ? ADMINS_ONLY : null }, [
+  const select = el('select', { class: 'level-menu', 'aria-label': label, title: allowedIsAdmins ? ADMINS_ONLY : null }, [
     el('option', { value: '', text: backText, selected: current === undefined }),
     ...LEVELS.map(([value, text]) => el('option', {
       value,
@@ -67,11 +69,14 @@ async function main() {
   const host = site.replace(/^[a-z]+:\/\//, '');
   $('heading').textContent = `Set areas and tools apart on ${host}`;
   document.title = `Toolgate: set areas and tools apart on ${host}`;
-  const [listed, { rules: book }, policy] = await Promise.all([
+  const [listed, { rules: book }, policy, offered] = await Promise.all([
     chrome.runtime.sendMessage({ type: 'site_tools', site }),
     chrome.storage.local.get('rules'),
     chrome.storage.managed.get(null).catch(() => ({})),
+    chrome.runtime.sendMessage({ type: 'tool_properties', site }),
   ]);
+  // What each tool's conditions can look at, by name (only tools open now).
+  let properties = offered && typeof offered === 'object' && !('error' in offered) ? offered : {};
   const managed = policy.unattended !== undefined || policy.sites !== undefined;
   const tools = Array.isArray(listed) ? listed : [];
   let starts = !book?.sites?.[site];
@@ -96,18 +101,20 @@ async function main() {
   // An area with a rule and no tool seen now has no escaped name from the core.
   for (const area of ruledAreas) if (!areaShown.has(area)) areaShown.set(area, area);
   const apart = { areas: { ...rules.areas }, tools: { ...rules.tools } };
+  // Once the site has rules, its levels say only themselves.
+  const started = () => {
+    if (!starts) return;
+    starts = false;
+    for (const option of $('areas').querySelectorAll('.level-menu option')) {
+      const plain = LEVELS.find(([value]) => value === option.value)?.[1];
+      if (plain) option.text = plain;
+    }
+  };
   const send = (target, level) => changeRules(site, [{ ...target, level }]).then(async (refused) => {
     $('apart-error').textContent = refused ?? '';
     const saved = refused === null;
-    if (saved && starts) {
-      // The site has rules now: its levels say only themselves.
-      starts = false;
-      for (const option of $('areas').querySelectorAll('option')) {
-        const plain = LEVELS.find(([value]) => value === option.value)?.[1];
-        if (plain) option.text = plain;
-      }
-    }
     if (saved) {
+      started();
       const [map, key] = target.target === 'area' ? [apart.areas, target.area] : [apart.tools, target.name];
       if (level === null) delete map[key];
       else map[key] = level;
@@ -116,6 +123,32 @@ async function main() {
     }
     return saved;
   });
+  // A change of conditions or a limit (docs/rules.md, "Setting conditions
+  // and limits"): its refusal is shown by its own control.
+  const sendMore = async (entry) => {
+    const refused = await changeRules(site, [entry]);
+    if (refused === null) await refresh();
+    return refused;
+  };
+  const limitFor = (target, key, what) => limitControl({
+    what, limit: limitOf(rules, target, key), words: WORDS,
+    save: (limit) => sendMore({ target, [target === 'tool' ? 'name' : 'area']: key, limit }),
+  });
+  // A tool's conditions, built the first time it is set apart.
+  const conditionsOf = (entry) => {
+    if (!entry.conditions) {
+      entry.conditions = conditionsEditor({
+        nameShown: entry.tool.standing?.name_shown ?? entry.tool.name,
+        properties: properties[entry.tool.name] ?? null,
+        conditions: rules.conditions?.[entry.tool.name] ?? [],
+        words: WORDS,
+        allowedIsAdmins: managed && (entry.tool.kind === 'delete' || entry.tool.kind === 'outside'),
+        save: (conditions) => sendMore({ target: 'tool', name: entry.tool.name, conditions }),
+      });
+      entry.extras.append(entry.conditions.node);
+    }
+    return entry.conditions;
+  };
 
   const rows = [];
   $('areas').replaceChildren(...[...areas].map(([area, members], index) => {
@@ -124,6 +157,8 @@ async function main() {
     const list = el('ul', { id: listId, class: 'tools', hidden: true }, members.map((tool) => {
       const holds = el('span', { class: 'holds', text: tool.standing?.says ?? '' });
       const nameShown = tool.standing?.name_shown ?? tool.name;
+      const limit = limitFor('tool', tool.name, `the tool ${nameShown}`);
+      const extras = el('div', { class: 'rule-extras' }, [limit.node]);
       const row = el('li', { class: 'tool' }, [
         pageText(nameShown, 'code'),
         el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
@@ -133,8 +168,11 @@ async function main() {
         levelMenu(`What agents may do with ${nameShown}`, 'As its area and kind', rules.tools[tool.name],
           (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside'), starts),
         ...[lapsed(tool, rules)].filter(Boolean).map((why) => el('p', { class: 'lapsed', text: why })),
+        extras,
       ]);
-      rows.push({ row, tool, area, holds });
+      const entry = { row, tool, area, holds, limit, extras, conditions: null };
+      if (tool.name in apart.tools) conditionsOf(entry);
+      rows.push(entry);
       return row;
     }));
     open.addEventListener('click', () => {
@@ -144,6 +182,7 @@ async function main() {
     });
     const kinds = [...new Set(members.map((t) => KIND_LABELS[t.kind]))].join(', ');
     const summary = el('span', { class: 'holds', text: summaryOf(members) });
+    const limit = limitFor('area', area, `the area ${areaShown.get(area)}`);
     const item = el('li', { class: 'area' }, [
       el('div', { class: 'area-row' }, [
         open,
@@ -154,25 +193,39 @@ async function main() {
         levelMenu(`What the tools of ${areaShown.get(area)} may do`, 'As its kinds', rules.areas[area],
           (level) => send({ target: 'area', area }, level), managed, starts),
       ]),
+      el('div', { class: 'rule-extras area-extras' }, [limit.node]),
       list,
     ]);
-    rows.push({ row: item, area, members, list, open, holds: summary });
+    rows.push({ row: item, area, members, list, open, holds: summary, limit });
     return item;
   }));
 
   // What every tool may do now, as the worker's core says once a change is
   // saved; and which areas and tools are set apart.
+  // Their conditions and limits, as the rules store them now.
   async function refresh() {
-    const now = await chrome.runtime.sendMessage({ type: 'site_tools', site });
+    const [now, { rules: bookNow }, offeredNow] = await Promise.all([
+      chrome.runtime.sendMessage({ type: 'site_tools', site }),
+      chrome.storage.local.get('rules'),
+      chrome.runtime.sendMessage({ type: 'tool_properties', site }),
+    ]);
+    if (offeredNow && typeof offeredNow === 'object' && !('error' in offeredNow)) properties = offeredNow;
+    const stored = bookNow?.sites?.[site] ?? {};
+    if (bookNow?.sites?.[site]) started();
     const byName = new Map((Array.isArray(now) ? now : []).map((tool) => [tool.name, tool]));
     for (const entry of rows) {
       if (entry.tool) {
         entry.tool.standing = byName.get(entry.tool.name)?.standing ?? entry.tool.standing;
         entry.holds.textContent = entry.tool.standing?.says ?? '';
-        entry.row.querySelector('.apart').hidden = !(entry.tool.name in apart.tools);
+        const isApart = entry.tool.name in apart.tools;
+        entry.row.querySelector('.apart').hidden = !isApart;
+        entry.limit.update(limitOf(stored, 'tool', entry.tool.name));
+        if (isApart) conditionsOf(entry).update(stored.conditions?.[entry.tool.name] ?? [], properties[entry.tool.name]);
+        if (entry.conditions) entry.conditions.node.hidden = !isApart;
       } else {
         entry.holds.textContent = summaryOf(entry.members);
         entry.row.querySelector('.area-row > .apart').hidden = !(entry.area in apart.areas);
+        entry.limit.update(limitOf(stored, 'area', entry.area));
       }
     }
   }

@@ -6,6 +6,7 @@
 // Site names are shown as text, never as HTML.
 import { $, el, pageText } from './dom.js';
 import { changeRules as change } from './rule-changes.js';
+import { limitControl, limitOf } from './limit-control.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
@@ -78,10 +79,20 @@ function kindRows(site, rules, admin) {
         say(`${label} on ${host(site)} is now ${select.selectedOptions[0].text}. Changes reach agents from their next call.`);
       }
     });
+    // Its limit on how often (docs/rules.md, "Limits on how often"), with
+    // the level; its button keeps its id when the card is built again.
+    const limit = limitControl({
+      what: `${label} tools on ${host(site)}`,
+      limit: limitOf(rules, 'kind', key),
+      words: WORDS,
+      idBase: `limit-${site}-${key}`,
+      save: (every) => change(site, [{ target: 'kind', kind: key, limit: every }]),
+      said: say,
+    });
     return el('tr', {}, [
       el('th', { scope: 'row' }, [el('label', { for: id, text: label })]),
       el('td', { id: `${id}-meaning`, class: 'meaning', text: meaning }),
-      el('td', {}, [select, ...(why ? [el('span', { id: `${id}-why`, class: 'why', text: ` ${why}` })] : [])]),
+      el('td', {}, [select, ...(why ? [el('span', { id: `${id}-why`, class: 'why', text: ` ${why}` })] : []), el('div', { class: 'rule-extras' }, [limit.node])]),
     ]);
   }))]);
 }
@@ -202,11 +213,14 @@ export async function renderRules() {
     if (!book.sites[site]) book.sites[site] = { ...NEW_RULES, ...rules };
   }
   const sites = [...new Set([...seen, ...Object.keys(book.sites)])].sort();
+  // Built again whole: the control that had focus gets it back, by its id.
+  const focused = document.activeElement?.id;
   $('sites').replaceChildren(...(sites.length
     ? sites.map((site) => siteCard(site, book, unshimmed, admin, kept))
     : [el('p', { class: 'hint', text: 'No site has published tools yet.' })]));
   $('overview').replaceChildren(...(sites.length ? [overview(sites, book, kept)] : []));
   $('overview-section').hidden = sites.length === 0;
+  if (focused && !document.activeElement?.id) document.getElementById(focused)?.focus();
 }
 
 $('unattended').addEventListener('change', () => update((book) => {

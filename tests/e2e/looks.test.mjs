@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { TOOLGATE_ID, launch } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 import { choose } from '../support/cards.mjs';
+import { checkThemes } from '../support/axe.mjs';
 import { sourcesHash } from '../../scripts/pictures.mjs';
 
 let browser;
@@ -58,30 +59,9 @@ test('every icon the manifest names is a PNG of its size, drawn (not blank), wit
 });
 
 // ---- Dark mode and accessibility ------------------------------------------
-// Every page of Toolgate's, in the browser's light theme and its dark one
-// (prefers-color-scheme): axe-core finds no violation (contrast among them),
-// and the page's colours are the theme's.
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
-
-async function checkThemes(page, what) {
-  for (const colorScheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme });
-    const out = await page.evaluate(async (source) => {
-      if (!window.axe) (0, eval)(source);
-      const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
-      const background = getComputedStyle(document.body).backgroundColor;
-      return {
-        background,
-        violations: violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`),
-      };
-    }, AXE);
-    assert.deepEqual(out.violations, [], `${what}, ${colorScheme}: axe-core's violations`);
-    const [r, g, b] = out.background.match(/\d+/g).map(Number);
-    const light = (r + g + b) / 3 > 128;
-    assert.equal(light, colorScheme === 'light', `${what}, ${colorScheme}: the page's background ${out.background}`);
-  }
-  await page.emulateMedia({ colorScheme: null });
-}
+// Every page of Toolgate's, in the browser's light theme and its dark one:
+// axe-core finds no violation, and the page's colours are the theme's
+// (tests/support/axe.mjs).
 
 describe('in both themes', () => {
   const h = harness({ pages: 'tests/pages/answers', tools: 11 });

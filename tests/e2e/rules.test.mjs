@@ -64,7 +64,8 @@ test('a site\'s rules bound every call: set on the settings page, Off hides and 
     assert.equal(await row.locator('.meaning').innerText(), meaning);
   }
   await card.getByRole('combobox', { name: 'Delete' }).waitFor();
-  await settings.waitForFunction(() => !document.querySelector('.site-rules button'));
+  // The offer's buttons are gone (each kind's limit keeps its own).
+  await settings.waitForFunction(() => !document.querySelector('.site-rules .actions button, .site-rules .start-defaults button'));
   const level = (label) => card.getByRole('combobox', { name: label, exact: true });
   assert.deepStrictEqual(
     await Promise.all(KINDS.map(([label]) => level(label).evaluate((s) => s.selectedOptions[0].text))),

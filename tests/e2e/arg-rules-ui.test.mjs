@@ -1,0 +1,215 @@
+// Conditions on a tool's arguments and limits on how often, set by a person
+// on the settings pages (docs/rules.md, "Conditions on a tool's arguments",
+// "Limits on how often", "Setting conditions and limits"), by clicks and typing
+// only: on the bank page's `transfer({to, amount})` (tests/pages/arg-rules),
+// the tool is set apart at Ask first from the set-apart page and given the
+// condition "amount is at most 20 → Allowed"; an agent's call of 15 then
+// runs with no card and 25 opens a rule card naming the condition. Only the
+// schema's properties can be chosen, and a test the worker refuses (a
+// pattern its engine cannot run) shows the worker's words by the editor,
+// keeping what was typed. A limit of 3 calls in 1 minute set by clicks is
+// shown in words and the fourth call asks; a refused limit shows the
+// worker's words. An area's and a kind's limits are set and removed. axe-core
+// finds no violation on either page, in both themes, with conditions and
+// limits shown. And, without a browser, the editor's offer held to the
+// core's check: every operator it offers for a property's types (as the
+// worker's `tool_properties` gives them) is one the core takes, with the
+// value it reads from what is typed, and every one it leaves out is refused.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { changeRules as coreChangeRules, initSync, ruleWords } from '../../pkg/toolgate.js';
+import { fits, valueKind } from '../../extension/ui/condition-types.js';
+import { NON_CONSEQUENTIAL, assertRan, assertRefused, harness } from '../support/fixture.mjs';
+import { choose, readCard } from '../support/cards.mjs';
+import { checkThemes } from '../support/axe.mjs';
+
+const h = harness({ pages: 'tests/pages/arg-rules', tools: 1 });
+
+// Whether the control `locator` finds has the page's focus.
+const focused = (locator) => locator.evaluate((node) => node === document.activeElement);
+
+test('a condition and a limit set by clicks on the settings pages decide an agent\'s calls, and both pages pass axe-core in both themes', async () => {
+  const bank = await h.open('bank.test', '/', 1);
+  const host = h.site('bank.test');
+  const chat = await h.chat('Bank agent');
+  // The site question, answered as a person who lets the agent act.
+  const first = await h.asks(chat, bank.tabId, 'transfer', { to: 'ana', amount: 5 }, 'site');
+  await choose(first.card, NON_CONSEQUENTIAL);
+  assertRan(await first.reply, 'transfer');
+
+  // The settings page, then the site's "Set areas and tools apart".
+  const worker = await h.browser.worker();
+  const view = await h.browser.newPage(await worker.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+  await view.getByRole('article', { name: host }).getByRole('link', { name: 'Set areas and tools apart' }).click();
+  await view.locator('#shown', { hasText: '1 of 1 tools shown.' }).waitFor();
+  await view.getByRole('button', { name: 'transfer', exact: true }).click();
+  const row = view.locator('li.tool');
+  await view.getByRole('combobox', { name: 'What agents may do with transfer' })
+    .selectOption({ label: 'Ask first, and start this site\'s rules from the defaults' });
+  await row.locator('.holds', { hasText: 'Ask first, set apart' }).waitFor();
+
+  // Its conditions: none yet; a condition added by clicks and typing.
+  const conditions = row.getByRole('group', { name: 'Conditions on the arguments of transfer' });
+  await conditions.getByText('No conditions: the tool\'s own level holds for every call.').waitFor();
+  await conditions.getByRole('button', { name: 'Add conditions' }).click();
+  await conditions.getByRole('button', { name: 'Add a condition' }).click();
+  // Focus goes to the new test's first field; only the schema's properties can be chosen.
+  const property1 = conditions.getByLabel('Property of test 1, condition 1');
+  assert.ok(await focused(property1), 'the new test\'s property has focus');
+  assert.deepEqual(await property1.locator('option').allTextContents(), ['amount', 'to']);
+  await property1.selectOption('amount');
+  // The operators offered for a number: none of the text ones.
+  const operator1 = conditions.getByLabel('Operator of test 1, condition 1');
+  assert.deepEqual(await operator1.locator('option').allTextContents(), ['is', 'is one of', 'is at most', 'is at least']);
+  await operator1.selectOption({ label: 'is at most' });
+  await conditions.getByLabel('Value of test 1, condition 1').pressSequentially('20');
+  await conditions.getByLabel('Level of condition 1').selectOption({ label: 'Allowed' });
+
+  // A second test the worker refuses: a pattern its engine cannot run. Its
+  // words are shown by the editor, and nothing typed is lost.
+  await conditions.getByRole('button', { name: 'Add a test' }).click();
+  assert.ok(await focused(conditions.getByLabel('Property of test 2, condition 1')), 'the new test\'s property has focus');
+  await conditions.getByLabel('Property of test 2, condition 1').selectOption('to');
+  const operator2 = conditions.getByLabel('Operator of test 2, condition 1');
+  assert.deepEqual(await operator2.locator('option').allTextContents(), ['is', 'is one of', 'starts with', 'ends with', 'matches']);
+  await operator2.selectOption({ label: 'matches' });
+  await conditions.getByLabel('Value of test 2, condition 1').pressSequentially('(');
+  await conditions.getByRole('button', { name: 'Save conditions' }).click();
+  const error = conditions.getByRole('alert');
+  await error.filter({ hasText: /^The test on to of transfer cannot run: .+\. Nothing was saved\.$/ }).waitFor();
+  assert.equal(await conditions.getByLabel('Value of test 2, condition 1').inputValue(), '(');
+  assert.equal(await conditions.getByLabel('Value of test 1, condition 1').inputValue(), '20');
+  assert.equal(await conditions.getByLabel('Property of test 1, condition 1').inputValue(), 'amount');
+  assert.match(await row.locator('.holds').textContent(), /^Ask first, set apart$/, 'nothing was saved');
+
+  // Removing that test by the keyboard; focus stays in the condition.
+  await conditions.getByRole('button', { name: 'Remove test 2 of condition 1' }).focus();
+  await view.keyboard.press('Enter');
+  assert.ok(await focused(conditions.getByRole('button', { name: 'Add a test' })), 'focus stays in the condition');
+  await conditions.getByRole('button', { name: 'Save conditions' }).click();
+  await conditions.getByRole('status').filter({ hasText: 'Saved: Allowed when amount is at most 20.' }).waitFor();
+  assert.equal(await conditions.locator('p.error').textContent(), '', 'the refusal is gone once saved');
+  assert.deepEqual(await conditions.locator('.condition-list li').allTextContents(), ['Allowed when amount is at most 20']);
+  await row.locator('.holds', { hasText: 'Ask first, set apart; Allowed when amount is at most 20' }).waitFor();
+  const stored = await worker.evaluate(async (s) => (await chrome.storage.local.get('rules')).rules.sites[s].conditions, h.server.url('bank.test', ''));
+  assert.deepEqual(stored, { transfer: [{ when: [{ path: 'amount', op: 'at_most', value: 20 }], level: 'allowed' }] });
+
+  // 15: no card. 25: a rule card naming the condition.
+  await h.runs(chat, bank.tabId, 'transfer', { to: 'ana', amount: 15 });
+  const large = await h.asks(chat, bank.tabId, 'transfer', { to: 'ana', amount: 25 }, 'call');
+  assert.equal((await readCard(large.card)).rule, 'Ask first: transfer: amount is more than 20, by your rule for this tool');
+  await choose(large.card, 'Refuse');
+  assertRefused(await large.reply, 'transfer');
+
+  // A limit by clicks: one the worker refuses first, its words shown and
+  // the number kept; then 3 calls in 1 minute, shown in words.
+  const limit = row.locator('.limit');
+  await limit.getByText('No limit on how often').waitFor();
+  await limit.getByRole('button', { name: 'Set a limit for the tool transfer' }).click();
+  const calls = limit.getByLabel('Calls at most for the tool transfer');
+  assert.ok(await focused(calls), 'the form opens on its first field');
+  await calls.pressSequentially('5000');
+  await limit.getByRole('button', { name: 'Save the limit' }).click();
+  await limit.getByRole('alert').filter({ hasText: 'A limit allows 1 to 1000 calls; this one says 5000.' }).waitFor();
+  assert.equal(await calls.inputValue(), '5000');
+  await calls.fill('3');
+  assert.deepEqual(await limit.getByLabel('In for the tool transfer').locator('option').allTextContents(), ['1 minute', '10 minutes', '60 minutes']);
+  await limit.getByLabel('In for the tool transfer').selectOption({ label: '1 minute' });
+  await limit.getByRole('button', { name: 'Save the limit' }).click();
+  await limit.getByText('Limit: at most 3 calls in 1 minute, per chat').waitFor();
+  assert.ok(await focused(limit.getByRole('button', { name: 'Change the limit for the tool transfer' })), 'focus back on the limit\'s button');
+  await row.locator('.holds', { hasText: 'at most 3 calls in 1 minute, by the limit for the tool transfer' }).waitFor();
+
+  // Three calls run; the fourth asks, naming the limit.
+  for (let i = 0; i < 3; i += 1) await h.runs(chat, bank.tabId, 'transfer', { to: 'bo', amount: 1 });
+  const fourth = await h.asks(chat, bank.tabId, 'transfer', { to: 'bo', amount: 1 }, 'call');
+  assert.equal((await readCard(fourth.card)).rule,
+    'Ask first: transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer');
+  await choose(fourth.card, 'Refuse');
+  assertRefused(await fourth.reply, 'transfer');
+
+  // An area's limit, set and removed by clicks.
+  const areaRow = view.locator('li.area > .rule-extras');
+  await areaRow.getByRole('button', { name: 'Set a limit for the area transfer' }).click();
+  await areaRow.getByLabel('Calls at most for the area transfer').fill('10');
+  await areaRow.getByLabel('In for the area transfer').selectOption({ label: '10 minutes' });
+  await areaRow.getByRole('button', { name: 'Save the limit' }).click();
+  await areaRow.getByText('Limit: at most 10 calls in 10 minutes, per chat').waitFor();
+  await row.locator('.holds', { hasText: 'at most 10 calls in 10 minutes, by the limit for the area transfer' }).waitFor();
+  await areaRow.getByRole('button', { name: 'Remove the limit for the area transfer' }).click();
+  await areaRow.getByText('No limit on how often').waitFor();
+
+  // Conditions and limits shown, the editor still open after its save:
+  // axe-core in both themes.
+  assert.equal(await conditions.getByRole('button', { name: 'Edit conditions' }).getAttribute('aria-expanded'), 'true');
+  await conditions.getByLabel('Value of test 1, condition 1').waitFor();
+  await checkThemes(view, 'the set-apart page with conditions and limits');
+
+  // A kind's limit, on the settings page, where its level is.
+  await view.getByRole('link', { name: 'Back to Toolgate settings' }).click();
+  const card = view.getByRole('article', { name: host });
+  await card.getByRole('button', { name: `Set a limit for Write tools on ${host}` }).click();
+  await card.getByLabel(`Calls at most for Write tools on ${host}`).fill('50');
+  await card.getByLabel(`In for Write tools on ${host}`).selectOption({ label: '60 minutes' });
+  await card.getByRole('button', { name: 'Save the limit' }).click();
+  await card.getByText('Limit: at most 50 calls in 60 minutes, per chat').waitFor();
+  await view.locator('#rules-status', { hasText: `The limit for Write tools on ${host} is now at most 50 calls in 60 minutes, per chat.` }).waitFor();
+  // The card is built again as the rules change: focus comes back to its button.
+  await view.waitForFunction(() => document.activeElement?.textContent === 'Change the limit');
+  await checkThemes(view, 'the settings page with a kind\'s limit');
+  await card.getByRole('button', { name: `Remove the limit for Write tools on ${host}` }).click();
+  await card.getByText('Limit: at most 50').waitFor({ state: 'detached' });
+  await card.getByRole('button', { name: `Set a limit for Write tools on ${host}` }).waitFor();
+  await view.close();
+
+  assert.deepEqual(await bank.page.evaluate(() => window.done), ['5 to ana', '15 to ana', '1 to bo', '1 to bo', '1 to bo']);
+  assert.equal(h.cards.pending(), false, 'no other card opened');
+});
+
+test('the conditions editor offers the operators the core takes for a property\'s types, and no other', () => {
+  initSync({ module: readFileSync(new URL('../../pkg/toolgate_bg.wasm', import.meta.url)) });
+  const words = JSON.parse(ruleWords());
+  // A property of each type, with its types as `tool_properties` gives them.
+  const properties = [
+    ['to', { type: 'string' }, ['string']],
+    ['amount', { type: 'number' }, ['number']],
+    ['count', { type: 'integer' }, ['integer']],
+    ['urgent', { type: 'boolean' }, ['boolean']],
+    ['tags', { type: 'array', items: { type: 'string' } }, ['string', 'array']],
+    ['sizes', { type: 'array', items: { type: 'number' } }, ['number', 'array']],
+    ['either', { type: ['string', 'number'] }, ['string', 'number']],
+    ['anything', {}, []],
+  ];
+  const schema = { type: 'object', properties: Object.fromEntries(properties.map(([path, property]) => [path, property])) };
+  const site = 'https://bank.example';
+  const seen = [{ name: 'transfer', area: 'transfer', kind: 'write', definition: 'sha256:t' }];
+  const sample = { number: 5, boolean: true, text: 'ana' };
+  const refusal = (path, op, value) => {
+    try {
+      coreChangeRules('{}', site, JSON.stringify([{ target: 'tool', name: 'transfer', level: 'ask_first' },
+        { target: 'tool', name: 'transfer', conditions: [{ when: [{ path, op, value }], level: 'allowed' }] }]),
+      JSON.stringify(seen), 'null', JSON.stringify({ transfer: schema }));
+      return null;
+    } catch (error) {
+      return String(error?.message ?? error);
+    }
+  };
+  let offered = 0;
+  for (const [path, , types] of properties) {
+    for (const op of words.operators) {
+      const kind = valueKind(op.key, types);
+      const value = op.key === 'is_one_of' ? [sample[kind]] : sample[kind];
+      const refused = refusal(path, op.key, value);
+      if (fits(op, types)) {
+        offered += 1;
+        assert.equal(refused, null, `${path} ${op.label} ${JSON.stringify(value)} is offered, and taken`);
+      } else {
+        assert.match(refused, /but the schema declares/, `${path} ${op.label} is not offered, and refused`);
+      }
+    }
+  }
+  assert.ok(offered < properties.length * words.operators.length, 'some operators are left out');
+  // And a property the schema lacks, which the editor never offers, is refused.
+  assert.match(refusal('amuont', 'at_most', 20), /^transfer has no property "amuont" in its schema/);
+});
