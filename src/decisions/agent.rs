@@ -207,32 +207,6 @@ pub struct PageCall {
     pub asked_because: Option<crate::decisions::rules::Because>,
 }
 
-impl PageCall {
-    /// The tool's facts as the registry holds it now, if it is still the
-    /// tool the request found: the same registration, the same definition.
-    ///
-    /// # Errors
-    /// What the agent is told: the tool went, or changed, while the call
-    /// waited; nothing ran, and calling it again asks about it as it is now.
-    fn current<'a>(&'a self, registry: &'a Registry) -> Result<ToolFacts<'a>, RpcError> {
-        let name = &self.target.name;
-        let facts = self.target.facts(registry, &self.site).ok_or_else(|| {
-            RpcError::NotCarriedOut(format!(
-                "{name} is no longer published by tab {}",
-                self.target.tab_id
-            ))
-        })?;
-        if facts.definition != self.definition || facts.class != self.class {
-            return Err(RpcError::NotCarriedOut(format!(
-                "{name} changed while this call waited (it was registered again, or its \
-                 description, schema or hints are different): nothing ran. Call it again \
-                 to be asked about it as it is now."
-            )));
-        }
-        Ok(facts)
-    }
-}
-
 impl Action {
     /// The agent tool that asks for this action.
     fn asked_by(&self) -> &'static str {

@@ -74,6 +74,32 @@ fn find_tool<'a>(
     }
 }
 
+impl PageCall {
+    /// The tool's facts as the registry holds it now, if it is still the
+    /// tool the request found: the same registration, the same definition.
+    ///
+    /// # Errors
+    /// What the agent is told: the tool went, or changed, while the call
+    /// waited; nothing ran, and calling it again asks about it as it is now.
+    pub(super) fn current<'a>(&'a self, registry: &'a Registry) -> Result<ToolFacts<'a>, RpcError> {
+        let name = &self.target.name;
+        let facts = self.target.facts(registry, &self.site).ok_or_else(|| {
+            RpcError::NotCarriedOut(format!(
+                "{name} is no longer published by tab {}",
+                self.target.tab_id
+            ))
+        })?;
+        if facts.definition != self.definition || facts.class != self.class {
+            return Err(RpcError::NotCarriedOut(format!(
+                "{name} changed while this call waited (it was registered again, or its \
+                 description, schema or hints are different): nothing ran. Call it again \
+                 to be asked about it as it is now."
+            )));
+        }
+        Ok(facts)
+    }
+}
+
 impl Session {
     pub(super) fn start_call(
         &mut self,
@@ -213,7 +239,8 @@ impl Session {
         // on a card that says so (docs/cards.md, "After untrusted content");
         // a card that said so already asked it.
         let read = self.untrusted(chat);
-        let warn = facts.class != Class::ReadOnly && !read.is_empty() && call.untrusted.is_empty();
+        let mut warn =
+            facts.class != Class::ReadOnly && !read.is_empty() && call.untrusted.is_empty();
         let read = if warn { read.to_vec() } else { Vec::new() };
         // The site's rule is the most the chat may do (docs/rules.md), as it
         // is now: a call that waited on a card meets the rule of its answer's time.
@@ -222,6 +249,7 @@ impl Session {
         // "Limits on how often").
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
         let mut rule_yes = call.rule_yes;
+        let mut late_shown = Vec::new();
         let judged = rule.map(|rule| {
             let arguments = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
             let mode = Mode {
@@ -245,14 +273,20 @@ impl Session {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
             // A late yes for this same call counts as the rule card's yes.
             Some(Gate::AskFirst { because }) if !rule_yes => {
-                if !self.late_yes(chat, &call, world.now_ms) {
+                let Some(shown) = self.late_yes(chat, &call, world.now_ms) else {
                     // The rule's card says what the chat read, and its yes
                     // is this call's; and which condition or limit asks.
                     call.untrusted = read;
                     call.asked_because = because.is_about_the_call().then_some(because);
                     return self.ask_rule(chat, id, call, world.now_ms);
-                }
+                };
                 rule_yes = true;
+                // A late yes on a card that said what the chat read answers
+                // for it too, unless the chat has read more since.
+                if warn && read.iter().all(|source| shown.contains(source)) {
+                    late_shown = shown;
+                    warn = false;
+                }
             }
             _ => {}
         }
@@ -263,7 +297,7 @@ impl Session {
         // A refusal that came while this call's card was open holds against
         // the card's "Allow this call only" (docs/cards.md), and the rule's "Allow once".
         let refused = || self.answers.standing_refusal(chat, &facts);
-        let after = if call.untrusted.is_empty() {
+        let after = if call.untrusted.is_empty() && late_shown.is_empty() {
             ""
         } else {
             ", after this chat read untrusted content"
@@ -290,7 +324,12 @@ impl Session {
                 let site = call.site.clone();
                 self.ask(chat, id, Action::Call(call), CardKind::Call, site, changed)
             }
-            Decision::Run { why } => self.start_run(chat, id, call, why + &within, world),
+            Decision::Run { why } => {
+                if !late_shown.is_empty() {
+                    call.untrusted = late_shown;
+                }
+                self.start_run(chat, id, call, why + &within, world)
+            }
             refused @ Decision::Refuse { .. } => refusal(id, refused),
             // Unattended, no card ever opens (docs/rules.md): what the site's
             // rule allows runs (its Off and Ask first were refused above);

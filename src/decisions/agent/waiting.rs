@@ -52,13 +52,19 @@ fn canonical(text: &str) -> String {
 }
 
 impl Session {
-    /// Uses a late yes for this call, if one waits for it.
-    pub(super) fn late_yes(&mut self, chat: &str, call: &PageCall, now_ms: u64) -> bool {
+    /// Uses a late yes for this call, if one waits for it: what its card
+    /// said the chat had read.
+    pub(super) fn late_yes(
+        &mut self,
+        chat: &str,
+        call: &PageCall,
+        now_ms: u64,
+    ) -> Option<Vec<crate::decisions::untrusted::Source>> {
         if self.late_yeses.is_empty() {
-            return false;
+            return None;
         }
         let taken = self.late_yeses.take(&SameCall::of(chat, call), now_ms);
-        self.unsaved |= taken;
+        self.unsaved |= taken.is_some();
         taken
     }
 
@@ -82,7 +88,9 @@ impl Session {
         call: &PageCall,
         now_ms: u64,
     ) -> Step {
-        self.late_yeses.grant(SameCall::of(chat, call), now_ms);
+        let untrusted = call.untrusted.clone();
+        self.late_yeses
+            .grant(SameCall::of(chat, call), untrusted, now_ms);
         let text = format!(
             "You allowed this call of {} once: the agent's same call, with the same arguments, runs once if it asks again within 10 minutes.",
             call.target.name

@@ -3,6 +3,7 @@
 //! long a call waits"). The time is an input.
 
 use super::ASK_WINDOW_MS;
+use crate::decisions::untrusted::Source;
 use serde::{Deserialize, Serialize};
 
 /// A yes given after the agent stopped waiting: the same call (the same
@@ -12,6 +13,10 @@ pub struct LateYes {
     #[serde(flatten)]
     pub call: SameCall,
     pub until_ms: u64,
+    /// The untrusted content its card said the chat had read: the yes was
+    /// given knowing it (docs/cards.md, "After untrusted content").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<Source>,
 }
 
 /// What makes two calls the same call.
@@ -34,24 +39,21 @@ pub struct SameCall {
 pub struct LateYeses(Vec<LateYes>);
 
 impl LateYeses {
-    pub fn grant(&mut self, call: SameCall, now_ms: u64) {
+    pub fn grant(&mut self, call: SameCall, untrusted: Vec<Source>, now_ms: u64) {
         self.0.retain(|yes| yes.until_ms > now_ms);
         self.0.push(LateYes {
             call,
             until_ms: now_ms + ASK_WINDOW_MS,
+            untrusted,
         });
     }
 
     /// Uses the yes for this call, if one is still open: it runs once.
-    pub fn take(&mut self, call: &SameCall, now_ms: u64) -> bool {
+    /// Gives what its card said the chat had read.
+    pub fn take(&mut self, call: &SameCall, now_ms: u64) -> Option<Vec<Source>> {
         self.0.retain(|yes| yes.until_ms > now_ms);
-        match self.0.iter().position(|yes| yes.call == *call) {
-            Some(index) => {
-                self.0.remove(index);
-                true
-            }
-            None => false,
-        }
+        let index = self.0.iter().position(|yes| yes.call == *call)?;
+        Some(self.0.remove(index).untrusted)
     }
 
     pub fn is_empty(&self) -> bool {

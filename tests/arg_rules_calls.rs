@@ -1,0 +1,293 @@
+//! Conditions and limits through the whole path of an agent's call (docs/rules.md,
+//! "Conditions on a tool's arguments", "Limits on how often"): decided on the
+//! arguments after the schema, dropped with a changed definition, past a limit
+//! asked (refused unattended, with the wait), the administrator's bounds, the
+//! settings page's message, the palette's words, and cards that outlive the worker.
+//! The tables of each operator, and setting them, are in tests/arg_rules.rs.
+
+use serde_json::{json, Value};
+use toolgate::decisions::answers::{Answer, RuleAnswer, SiteAnswer};
+use toolgate::decisions::rules::{Level, RuleBook};
+mod common;
+#[path = "common/harness.rs"]
+mod harness;
+use common::{frame, page};
+use harness::*;
+
+/// The Notes harness, with a `transfer({to, amount})` Write tool on the remote tab.
+fn with_transfer() -> Harness {
+    let mut h = Harness::new();
+    let ops = json!([{"op": "register", "decl": {"path": "document_object", "name": "transfer",
+        "description": "Move money", "input_schema": json!({"type": "object",
+            "properties": {"to": {"type": "string"}, "amount": {"type": "number"}},
+            "required": ["to", "amount"]}).to_string(),
+        "annotations": {"consequentialHint": false, "openWorldHint": false}}}]);
+    h.registry.apply(page(frame(1, 0, "doc-1", REMOTE), ops));
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    h
+}
+
+fn transfer_rules(h: &Harness, extra: Value) -> RuleBook {
+    let definition = h
+        .registry
+        .frames(1)
+        .flat_map(|f| f.tools.iter())
+        .find(|t| t.decl.name == "transfer")
+        .expect("transfer")
+        .definition()
+        .to_owned();
+    let mut site = json!({"read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "tools": {"transfer": "ask_first"}, "tool_definitions": {"transfer": definition},
+        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}});
+    for (key, value) in extra.as_object().expect("an object") {
+        site[key] = value.clone();
+    }
+    serde_json::from_value(json!({"sites": {REMOTE: site}})).expect("rules")
+}
+
+fn finish(h: &mut Harness, step: &toolgate::decisions::agent::Step) {
+    if let toolgate::decisions::agent::Step::Run { run } = step {
+        h.session.finish(
+            run.call_id,
+            Ok(&raw(&json!("ok"))),
+            1024,
+            false,
+            None,
+            h.now_ms,
+        );
+    }
+}
+
+#[test]
+fn a_call_is_decided_on_its_arguments_after_the_schema() {
+    let mut h = with_transfer();
+    h.session.rules = transfer_rules(&h, json!({}));
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 15}));
+    assert_eq!(outcome(&h, &step), "run");
+    finish(&mut h, &step);
+    // Over 20: the rule's card, naming the condition that was not met.
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: transfer: amount is more than 20, by your rule for this tool")
+    );
+    assert!(
+        shown
+            .arguments
+            .iter()
+            .any(|(name, value)| name == "amount" && value == "25"),
+        "{:?}",
+        shown.arguments
+    );
+    let ran = h.answer(card_id(&step), Answer::Rule(RuleAnswer::AllowOnce));
+    assert_eq!(outcome(&h, &ran), "run");
+    // Text where the schema says a number never reaches a condition.
+    let said = h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": "15"}));
+    assert!(
+        said.starts_with("error: invalid arguments for transfer"),
+        "{said}"
+    );
+    // Unattended: the same call is refused, naming the condition.
+    h.session.rules.unattended = true;
+    assert_eq!(
+        h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": 25})),
+        "Nothing ran: transfer asks first (transfer: amount is more than 20, by the rule for the tool transfer), and no one was there to ask (Toolgate runs unattended)."
+    );
+}
+
+#[test]
+fn a_changed_definition_drops_the_conditions_with_the_level() {
+    let mut h = with_transfer();
+    let mut rules = transfer_rules(&h, json!({}));
+    rules
+        .sites
+        .get_mut(REMOTE)
+        .expect("site")
+        .tool_definitions
+        .insert("transfer".into(), "sha256:another".into());
+    // The kind's level holds (Write: Ask first here), whatever the amount.
+    rules.sites.get_mut(REMOTE).expect("site").write = Level::AskFirst;
+    h.session.rules = rules;
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 15}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: the rule for tools that change things on the site")
+    );
+}
+
+#[test]
+fn past_a_limit_a_call_asks_and_unattended_it_is_refused_with_the_wait() {
+    let mut h = with_transfer();
+    h.session.rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}),
+    );
+    for _ in 0..3 {
+        let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+        assert_eq!(outcome(&h, &step), "run");
+        finish(&mut h, &step);
+        h.now_ms += 1000;
+    }
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer")
+    );
+    h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
+    h.session.rules.unattended = true;
+    assert_eq!(
+        h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": 5})),
+        "Nothing ran: transfer asks first (transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer), and no one was there to ask (Toolgate runs unattended); the next call may run in 57 seconds."
+    );
+    // A minute after the first call, the next runs.
+    h.now_ms += 57_000;
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(outcome(&h, &step), "run");
+}
+
+#[test]
+fn an_administrators_conditions_bound_the_persons() {
+    let mut h = with_transfer();
+    let own = transfer_rules(&h, json!({}));
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "tools": {"transfer": "ask_first"},
+        "conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "ana"}], "level": "allowed"}]}}}}))
+    .expect("admin");
+    h.session.rules = own.bounded_by(&admin);
+    // Both allow: runs. The person's allows, the administrator's does not: asks.
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 15}));
+    assert_eq!(outcome(&h, &step), "run");
+    finish(&mut h, &step);
+    let step = h.call("c", 1, "transfer", json!({"to": "bo", "amount": 15}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    // A person without a rule for the tool follows the administrator's conditions.
+    h.session.rules = RuleBook::default().bounded_by(&admin);
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 500}));
+    assert_eq!(outcome(&h, &step), "run");
+}
+
+#[test]
+fn an_administrators_condition_that_asks_holds_without_a_level_of_theirs() {
+    let mut h = with_transfer();
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "mallory"}], "level": "ask_first"}]}}}}))
+    .expect("admin");
+    let own: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"}}}))
+    .expect("own");
+    h.session.rules = own.bounded_by(&admin);
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 500}));
+    assert_eq!(outcome(&h, &step), "run");
+    finish(&mut h, &step);
+    let step = h.call("c", 1, "transfer", json!({"to": "mallory", "amount": 1}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some(
+            "Ask first: transfer: to is “mallory”, by your administrator's condition for this tool"
+        )
+    );
+}
+
+#[test]
+fn the_palette_says_a_tools_conditions_and_limits_after_its_level() {
+    let h = with_transfer();
+    let rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "kind", "kind": "write", "calls": 3, "minutes": 10}]}),
+    );
+    let groups = toolgate::views::palette::palette_under(&h.registry, 1, &rules);
+    let transfer = groups
+        .iter()
+        .flat_map(|g| g.entries.iter())
+        .find(|e| e.name == "transfer")
+        .expect("transfer listed");
+    assert_eq!(
+        transfer.agents.as_deref(),
+        Some("What agents may do: Ask first, by the rule for the tool transfer; Allowed when amount is at most 20; at most 3 calls in 10 minutes, by the limit for Write tools.")
+    );
+}
+
+#[test]
+fn the_properties_a_condition_can_look_at() {
+    use toolgate::decisions::rules::conditions::properties;
+    let schema = json!({"type": "object", "properties": {
+        "amount": {"type": "number"},
+        "to": {"type": ["string", "null"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "a.b": {"type": "string"},
+        "recipient": {"type": "object", "properties": {"email": {"type": "string"},
+            "deep": {"properties": {"er": {"properties": {"est": {"type": "string",
+                "properties": {"fifth": {"type": "string"}}}}}}}}}}});
+    let shown: Vec<(String, Vec<String>)> = properties(&schema)
+        .into_iter()
+        .map(|p| (p.path, p.types))
+        .collect();
+    let want: Vec<(&str, Vec<&str>)> = vec![
+        ("amount", vec!["number"]),
+        ("recipient", vec!["object"]),
+        ("recipient.deep", vec![]),
+        ("recipient.deep.er", vec![]),
+        // Four names deep at most: "fifth" is not offered.
+        ("recipient.deep.er.est", vec!["string"]),
+        ("recipient.email", vec!["string"]),
+        ("tags", vec!["string", "array"]),
+        ("to", vec!["string", "null"]),
+    ];
+    let mut shown = shown;
+    shown.sort();
+    assert_eq!(
+        shown,
+        want.into_iter()
+            .map(|(p, t)| (p.to_owned(), t.into_iter().map(str::to_owned).collect()))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_card_asked_by_a_limit_or_a_condition_survives_the_worker_stopping() {
+    let mut h = with_transfer();
+    h.session.rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "tool", "name": "transfer", "calls": 1, "minutes": 10}]}),
+    );
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    finish(&mut h, &step);
+    for arguments in [
+        json!({"to": "ana", "amount": 5}),
+        json!({"to": "ana", "amount": 50}),
+    ] {
+        let step = h.call("c", 1, "transfer", arguments);
+        assert_eq!(outcome(&h, &step), "rule card");
+    }
+    // Stored and read back, as the worker does when it starts again.
+    let text = serde_json::to_string(&h.session).expect("stored");
+    let back: toolgate::decisions::agent::Session = serde_json::from_str(&text).expect("read back");
+    let asked: Vec<String> = back
+        .pending
+        .values()
+        .filter_map(|p| match &p.action {
+            toolgate::decisions::agent::Action::Call(call) => {
+                call.asked_because.as_ref().map(|b| b.text())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "transfer: more than 1 call in 10 minutes in this chat, by the limit for the tool transfer",
+            "transfer: amount is more than 20, by the rule for the tool transfer",
+        ]
+    );
+    assert!(!back.call_times.is_empty(), "the calls counted are kept");
+}
