@@ -415,43 +415,56 @@ fn a_late_yes_lets_the_same_call_run_once_within_ten_minutes() {
     assert_eq!(ask_deadline(t0), t0 + ASK_WINDOW_MS);
     yeses.grant(
         same("c", "https://a.example", json!({"title": "x", "body": "y"})),
+        Vec::new(),
         t0,
     );
     assert!(
-        !yeses.take(
-            &same("c", "https://a.example", json!({"title": "other"})),
-            t0 + 1
-        ),
+        yeses
+            .take(
+                &same("c", "https://a.example", json!({"title": "other"})),
+                t0 + 1
+            )
+            .is_none(),
         "other arguments"
     );
     assert!(
-        !yeses.take(
-            &same("c", "https://b.example", json!({"title": "x", "body": "y"})),
-            t0 + 1
-        ),
+        yeses
+            .take(
+                &same("c", "https://b.example", json!({"title": "x", "body": "y"})),
+                t0 + 1
+            )
+            .is_none(),
         "another site"
     );
     assert!(
-        !yeses.take(
-            &same("d", "https://a.example", json!({"title": "x", "body": "y"})),
-            t0 + 1
-        ),
+        yeses
+            .take(
+                &same("d", "https://a.example", json!({"title": "x", "body": "y"})),
+                t0 + 1
+            )
+            .is_none(),
         "another chat"
     );
     // The same arguments in another order are the same call (kept sorted); it runs once.
-    assert!(yeses.take(
-        &same("c", "https://a.example", json!({"body": "y", "title": "x"})),
-        t0 + 1
-    ));
-    assert!(!yeses.take(
-        &same("c", "https://a.example", json!({"title": "x", "body": "y"})),
-        t0 + 2
-    ));
+    assert!(yeses
+        .take(
+            &same("c", "https://a.example", json!({"body": "y", "title": "x"})),
+            t0 + 1
+        )
+        .is_some());
+    assert!(yeses
+        .take(
+            &same("c", "https://a.example", json!({"title": "x", "body": "y"})),
+            t0 + 2
+        )
+        .is_none());
     // Past ten minutes the yes is gone.
-    yeses.grant(same("c", "https://a.example", json!({})), t0);
-    assert!(!yeses.take(
-        &same("c", "https://a.example", json!({})),
-        t0 + ASK_WINDOW_MS
-    ));
+    yeses.grant(same("c", "https://a.example", json!({})), Vec::new(), t0);
+    assert!(yeses
+        .take(
+            &same("c", "https://a.example", json!({})),
+            t0 + ASK_WINDOW_MS
+        )
+        .is_none());
     assert!(yeses.is_empty());
 }
