@@ -13,16 +13,7 @@ mod fixtures;
 use fixtures::*;
 
 fn get(url: &str) -> Seen {
-    Seen::Request {
-        method: "GET".into(),
-        url: url.into(),
-        kind: "xmlhttprequest".into(),
-        together: false,
-        frame: Frame::Tool,
-        from: None,
-        usual: false,
-        other_tabs: false,
-    }
+    request("GET", url)
 }
 
 fn storage(area: &str, op: &str, key: &str) -> Seen {

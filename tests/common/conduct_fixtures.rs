@@ -66,9 +66,14 @@ pub fn allowed_run(core: &mut Toolgate, chat: &str, tool: &str) -> Run {
 }
 
 pub fn post(path: &str) -> Seen {
+    request("POST", &format!("{SITE}{path}"))
+}
+
+/// A request the tool's own frame sent during the call, by script.
+pub fn request(method: &str, url: &str) -> Seen {
     Seen::Request {
-        method: "POST".into(),
-        url: format!("{SITE}{path}"),
+        method: method.into(),
+        url: url.into(),
         kind: "xmlhttprequest".into(),
         together: false,
         frame: Frame::Tool,
