@@ -13,7 +13,7 @@ mod fixtures;
 use fixtures::*;
 
 fn get(url: &str) -> Seen {
-    request("GET", url)
+    by_script("GET", url)
 }
 
 fn storage(area: &str, op: &str, key: &str) -> Seen {

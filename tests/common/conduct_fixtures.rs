@@ -66,11 +66,11 @@ pub fn allowed_run(core: &mut Toolgate, chat: &str, tool: &str) -> Run {
 }
 
 pub fn post(path: &str) -> Seen {
-    request("POST", &format!("{SITE}{path}"))
+    by_script("POST", &format!("{SITE}{path}"))
 }
 
 /// A request the tool's own frame sent during the call, by script.
-pub fn request(method: &str, url: &str) -> Seen {
+pub fn by_script(method: &str, url: &str) -> Seen {
     Seen::Request {
         method: method.into(),
         url: url.into(),
