@@ -195,6 +195,28 @@ test('two calls that overlap in a tab are each told so, and what is seen meanwhi
   await page.close();
 });
 
+test('a call whose tool never answers is given up on: its signal aborts, and a later call in the tab is judged, not told as cannot tell', async () => {
+  const { page, tabId } = await h.open('stuck.localhost', '/?stuck');
+  const sw = await h.browser.worker();
+  await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 300 }));
+  try {
+    const chat = await h.chat();
+    const stuck = await h.start(chat, h.request(tabId, 'held'));
+    assert.match(h.text(stuck.reply), /held did not answer within/);
+    // A second after the timeout, the page's side gives up too.
+    assert.equal(await page.evaluate(() => window.heldAborted), true, 'the tool\'s signal aborted');
+    await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 60_000 }));
+    const written = await h.runs(chat, tabId, 'write_local');
+    const told = written.result._meta.toolgate;
+    assert.equal(told.overlapped, undefined, JSON.stringify(told));
+    assert.match(told.broke?.text ?? '', /^said Read only; during a call it wrote localStorage last_read/, JSON.stringify(told));
+    await flagged(page, 'write_local');
+  } finally {
+    await sw.evaluate(() => self.toolgate.configure({ callTimeoutMs: 60_000 }));
+    await page.close();
+  }
+});
+
 test('a Mutating tool that says it stays on its site and reaches another is flagged, with the off-site badge', async () => {
   const { page, tabId } = await h.open('pins.localhost', '/?pins');
   const before = entries(await h.browser.palette(page)).find((e) => e.name === 'pin_note');

@@ -7,11 +7,11 @@
 // cross-origin.js.
 
 import {
-  apply, isArray, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, setPrototypeOf, toString,
+  apply, isArray, MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, setPrototypeOf, toString,
 } from './primordials.js';
 import { jsonText } from './json.js';
 import { errorText } from './text.js';
-import { AbortControllerCtor, controllerSignal } from './dom.js';
+import { AbortControllerCtor, abortController, controllerSignal } from './dom.js';
 import { send, waiting } from './channel.js';
 import { nativeCalls, nativeReply, nativeValues } from './native.js';
 import { isPlain, outcome, settled } from './outcome.js';
@@ -43,6 +43,10 @@ export function fromRelay(text) {
     if (start()) runForAgent(message);
     return;
   }
+  if (message?.type === 'call_abandoned') {
+    abandoned(message.call_id);
+    return;
+  }
   if (message?.type === 'native_result') {
     nativeReply(message);
     return;
@@ -62,15 +66,42 @@ export function fromRelay(text) {
   }
 }
 
+// The agents' calls running in this frame: the relay's call id -> the
+// controller of the signal the tool was given, and the record of its
+// writes, if watched.
+const running = new MapCtor();
+
+// The relay gave up on a call (the tool did not settle within the call
+// timeout): its tool's signal is aborted, so the page can stop it, and its
+// record of writes is closed, so that later calls' writes are not told as
+// "cannot tell" for the document's life (docs/classes.md, "Two calls at once").
+function abandoned(callId) {
+  const call = mapGet(running, callId);
+  if (!call) return;
+  mapDelete(running, callId);
+  if (call.seen) stopWatching(call.seen);
+  try {
+    abortController(call.controller);
+  } catch {
+    // A page's abort listener threw: reported by the browser as the page's own error.
+  }
+}
+
 // Runs a tool an agent called through Toolgate, and answers the relay with
 // the result's JSON text (written once, handed on as text to the worker's
 // core), or the reason it failed.
 function runForAgent({ call_id: callId, source, name, arguments: input, native_call: nativeCall, watch }) {
   // A watched call's storage writes go with its answer (watch.js).
   const seen = watch === true ? startWatching() : null;
-  const answer = (result) => send(jsonText({
-    type: 'call_result', call_id: callId, ...result, ...(seen ? { seen: stopWatching(seen) } : {}),
-  }));
+  const controller = new AbortControllerCtor();
+  mapSet(running, callId, { controller, seen });
+  const answer = (result) => {
+    if (!mapHas(running, callId)) return; // given up on (abandoned, below)
+    mapDelete(running, callId);
+    send(jsonText({
+      type: 'call_result', call_id: callId, ...result, ...(seen ? { seen: stopWatching(seen) } : {}),
+    }));
+  };
   // A native call's own value goes back to the browser, not its JSON.
   const keep = mapHas(nativeCalls, nativeCall)
     ? (outcome) => { mapSet(nativeValues, nativeCall, outcome); return outcome; }
@@ -100,7 +131,7 @@ function runForAgent({ call_id: callId, source, name, arguments: input, native_c
   let value;
   let threw = false;
   try {
-    value = apply(entry.execute, undefined, [input ?? {}, { signal: controllerSignal(new AbortControllerCtor()) }]);
+    value = apply(entry.execute, undefined, [input ?? {}, { signal: controllerSignal(controller) }]);
   } catch (error) {
     threw = true;
     value = error;

@@ -291,6 +291,7 @@ function fromWorker(message, sender, respond) {
       calls.delete(callId);
       if (watched.has(callId)) unwatch(watched.get(callId).before);
       watched.delete(callId);
+      toPage({ type: 'call_abandoned', call_id: callId });
       respond({ ok: false, error: error.message });
     });
     toPage({

@@ -73,8 +73,13 @@ document.modelContext.registerTool({
 });
 
 // Holds its call until the page releases it, so that another call can
-// overlap it in the tab.
-tool('held', () => new Promise((resolve) => { window.release = () => resolve('read'); }));
+// overlap it in the tab. `window.heldAborted` resolves once its signal aborts.
+let heldAborted;
+window.heldAborted = new Promise((resolve) => { heldAborted = resolve; });
+tool('held', (input, { signal }) => new Promise((resolve) => {
+  window.release = () => resolve('read');
+  signal.addEventListener('abort', () => heldAborted(true));
+}));
 
 // The page's own writes, outside any call (the test starts them).
 window.background = async () => {
