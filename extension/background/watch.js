@@ -40,7 +40,7 @@ const WORKER_TYPES = ['xmlhttprequest', 'ping', 'websocket', 'other'];
 
 // tab id -> { running, watches: Set, listener, sites: the sites that
 // reported tools in it (null: listened to only during calls), opened:
-// Map(tab id -> listener) of the windows its calls opened, openedAt: Set of
+// Map(tab id -> true) of the windows its calls opened, openedAt: Set of
 // the addresses those windows loaded }
 const tabs = new Map();
 let workerListener = null;
@@ -110,6 +110,7 @@ export function watchCall(spec) {
     tab.watches.add(watch);
     listen(spec.tab_id, tab);
     listenToWorkers();
+    hearingOpened();
   }
   return watch;
 }
@@ -151,13 +152,31 @@ const witnessOf = (watch) => new Witness(watch.spec.watch.site);
 function opening({ sourceTabId, tabId }) {
   const tab = tabs.get(sourceTabId) ?? [...tabs.values()].find((t) => t.opened.has(sourceTabId));
   if (!tab?.listener || tab.watches.size === 0 || tab.opened.has(tabId)) return;
-  const listener = (details) => tab.listener(details, true);
-  tab.opened.set(tabId, listener);
-  chrome.webRequest.onBeforeRequest.addListener(listener, { urls: ['<all_urls>'], tabId });
+  tab.opened.set(tabId, true);
+}
+
+// Every tab's requests while a call is watched (and only then), for the
+// windows calls opened: one listener (hearingOpened), so that a new
+// window's first request (a form posted into it) is heard even when it
+// comes right after the window is created; it is routed by the tab that
+// `onCreatedNavigationTarget` named, which the browser says first.
+function fromOpened(details) {
+  for (const tab of tabs.values()) {
+    if (tab.listener !== null && tab.opened.has(details.tabId)) tab.listener(details, true);
+  }
+}
+
+let openedHeard = false;
+function hearingOpened() {
+  let any = false;
+  for (const tab of tabs.values()) if (tab.watches.size > 0) any = true;
+  if (any === openedHeard) return;
+  openedHeard = any;
+  if (any) chrome.webRequest.onBeforeRequest.addListener(fromOpened, { urls: ['<all_urls>'] });
+  else chrome.webRequest.onBeforeRequest.removeListener(fromOpened);
 }
 
 function forgetOpened(tab) {
-  for (const listener of tab.opened.values()) chrome.webRequest.onBeforeRequest.removeListener(listener);
   tab.opened.clear();
   tab.openedAt.clear();
 }
@@ -266,6 +285,7 @@ function forget(tabId, watch) {
   const tab = tabs.get(tabId);
   if (tab === undefined) return;
   tab.watches.delete(watch);
+  hearingOpened();
   if (tab.watches.size === 0) forgetOpened(tab);
   if (tab.watches.size === 0 && tab.sites === null) stopListening(tabId, tab);
   if (tab.watches.size === 0 && tab.running === 0 && tab.sites === null) tabs.delete(tabId);
