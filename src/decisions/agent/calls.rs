@@ -251,7 +251,6 @@ impl Session {
         let mut rule_yes = call.rule_yes;
         let mut late_shown = Vec::new();
         let judged = rule.map(|rule| {
-            let arguments = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
             let mode = Mode {
                 read_only_chat: self.answers.read_only(chat),
                 unattended: self.rules.unattended,
@@ -261,7 +260,7 @@ impl Session {
                 self.rules.sites.get(&call.site),
                 rule,
                 mode,
-                &arguments,
+                &call.arguments,
                 times,
             )
         });

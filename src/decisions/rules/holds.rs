@@ -247,25 +247,23 @@ pub struct CallGate {
     /// The condition that allowed the call, in words, when one did: the
     /// agent is told ("by the condition transfer: amount is at most 20").
     pub allowed_by: Option<String>,
-    /// The limits that count the call, when it runs.
-    pub counted: Vec<Limit>,
 }
 
-/// The gate for a call of `tool` with `arguments` by `chat`: `gate`'s, with
-/// the tool's conditions, then its limits (a call past one asks first, and
-/// is refused with the wait when no one is there to ask).
+/// The gate for a call of `tool` with `arguments` (the call's JSON text) by
+/// `chat`: `gate`'s, with the tool's conditions, then its limits (a call past
+/// one asks first, and is refused with the wait when no one is there to
+/// ask). The arguments are read only when a condition looks at them.
 pub fn gate_call(
     rules: Option<&SiteRules>,
     tool: RuleFacts,
     mode: Mode,
-    arguments: &Value,
+    arguments: &str,
     times: (&CallTimes, &str, &str, u64),
 ) -> CallGate {
     let (times, chat, site, now_ms) = times;
     let plain = CallGate {
         gate: Gate::ChatDecides,
         allowed_by: None,
-        counted: Vec::new(),
     };
     let Some(rules) = rules else {
         return plain;
@@ -276,7 +274,13 @@ pub fn gate_call(
             ..plain
         };
     }
-    let (level, because) = rules.level_of_call(tool, Some(arguments));
+    let has_conditions =
+        rules.conditions.contains_key(tool.name) || rules.admin_conditions.contains_key(tool.name);
+    let arguments = match has_conditions {
+        true => serde_json::from_str(arguments).unwrap_or(Value::Null),
+        false => Value::Null,
+    };
+    let (level, because) = rules.level_of_call(tool, Some(&arguments));
     let allowed_by = match (&because, level) {
         (Because::Condition { .. } | Because::AdminCondition { .. }, Level::Allowed) => {
             Some(because.text())
@@ -284,7 +288,6 @@ pub fn gate_call(
         _ => None,
     };
     let limits = rules.limits_of(tool);
-    let counted: Vec<Limit> = limits.iter().map(|l| (*l).clone()).collect();
     let name = tool.name;
     let said = |because: &Because| match because.is_about_the_call() {
         true => format!(" ({})", because.text()),
@@ -318,9 +321,5 @@ pub fn gate_call(
             },
         },
     };
-    CallGate {
-        gate,
-        allowed_by,
-        counted,
-    }
+    CallGate { gate, allowed_by }
 }
