@@ -119,46 +119,41 @@ fn an_announced_call_of_an_exposed_tool_runs_as_the_pages_once() {
 #[test]
 fn no_pass_for_a_tool_not_exposed_to_the_caller_nor_for_a_caller_of_the_tools_own_origin() {
     let mut core = toolgate();
-    assert!(announce(&mut core, &child(), PARENT, "own", json!({}), NOW).is_err());
-    assert!(announce(
-        &mut core,
-        &frame(1, 6, "other-doc", OTHER),
-        PARENT,
-        "exposed",
-        json!({}),
-        NOW
-    )
-    .is_err());
-    assert!(announce(
-        &mut core,
-        &frame(1, 7, "same-doc", PARENT),
-        PARENT,
-        "exposed",
-        json!({}),
-        NOW
-    )
-    .is_err());
-    assert!(announce(
-        &mut core,
-        &frame(1, 8, "opaque-doc", "null"),
-        PARENT,
-        "exposed",
-        json!({}),
-        NOW
-    )
-    .is_err());
-    assert!(announce(&mut core, &child(), OTHER, "exposed", json!({}), NOW).is_err());
-    assert!(announce(&mut core, &child(), PARENT, "missing", json!({}), NOW).is_err());
-    // A frame in a tab with no such tool of that origin.
-    assert!(announce(
-        &mut core,
-        &frame(3, 5, "child-doc-3", CHILD),
-        PARENT,
-        "exposed",
-        json!({}),
-        NOW
-    )
-    .is_err());
+    let refused = [
+        (child(), PARENT, "own", "a tool not exposed to the caller"),
+        (
+            frame(1, 6, "other-doc", OTHER),
+            PARENT,
+            "exposed",
+            "a caller it is not exposed to",
+        ),
+        (
+            frame(1, 7, "same-doc", PARENT),
+            PARENT,
+            "exposed",
+            "a caller of its own origin",
+        ),
+        (
+            frame(1, 8, "opaque-doc", "null"),
+            PARENT,
+            "exposed",
+            "an opaque caller",
+        ),
+        (child(), OTHER, "exposed", "an origin that has no such tool"),
+        (child(), PARENT, "missing", "a tool nobody registered"),
+        (
+            frame(3, 5, "child-doc-3", CHILD),
+            PARENT,
+            "exposed",
+            "a tab with no such tool of that origin",
+        ),
+    ];
+    for (caller, origin, tool, what) in refused {
+        assert!(
+            announce(&mut core, &caller, origin, tool, json!({}), NOW).is_err(),
+            "no pass for {what}"
+        );
+    }
     assert_eq!(native(&mut core, 1, "own", "{}", NOW), None);
     assert_eq!(native(&mut core, 1, "exposed", "{}", NOW), None);
 }
