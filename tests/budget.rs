@@ -273,14 +273,14 @@ fn a_wide_repetition_on_a_long_text_is_refused_as_too_costly_within_the_budget()
     // counted 1,000 steps); a lazy DFA builds a state of that width for each
     // byte until the repetition is full.
     let shapes = [
-        ("a{0,2000}b", "a".repeat(16_000)),
-        ("a{0,2000}b", "a".repeat(1_000)),
-        ("a{0,500}b", "a".repeat(16_000)),
-        ("(?:a|b){0,1000}c", "ab".repeat(8_000)),
-        ("[a-z]{0,1000}1", "x".repeat(16_000)),
-        ("(?:ab){0,1000}c", "ab".repeat(8_000)),
+        ("a{0,2000}b", "a".repeat(16_000), "16,000"),
+        ("a{0,2000}b", "a".repeat(1_000), "1,000"),
+        ("a{0,500}b", "a".repeat(16_000), "16,000"),
+        ("(?:a|b){0,1000}c", "ab".repeat(8_000), "16,000"),
+        ("[a-z]{0,1000}1", "x".repeat(16_000), "16,000"),
+        ("(?:ab){0,1000}c", "ab".repeat(8_000), "16,000"),
     ];
-    for (pattern, text) in shapes {
+    for (pattern, text, bytes) in shapes {
         let (answer, work) = matched(pattern, &text);
         let why = match answer {
             Err(Refusal::Unchecked(why)) => why,
@@ -289,9 +289,8 @@ fn a_wide_repetition_on_a_long_text_is_refused_as_too_costly_within_the_budget()
         assert_eq!(
             why,
             format!(
-                "its pattern {} is too costly to check on this text ({} bytes)",
+                "its pattern {} is too costly to check on this text ({bytes} bytes)",
                 json!(pattern),
-                thousands(text.len())
             )
         );
         assert!(
@@ -350,16 +349,4 @@ fn honest_patterns_still_pass_and_fail_as_they_should_far_below_the_budget() {
         let why = Plan::read(&json!({ "pattern": pattern })).unwrap_err();
         assert!(why.ends_with("is too large to check"), "{why}");
     }
-}
-
-fn thousands(count: usize) -> String {
-    let digits = count.to_string();
-    let mut shown = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            shown.push(',');
-        }
-        shown.push(digit);
-    }
-    shown
 }
