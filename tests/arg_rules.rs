@@ -273,6 +273,42 @@ fn a_change_sets_conditions_only_on_a_tool_set_apart_and_within_the_administrato
     assert!(book.sites[SITE].conditions.is_empty());
 }
 
+/// docs/rules.md, "Limits on how often": past the whole bound of call times
+/// kept (TIMES_IN_ALL), a call under a limit is asked about, as if past it,
+/// with a wait until the oldest time kept is forgotten; within it, not.
+#[test]
+fn past_the_whole_bound_of_times_kept_a_call_under_a_limit_is_past_it() {
+    use toolgate::decisions::rules::limits::{TIMES_IN_ALL, TIMES_PER_KEY};
+    let limit = Limit {
+        target: Target::Tool {
+            name: "transfer".into(),
+        },
+        every: Every {
+            calls: 1000,
+            minutes: 60,
+        },
+    };
+    let mut times = CallTimes::default();
+    let t0 = 5_000_000;
+    let chats = TIMES_IN_ALL / TIMES_PER_KEY;
+    for chat in 0..chats {
+        for i in 0..TIMES_PER_KEY as u64 {
+            times.record(&format!("c{chat}"), SITE, &[&limit], t0 + i);
+        }
+    }
+    let passed = times
+        .passed("new", SITE, &[&limit], t0 + 5_000)
+        .expect("no room left to count it");
+    assert_eq!(passed.limit, limit);
+    assert_eq!(passed.wait_ms, 3_600_000 - 5_000);
+    // Past the longest window every time is forgotten: room again.
+    let later = t0 + TIMES_PER_KEY as u64 + 3_600_000;
+    times.forget(later);
+    assert!(times.is_empty());
+    times.record("c0", SITE, &[&limit], later);
+    assert_eq!(times.passed("new", SITE, &[&limit], later + 1), None);
+}
+
 #[test]
 fn a_limits_window_on_an_injected_clock() {
     let limit = Limit {

@@ -89,13 +89,11 @@ impl Limit {
     /// The limit passed, in words: "more than 3 calls in 1 minute in this
     /// chat, by the limit for the tool transfer".
     pub fn text(&self) -> String {
-        let Every { calls, .. } = self.every;
-        let more = Every {
-            calls,
-            ..self.every
-        }
-        .words();
-        format!("more than {more} in this chat, by {}", self.which())
+        format!(
+            "more than {} in this chat, by {}",
+            self.every.words(),
+            self.which()
+        )
     }
 
     /// The key its counts are kept under for a chat on `site`.
