@@ -109,7 +109,7 @@ describe("a page's hooks on the built-ins against what the shim sends, the brows
     }
   }
 
-  for (const hook of ['toJSON', 'getters', 'setters', 'toPrimitive', 'iterators']) {
+  for (const hook of ['toJSON', 'between', 'getters', 'setters', 'toPrimitive', 'iterators']) {
     test(`${hook}: the page's tools are reported as they are, no card says the browser's agent asked, and no hook ran on the shim's values`, async () => {
       const { page, tabId } = await h.open('bank.localhost', `/hooks.html?hook=${hook}&${++nextPage}`);
       const palette = await h.browser.palette(page);

@@ -59,10 +59,12 @@ function readAnnotations(annotations, problems) {
     arrayPush(problems, `annotations is ${describe(annotations)}, not an object`);
     return NO_HINTS;
   }
-  const values = [];
+  // Every slot its own from the start, so that filling one sets no setter
+  // a page put on Array.prototype.
+  const values = [undefined, undefined, undefined, undefined, undefined, undefined, undefined];
   let at = 0;
   try {
-    for (; at < HINTS_READ.length; at++) arrayPush(values, annotations[HINTS_READ[at]]);
+    for (; at < HINTS_READ.length; at++) values[at] = annotations[HINTS_READ[at]];
   } catch (error) {
     arrayPush(problems, `reading annotations.${HINTS_READ[at]} threw ${errorText(error)}`);
     return NO_HINTS;

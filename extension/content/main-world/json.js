@@ -12,22 +12,41 @@
 // calls no hook for a primitive. No toJSON, no getter (an own accessor throws:
 // the shim never makes one), no prototype, no iterator, no Symbol.toPrimitive.
 // The values the browser hands the shim's copy of a tool (a native call's
-// input) are plain JSON values too, read the same way.
+// input) are plain JSON values too, read the same way (foreignJsonText).
+//
+// A value the shim built itself can meet a page's hook in JSON.stringify only
+// through `toJSON` on its objects' and arrays' prototypes: Object.prototype,
+// the realm's own Array.prototype, or an object the page put between the two.
+// With none of those there, the captured JSON.stringify writes it as `write`
+// would, in half the page's time (a registration 8 µs, not 16: benches/JOURNAL.md).
 //
 // Imports: primordials.js only.
 
 import {
-  getOwnPropertyDescriptor, hasOwn, isArray, objectKeys, stringify, TypeErrorCtor,
+  getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, ObjectCtor, objectKeys, stringify, TypeErrorCtor,
 } from './primordials.js';
+
+const ObjectPrototype = ObjectCtor.prototype;
+const ArrayPrototype = getPrototypeOf([]);
+// Reads own properties of two ordinary objects: no hook of the page's runs.
+const hooksAbsent = () => !hasOwn(ObjectPrototype, 'toJSON') && !hasOwn(ArrayPrototype, 'toJSON')
+  && getPrototypeOf(ArrayPrototype) === ObjectPrototype;
 
 // Nesting deeper than this is refused, as a cycle would be (a call's input
 // from the browser is JSON, so it is never deep).
 const DEEPEST = 256;
 
-// The value's JSON text; undefined for undefined, a function or a symbol, as
-// JSON.stringify gives. Throws a TypeError for a BigInt, a cycle or an
-// accessor.
+// The JSON text of a value the shim built (objects and arrays made by its own
+// literals, nothing of the page's in them); undefined for undefined, a
+// function or a symbol, as JSON.stringify gives. Throws a TypeError for a
+// BigInt, a cycle or an accessor.
 export function jsonText(value) {
+  return hooksAbsent() ? stringify(value) : write(value, 0);
+}
+
+// The same for a value the shim did not build (the browser's input to a
+// native call): only its own data properties are read, whatever the page did.
+export function foreignJsonText(value) {
   return write(value, 0);
 }
 

@@ -12,7 +12,7 @@ import {
   toString, TypeErrorCtor, warn, win,
 } from './primordials.js';
 import { errorText } from './text.js';
-import { jsonText } from './json.js';
+import { foreignJsonText } from './json.js';
 import { abortController, AbortControllerCtor, controllerSignal, DOMExceptionCtor } from './dom.js';
 import { fireToolEvent } from './events.js';
 import { send } from './channel.js';
@@ -131,7 +131,7 @@ export function gatedExecute(entry) {
       const call = ++lastNativeCall;
       let detail;
       try {
-        detail = jsonText({ type: 'native_call', call, source: entry.source, name: entry.snapshot.name, arguments: input ?? {} });
+        detail = foreignJsonText({ type: 'native_call', call, source: entry.source, name: entry.snapshot.name, arguments: input ?? {} });
       } catch (error) {
         reject(new TypeErrorCtor(`Toolgate could not read the call's input: ${errorText(error)}`));
         return;

@@ -48,7 +48,8 @@ export function start() {
   documentContext = new ModelContext();
   navigatorContext = new LegacyModelContext();
   testingContext = new ModelContextTesting();
-  arrayPush(changeTargets, documentContext, testingContext);
+  arrayPush(changeTargets, documentContext);
+  arrayPush(changeTargets, testingContext);
   setSpread(spreadChange);
   watchOtherOrigins();
   // Agents' calls here are watched for storage writes (docs/classes.md).
