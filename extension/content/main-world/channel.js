@@ -1,38 +1,46 @@
-// The channel to the relay (relay/index.js, in the isolated world): a
-// MessageChannel whose other end this frame hands the relay before any page
-// script runs (connect, at document_start), what goes out on it (send), and the reports of what this
-// frame publishes, batched per task (report, flush). The batches waiting for
-// their answers are in `waiting`; the answers come in through from-relay.js.
+// The channel to the relay (relay/index.js, in the isolated world): an
+// EventTarget this frame hands the relay before any page script runs
+// (connect, at document_start), what goes out on it (send), and the reports
+// of what this frame publishes, batched per task (report, flush). The batches
+// waiting for their answers are in `waiting`; the answers come in through
+// from-relay.js.
 //
-// The port is kept in this bundle's closure; the page never sees it, and no
+// The target is kept in this bundle's closure; the page never sees it, and no
 // event or message of the page's reaches the relay (ARCHITECTURE.md, "The
-// shim–relay channel").
+// shim–relay channel"). Both worlds dispatch on it synchronously, each reading
+// what it gets in a microtask: no task, and no wait for the thread to wake,
+// between the relay and the page's tool (benches/JOURNAL.md).
 //
 // Imports: primordials.js, json.js, ../handshake.js.
 
 import {
-  arrayPush, channelPort1, channelPort2, dispatch, eventData, MapCtor, mapSet, MessageChannelCtor,
-  MessageEventCtor, portPost, portSetOnMessage, queueMicrotaskFn, win,
+  arrayPush, customDetail, CustomEventBase, dispatch, EventTargetCtor, FocusEventCtor, listen, MapCtor, mapSet,
+  queueMicrotaskFn, win,
 } from './primordials.js';
 import { jsonText } from './json.js';
-import { HELLO } from '../handshake.js';
+import { HELLO, TO_PAGE, TO_RELAY } from '../handshake.js';
 
-let port = null;
+let channel = null;
 
-// Hands the relay one end of a new channel, at document_start: the relay
-// takes it within this dispatch, from the first hello of the document only.
-// `onText` gets each message the relay sends (JSON text).
+// Hands the relay the channel, at document_start: the relay takes it within
+// this dispatch, from the first hello of the document only. `onText` gets
+// each message the relay sends (JSON text), in a microtask of its own, never
+// inside the relay's dispatch.
 export function connect(onText) {
-  const channel = new MessageChannelCtor();
-  dispatch(win, new MessageEventCtor(HELLO, { ports: [channelPort2(channel)] }));
-  port = channelPort1(channel);
-  portSetOnMessage(port, (event) => onText(eventData(event)));
+  channel = new EventTargetCtor();
+  dispatch(win, new FocusEventCtor(HELLO, { __proto__: null, relatedTarget: channel }));
+  listen(channel, TO_PAGE, (event) => {
+    const text = customDetail(event);
+    queueMicrotaskFn(() => onText(text));
+  });
 }
 
 // One message to the relay, as JSON text the shim wrote (json.js's
-// jsonText: no hook of the page's runs as it is written).
+// jsonText: no hook of the page's runs as it is written). The event's
+// dictionary has no prototype: no getter a page put on Object.prototype is
+// read into it.
 export function send(text) {
-  portPost(port, text);
+  dispatch(channel, new CustomEventBase(TO_RELAY, { __proto__: null, detail: text }));
 }
 
 let pendingOps = [];

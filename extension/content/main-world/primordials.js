@@ -86,12 +86,14 @@ export const MutationObserverCtor = MutationObserver;
 export const win = window;
 export const doc = document;
 // The channel to the relay (channel.js), taken before any page script: the
-// channel's, its ports' and their events' members, used for every message.
+// event types it is made of and the members used for every message.
+export const FocusEventCtor = FocusEvent;
+export const CustomEventBase = CustomEvent;
+export const customDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
+// A task of the shim's own (events.js): a MessageChannel's message.
 export const MessageChannelCtor = MessageChannel;
-export const MessageEventCtor = MessageEvent;
 export const channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
 export const channelPort2 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port2').get);
-export const eventData = uncurry(getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get);
 export const portPost = uncurry(MessagePort.prototype.postMessage);
 export const portSetOnMessage = uncurry(getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set);
 export const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -2,10 +2,10 @@
 // at document_start, just before the shim (extension/content/main-world/).
 //
 // The shim cannot reach chrome.runtime, so it hands its messages to this
-// script as JSON text over a MessageChannel whose end it gives this script
+// script as JSON text, dispatched on an EventTarget it gives this script
 // before any page script runs (../handshake.js; ARCHITECTURE.md, "The shim–relay
 // channel"); this script forwards them to the service worker and hands the
-// answers back on the same port. Nothing the shim sends is trusted: the
+// answers back on the same target. Nothing the shim sends is trusted: the
 // worker reads every message as page input (the core's `FromPage`) and
 // takes the frame's identity from the browser's `sender`, never from the text.
 //
@@ -17,25 +17,31 @@
 // builds the API's bindings). It listens to the worker once the frame first
 // reports (the worker calls only frames that have reported tools) or once the
 // page has loaded (for the palette's ping), whichever comes first.
-import { HELLO } from '../handshake.js';
+import { HELLO, TO_PAGE, TO_RELAY } from '../handshake.js';
 import { withTimeout } from '../../shared/deadlines.js';
 import { saysWorkerUnreachable } from '../../shared/chromium-errors.js';
 import { changes, storageNow, unwatch, watching } from './storage.js';
 
 // ---- The channel ------------------------------------------------------------
-// The shim's end of the channel comes in the document's first hello, which
-// is the shim's: it comes before any page script. A later hello (the
-// page's) is not heard.
-let port = null;
+// The shim's channel comes in the document's first hello, which is the
+// shim's: it comes before any page script. A later hello (the page's) is not
+// heard. What the shim dispatches is read in a microtask, never inside the
+// shim's dispatch.
+let channel = null;
 function handOver(event) {
   window.removeEventListener(HELLO, handOver, true);
-  port = event.ports?.[0] ?? null; // a hello of the page's own, where it came first, may carry none
-  if (port) port.onmessage = (message) => fromShim(message.data);
+  const target = event.relatedTarget; // a hello of the page's own, where it came first, may carry none
+  if (!(target instanceof EventTarget)) return;
+  channel = target;
+  channel.addEventListener(TO_RELAY, (message) => {
+    const text = message.detail;
+    queueMicrotask(() => fromShim(text));
+  });
 }
 window.addEventListener(HELLO, handOver, true);
 
 function toPage(message) {
-  port?.postMessage(JSON.stringify(message));
+  channel?.dispatchEvent(new CustomEvent(TO_PAGE, { detail: JSON.stringify(message) }));
 }
 
 // What the shim sends, read only as far as this script must: the number it
@@ -124,8 +130,8 @@ function send(reports) {
 // A document going away for good (an iframe removed, a page left without
 // the back/forward cache) takes its tools with it: this says so as it goes,
 // so the icon's count is right without waiting for the palette to look.
-// Here, not in the shim: a message on the channel is a task, which an
-// unloading document never runs. Reports held meanwhile need not go.
+// Here, not in the shim, which would need this script to pass it on as the
+// document goes. Reports held meanwhile need not go.
 const LEAVING = JSON.stringify({ type: 'updates', batch: 0, ops: [{ op: 'reset' }] });
 window.addEventListener('pagehide', function leaving(event) {
   if (event.persisted || !reported) return;
