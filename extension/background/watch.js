@@ -18,7 +18,9 @@
 // two overlap is marked as impossible to tell apart. Whose a request is, the
 // core decides (docs/classes.md, "What a call is judged on").
 // A window a call opens (a new tab whose opener is the call's tab) is part
-// of the call: it is listened to as well, until no call of the tab is watched.
+// of the call: it is listened to as well, until no call of the tab is watched;
+// and its first navigation is the call's whenever it comes, within
+// OPENED_WAIT_MS (a form posted into a new window may start after the tail).
 //
 // Everything seen that is not another site's (`Seen::part`) is handed to the
 // core's `Witness` as it comes, with the facts of whose it is: the Witness
@@ -34,14 +36,18 @@ import {
 } from './watch-scope.js';
 
 const TAIL_MS = 500;
+// How long a call past its tail waits for a window it opened to navigate first.
+const OPENED_WAIT_MS = 10_000;
 // The types a worker with no tab sends that are listened to (a `tabId: -1`
 // filter is no filter: measured on 148, every tab's requests come).
 const WORKER_TYPES = ['xmlhttprequest', 'ping', 'websocket', 'other'];
 
 // tab id -> { running, watches: Set, listener, sites: the sites that
 // reported tools in it (null: listened to only during calls), opened:
-// Map(tab id -> true) of the windows its calls opened, openedAt: Set of
-// the addresses those windows loaded }
+// Map(tab id -> { by: the watches of the calls that opened it, navigated })
+// of the windows its calls opened, openedAt: Set of the addresses those
+// windows loaded, waiting: Set of the watches past their tail that wait for
+// a window they opened to navigate first }
 const tabs = new Map();
 let workerListener = null;
 // Addresses kept per tab of the windows its calls opened, at most.
@@ -57,7 +63,7 @@ export function watchCalls(on) {
   if (watching) return;
   for (const [tabId, tab] of tabs) {
     tab.sites = null;
-    if (tab.watches.size === 0) stopListening(tabId, tab);
+    if (tab.watches.size === 0 && tab.waiting.size === 0) stopListening(tabId, tab);
   }
 }
 
@@ -65,7 +71,7 @@ function tabOf(tabId) {
   let tab = tabs.get(tabId);
   if (tab === undefined) {
     tab = {
-      running: 0, watches: new Set(), listener: null, sites: null, opened: new Map(), openedAt: new Set(),
+      running: 0, watches: new Set(), listener: null, sites: null, opened: new Map(), openedAt: new Set(), waiting: new Set(),
     };
     tabs.set(tabId, tab);
   }
@@ -90,6 +96,8 @@ export function unwatchTab(tabId) {
   forgetTab(tabId);
   if (tab === undefined) return;
   tab.sites = null;
+  tab.waiting.clear();
+  hearingOpened();
   if (tab.watches.size === 0) stopListening(tabId, tab);
   if (tab.running === 0 && tab.watches.size === 0) tabs.delete(tabId);
 }
@@ -105,13 +113,14 @@ export function watchCall(spec) {
   if (tab.running > 1) for (const other of tab.watches) if (!other.late) other.overlapped = true;
   // An earlier call's tail ends here: what the tab sends from now on is the
   // new call's (what the earlier one set going as it answered came before).
-  for (const other of tab.watches) if (other.late) tab.watches.delete(other);
+  const tails = [...tab.watches].filter((other) => other.late);
   if (on) {
     tab.watches.add(watch);
     listen(spec.tab_id, tab);
     listenToWorkers();
     hearingOpened();
   }
+  for (const other of tails) forget(spec.tab_id, other);
   return watch;
 }
 
@@ -122,8 +131,17 @@ function listen(tabId, tab) {
   tab.listener = (details, opened = false) => {
     const sent = requestOf(details);
     if (sent === null) return;
+    let to = tab.watches;
+    let first = null; // the window, at its first navigation
     if (opened) {
-      if (tab.watches.size === 0) return;
+      const window = tab.opened.get(details.tabId);
+      if (window !== undefined && !window.navigated && details.type === 'main_frame') {
+        window.navigated = true;
+        first = window;
+      }
+      // A first navigation is its calls', whether their tails have ended or not.
+      to = first === null ? [...tab.watches] : [...first.by].filter((watch) => tab.watches.has(watch) || tab.waiting.has(watch));
+      if (to.length === 0) return;
       if (details.type === 'main_frame' && tab.openedAt.size < OPENED_AT_KEPT) tab.openedAt.add(withoutFragment(details.url));
     } else if (tab.running === 0 && tab.watches.size === 0) {
       remember(tabId, sent.key);
@@ -131,10 +149,11 @@ function listen(tabId, tab) {
     }
     const together = tab.running > 1;
     const { method, url, type, from } = sent.request;
-    for (const watch of tab.watches) {
+    for (const watch of to) {
       tell(watch, (seen) => (opened ? seen.opened(method, url, type, together)
         : seen.request(method, url, type, together, frameOf(details, watch.spec), from, usualIn(tabId, sent.key))));
     }
+    if (first !== null) for (const watch of first.by) if (!awaitsOpened(tab, watch)) letGo(tabId, watch);
   };
   chrome.webRequest.onBeforeRequest.addListener(tab.listener, { urls: ['<all_urls>'], tabId });
   if (++listened === 1) chrome.webNavigation.onCreatedNavigationTarget.addListener(opening);
@@ -152,7 +171,13 @@ const witnessOf = (watch) => new Witness(watch.spec.watch.site);
 function opening({ sourceTabId, tabId }) {
   const tab = tabs.get(sourceTabId) ?? [...tabs.values()].find((t) => t.opened.has(sourceTabId));
   if (!tab?.listener || tab.watches.size === 0 || tab.opened.has(tabId)) return;
-  tab.opened.set(tabId, true);
+  tab.opened.set(tabId, { by: new Set(tab.watches), navigated: false });
+}
+
+// Whether `watch`'s call opened a window that has not navigated yet.
+function awaitsOpened(tab, watch) {
+  for (const window of tab.opened.values()) if (!window.navigated && window.by.has(watch)) return true;
+  return false;
 }
 
 // Every tab's requests while a call is watched (and only then), for the
@@ -169,7 +194,7 @@ function fromOpened(details) {
 let openedHeard = false;
 function hearingOpened() {
   let any = false;
-  for (const tab of tabs.values()) if (tab.watches.size > 0) any = true;
+  for (const tab of tabs.values()) if (tab.watches.size > 0 || tab.waiting.size > 0) any = true;
   if (any === openedHeard) return;
   openedHeard = any;
   if (any) chrome.webRequest.onBeforeRequest.addListener(fromOpened, { urls: ['<all_urls>'] });
@@ -281,14 +306,32 @@ export async function ended(watch, shimSeen, callId) {
   }
 }
 
+// `watch`'s tail ended: it hears its tab no more, but waits, within
+// OPENED_WAIT_MS, for the first navigation of each window its call opened.
 function forget(tabId, watch) {
   const tab = tabs.get(tabId);
-  if (tab === undefined) return;
-  tab.watches.delete(watch);
+  if (tab === undefined || !tab.watches.delete(watch)) return;
+  if (awaitsOpened(tab, watch)) {
+    tab.waiting.add(watch);
+    setTimeout(() => letGo(tabId, watch), OPENED_WAIT_MS);
+    return;
+  }
+  settle(tabId, tab);
+}
+
+function letGo(tabId, watch) {
+  const tab = tabs.get(tabId);
+  if (tab === undefined || !tab.waiting.delete(watch)) return;
+  settle(tabId, tab);
+}
+
+// What a tab no call is watched in any more stops listening to.
+function settle(tabId, tab) {
   hearingOpened();
-  if (tab.watches.size === 0) forgetOpened(tab);
-  if (tab.watches.size === 0 && tab.sites === null) stopListening(tabId, tab);
-  if (tab.watches.size === 0 && tab.running === 0 && tab.sites === null) tabs.delete(tabId);
+  const idle = tab.watches.size === 0 && tab.waiting.size === 0;
+  if (idle) forgetOpened(tab);
+  if (idle && tab.sites === null) stopListening(tabId, tab);
+  if (idle && tab.running === 0 && tab.sites === null) tabs.delete(tabId);
 }
 
 // Hands the core what `watch`'s call was seen doing (`seen`, a Witness the

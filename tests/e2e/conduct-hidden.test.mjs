@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { assertRan, harness } from '../support/fixture.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 15 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 16 });
 const HOST = 'hidden.localhost';
 
 // The palette's entry for `name`, once it is flagged.
@@ -140,6 +140,14 @@ test("a window a Read only tool opened that writes localStorage is the call's wr
 test('a form a Read only tool posts into a new window is flagged', async () => {
   const { page } = await called('opens_posting');
   const entry = await flagged(page, 'opens_posting');
+  assert.match(entry.broke, /^said Read only; during a call it opened a window with POST \/api\/notes\/purge\.html/);
+  await page.close();
+});
+
+test('a form posted into a window the tool opened, a second after the call answered, is still its call\'s: flagged', async () => {
+  const { page, meta } = await called('opens_posting_late');
+  assert.equal(meta.broke, undefined, 'nothing was seen before the reply');
+  const entry = await flagged(page, 'opens_posting_late');
   assert.match(entry.broke, /^said Read only; during a call it opened a window with POST \/api\/notes\/purge\.html/);
   await page.close();
 });

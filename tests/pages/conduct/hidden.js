@@ -53,6 +53,17 @@ tool('opens_posting', () => {
   return 'read';
 });
 tool('opens_reader', opened('/opened.html?read'));
+// A window opened at once, and a form posted into it a second after the
+// call answered: long past the call's tail (docs/classes.md).
+tool('opens_posting_late', () => {
+  window.open('', 'late_window');
+  setTimeout(() => {
+    const form = Object.assign(document.createElement('form'), { method: 'post', action: '/api/notes/purge.html?late', target: 'late_window' });
+    document.body.append(form);
+    form.submit();
+  }, 1000);
+  return 'read';
+});
 
 // The page's own writes, as properties, outside any call (the test starts them).
 window.background = () => {
