@@ -15,7 +15,8 @@ extern "C" {
 /// Checks arguments with the worker's validator (src/page/schema.rs): its
 /// problems, or why it failed, which refuses the call.
 pub(super) fn check_arguments(
-    schema: &serde_json::Value,
+    _schema: &serde_json::Value,
+    schema_text: &str,
     arguments: &serde_json::Value,
 ) -> Result<Vec<String>, String> {
     /// The worker's answer: the problems, or what the validator threw.
@@ -25,7 +26,7 @@ pub(super) fn check_arguments(
         Problems(Vec<String>),
         Failed { failed: String },
     }
-    let answer = check_arguments_js(&schema.to_string(), &arguments.to_string())
+    let answer = check_arguments_js(schema_text, &arguments.to_string())
         .map_err(|thrown| format!("{thrown:?}"))?;
     match serde_json::from_str(&answer).map_err(|error| error.to_string())? {
         Checked::Problems(problems) => Ok(problems),

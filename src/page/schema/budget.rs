@@ -49,6 +49,9 @@ pub struct Plan {
     ids: BTreeMap<String, String>,
     /// Subschemas with a `$anchor` or `$dynamicAnchor`, by its name.
     anchors: BTreeMap<String, String>,
+    /// The schema as JSON text, written once, for a validator that reads
+    /// text (the worker's: each call would write it again).
+    text: String,
 }
 
 impl Plan {
@@ -59,7 +62,10 @@ impl Plan {
     /// Why the schema cannot be checked: a pattern Toolgate cannot run, or
     /// patterns too costly to hold.
     pub fn read(schema: &Value) -> Result<Plan, String> {
-        let mut plan = Plan::default();
+        let mut plan = Plan {
+            text: schema.to_string(),
+            ..Plan::default()
+        };
         let mut sources = Vec::new();
         plan.index(schema, &mut String::new(), &mut sources);
         let mut left = PATTERN_BYTES;
@@ -84,6 +90,11 @@ impl Plan {
             plan.patterns.push(source);
         }
         Ok(plan)
+    }
+
+    /// The schema read, as JSON text.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// Notes what `schema` (at `pointer`) names for `$ref`s, and its
