@@ -273,21 +273,23 @@ fn a_change_sets_conditions_only_on_a_tool_set_apart_and_within_the_administrato
     assert!(book.sites[SITE].conditions.is_empty());
 }
 
+/// A limit on the tool `transfer`: at most `calls` in `minutes`.
+fn transfer_limit(calls: u32, minutes: u32) -> Limit {
+    Limit {
+        target: Target::Tool {
+            name: "transfer".into(),
+        },
+        every: Every { calls, minutes },
+    }
+}
+
 /// docs/rules.md, "Limits on how often": past the whole bound of call times
 /// kept (TIMES_IN_ALL), a call under a limit is asked about, as if past it,
 /// with a wait until the oldest time kept is forgotten; within it, not.
 #[test]
 fn past_the_whole_bound_of_times_kept_a_call_under_a_limit_is_past_it() {
     use toolgate::decisions::rules::limits::{TIMES_IN_ALL, TIMES_PER_KEY};
-    let limit = Limit {
-        target: Target::Tool {
-            name: "transfer".into(),
-        },
-        every: Every {
-            calls: 1000,
-            minutes: 60,
-        },
-    };
+    let limit = transfer_limit(1000, 60);
     let mut times = CallTimes::default();
     let t0 = 5_000_000;
     let chats = TIMES_IN_ALL / TIMES_PER_KEY;
@@ -311,15 +313,7 @@ fn past_the_whole_bound_of_times_kept_a_call_under_a_limit_is_past_it() {
 
 #[test]
 fn a_limits_window_on_an_injected_clock() {
-    let limit = Limit {
-        target: Target::Tool {
-            name: "transfer".into(),
-        },
-        every: Every {
-            calls: 3,
-            minutes: 1,
-        },
-    };
+    let limit = transfer_limit(3, 1);
     let mut times = CallTimes::default();
     let t0 = 5_000_000;
     for at in [t0, t0 + 10, t0 + 20] {
