@@ -40,10 +40,10 @@ pub use subset::outside_subset;
 /// more at most, to say that there are more.
 pub const PROBLEMS_SHOWN: usize = 20;
 
-/// A validator: the problems of `arguments` against `schema` (also given as
-/// its JSON text, `Plan::text`), worded for the agent, or why it failed to
-/// check them, `PROBLEMS_SHOWN` and one more at most.
-pub type Validator = fn(&Value, &str, &Value) -> Result<Vec<String>, String>;
+/// A validator: the problems of `arguments` against the schema (its JSON
+/// text, `Plan::text`), worded for the agent, or why it failed to check
+/// them, `PROBLEMS_SHOWN` and one more at most.
+pub type Validator = fn(&str, &Value) -> Result<Vec<String>, String>;
 
 static VALIDATOR: OnceLock<Validator> = OnceLock::new();
 
@@ -77,7 +77,7 @@ pub fn check(schema: &Value, plan: &Plan, arguments: &Value) -> Result<(), Refus
         // they need comes from what the count left (src/page/schema/pattern/search.rs).
         pattern::allow(STEPS.saturating_sub(steps));
         let problems = match VALIDATOR.get() {
-            Some(validator) => validator(schema, plan.text(), arguments),
+            Some(validator) => validator(plan.text(), arguments),
             None => native::problems(schema, arguments),
         };
         if let Some(refusal) = pattern::refused() {

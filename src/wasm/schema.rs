@@ -15,7 +15,6 @@ extern "C" {
 /// Checks arguments with the worker's validator (src/page/schema.rs): its
 /// problems, or why it failed, which refuses the call.
 pub(super) fn check_arguments(
-    _schema: &serde_json::Value,
     schema_text: &str,
     arguments: &serde_json::Value,
 ) -> Result<Vec<String>, String> {
