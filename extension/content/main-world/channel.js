@@ -14,7 +14,7 @@
 // Imports: primordials.js, json.js, ../handshake.js.
 
 import {
-  arrayPush, CustomEventCtor, dispatch, eventDetail, EventTargetCtor, FocusEventCtor, listen, MapCtor, mapSet,
+  arrayPush, customDetail, CustomEventBase, dispatch, EventTargetCtor, FocusEventCtor, listen, MapCtor, mapSet,
   queueMicrotaskFn, win,
 } from './primordials.js';
 import { jsonText } from './json.js';
@@ -30,7 +30,7 @@ export function connect(onText) {
   channel = new EventTargetCtor();
   dispatch(win, new FocusEventCtor(HELLO, { __proto__: null, relatedTarget: channel }));
   listen(channel, TO_PAGE, (event) => {
-    const text = eventDetail(event);
+    const text = customDetail(event);
     queueMicrotaskFn(() => onText(text));
   });
 }
@@ -40,7 +40,7 @@ export function connect(onText) {
 // dictionary has no prototype: no getter a page put on Object.prototype is
 // read into it.
 export function send(text) {
-  dispatch(channel, new CustomEventCtor(TO_RELAY, { __proto__: null, detail: text }));
+  dispatch(channel, new CustomEventBase(TO_RELAY, { __proto__: null, detail: text }));
 }
 
 let pendingOps = [];

@@ -5,7 +5,7 @@
 //
 // Imports: primordials.js, text.js.
 
-import { CustomEventCtor, getOwnPropertyDescriptor, TypeErrorCtor, uncurry } from './primordials.js';
+import { getOwnPropertyDescriptor, TypeErrorCtor, uncurry } from './primordials.js';
 import { describe } from './text.js';
 
 // The DOM's interfaces, captured by captureDom() when the page first uses
@@ -13,9 +13,9 @@ import { describe } from './text.js';
 // costs every document main-thread time, before its first script. A page can have
 // replaced one by then; that breaks only its own tools, since the relay and
 // the worker trust nothing from this world anyway.
-export let EventCtor, DOMExceptionCtor, AbortControllerCtor;
+export let EventCtor, CustomEventCtor, DOMExceptionCtor, AbortControllerCtor;
 export let signalAborted, signalReason, abortController, controllerSignal;
-export let getAttribute, URLCtor;
+export let getAttribute, eventDetail, URLCtor;
 // Whether this document is a secure context, as the browser decided.
 export let isSecureContext;
 // The browser's own WebMCP event interfaces, where it has them (156:
@@ -49,6 +49,7 @@ export function isSignal(value) {
 
 export function captureDom() {
   EventCtor = Event;
+  CustomEventCtor = CustomEvent;
   DOMExceptionCtor = DOMException;
   AbortControllerCtor = AbortController;
   signalAborted = uncurry(getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get);
@@ -60,6 +61,7 @@ export function captureDom() {
   const secure = getOwnPropertyDescriptor(window, 'isSecureContext') ?? getOwnPropertyDescriptor(Window.prototype, 'isSecureContext');
   isSecureContext = secure?.get ? uncurry(secure.get) : () => false;
   toolsAllowed = readToolsPolicy();
+  eventDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
   ToolActivatedEventCtor = typeof ToolActivatedEvent === 'function' ? ToolActivatedEvent
     : typeof WebMCPEvent === 'function' ? WebMCPEvent : undefined;
   ToolCancelEventCtor = typeof ToolCancelEvent === 'function' ? ToolCancelEvent

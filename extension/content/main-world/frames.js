@@ -11,11 +11,10 @@
 // browser's own object, a tool they expose to this origin (`exposedTo`)
 // comes from it (cross-origin.js).
 //
-// Imports: primordials.js, registry.js.
+// Imports: primordials.js, dom.js, registry.js.
 
-import {
-  arrayPush, CustomEventCtor, dispatch, eventDetail, listen, parse, setOwn, win,
-} from './primordials.js';
+import { arrayPush, dispatch, listen, parse, setOwn, win } from './primordials.js';
+import { CustomEventCtor, eventDetail } from './dom.js';
 import { fireToolchange, toolEntries } from './registry.js';
 
 const ASKED = 'toolgate:frame-tools';

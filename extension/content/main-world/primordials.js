@@ -86,11 +86,10 @@ export const MutationObserverCtor = MutationObserver;
 export const win = window;
 export const doc = document;
 // The channel to the relay (channel.js), taken before any page script: the
-// event types it is made of and the members used for every message (the
-// same CustomEvent serves frames.js's events between frames).
+// event types it is made of and the members used for every message.
 export const FocusEventCtor = FocusEvent;
-export const CustomEventCtor = CustomEvent;
-export const eventDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
+export const CustomEventBase = CustomEvent;
+export const customDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
 // A task of the shim's own (events.js): a MessageChannel's message.
 export const MessageChannelCtor = MessageChannel;
 export const channelPort1 = uncurry(getOwnPropertyDescriptor(MessageChannel.prototype, 'port1').get);
