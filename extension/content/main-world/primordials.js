@@ -86,7 +86,9 @@ export const MutationObserverCtor = MutationObserver;
 export const win = window;
 export const doc = document;
 // The channel to the relay (channel.js), taken before any page script: the
-// event types it is made of and the members used for every message.
+// event types it is made of and the members used for every message. (dom.js
+// takes CustomEvent again at the page's first use of WebMCP, for the events
+// between frames: a page that broke it by then gets no WebMCP from Toolgate.)
 export const FocusEventCtor = FocusEvent;
 export const CustomEventBase = CustomEvent;
 export const customDetail = uncurry(getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get);
