@@ -237,9 +237,14 @@ build() {
   build_core
   # The service worker ships as one file: its modules (extension/background/)
   # loaded one by one cost every cold start about 25 ms (benches/JOURNAL.md,
-  # "Measurements behind the code"); bundled, nothing. The manifest loads
-  # pkg/worker.js, which imports nothing.
-  node_modules/.bin/esbuild extension/background/worker.js --bundle --format=esm \
+  # "Measurements behind the code"); bundled, nothing. And as a classic
+  # script, not a module: Chromium starts a classic worker of this size some
+  # 6 ms sooner (benches/JOURNAL.md, issue 39's fourth session). The "use
+  # strict" keeps the modules' strict mode. The manifest loads pkg/worker.js,
+  # which imports nothing; the Wasm glue's default path (import.meta.url) is
+  # never used: start.js hands it the module it compiled.
+  node_modules/.bin/esbuild extension/background/worker.js --bundle --format=iife \
+    --banner:js='"use strict";' --log-override:empty-import-meta=silent \
     --sourcemap --log-level=warning --outfile=pkg/worker.js
   # The MAIN-world shim's modules (extension/content/main-world/; index.js says
   # the rules they keep) ship as one classic script, the first of every

@@ -1,16 +1,21 @@
 // Figure 5: the first agent call after the service worker stopped, against
 // the same call to the running worker, with two floors measured in the same
 // browser and rounds:
-//   - "a worker": an extension whose module worker only answers a message;
-//     its cold − warm is what Chromium spends starting any extension's worker;
+//   - "a worker": an extension whose worker only answers a message; its
+//     cold − warm is what Chromium spends starting any extension's worker;
 //   - "a worker + the Wasm core": the same, answering once Toolgate's Wasm
 //     core (pkg/toolgate.js and its .wasm, copied) is loaded, as every
-//     Toolgate worker must before it decides anything.
+//     Toolgate worker must before it decides anything. Its first act is the
+//     core's fetch and compile, as Toolgate's is.
+// Both floors are classic scripts, as Toolgate's worker is (a module worker
+// starts later: benches/JOURNAL.md), the Wasm floor bundled with the glue by
+// esbuild as build.sh bundles Toolgate's.
 // Timed in an extension page of each (benches/pages/wake.html for Toolgate,
 // as the agent console sends), from chrome.runtime.sendMessage to the reply.
 // A round stops every worker (CDP ServiceWorker.stopAllWorkers), then sends
 // each side's cold message in rotating order, one after another, then each
 // side's warm one. Judged on Toolgate's cold − warm.
+import { buildSync } from 'esbuild';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -24,8 +29,9 @@ const PAGE_SCRIPT = `window.call = async () => {
 };`;
 const WORKERS = {
   empty: `chrome.runtime.onMessage.addListener((message, sender, respond) => { respond({ ok: true }); });`,
-  wasm: `import init from './toolgate.js';
-const ready = init();
+  wasm: `const core = WebAssembly.compileStreaming(fetch(chrome.runtime.getURL('toolgate_bg.wasm')));
+import init from './toolgate.js';
+const ready = init({ module_or_path: core });
 chrome.runtime.onMessage.addListener((message, sender, respond) => {
   ready.then(() => respond({ ok: true }), (error) => respond({ ok: false, error: String(error) }));
   return true;
@@ -36,15 +42,20 @@ async function floorExtension(kind) {
   const dir = await mkdtemp(join(os.tmpdir(), `toolgate-wake-${kind}-`));
   await writeFile(join(dir, 'manifest.json'), JSON.stringify({
     manifest_version: 3, name: `Wake floor: ${kind}`, version: '1',
-    background: { service_worker: `${kind}-worker.js`, type: 'module' },
+    background: { service_worker: `${kind}-worker.js` },
     content_security_policy: { extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'" },
   }));
-  await writeFile(join(dir, `${kind}-worker.js`), WORKERS[kind]);
-  await writeFile(join(dir, 'wake.html'), PAGE);
-  await writeFile(join(dir, 'wake.js'), PAGE_SCRIPT);
+  let worker = WORKERS[kind];
   if (kind === 'wasm') {
     for (const file of ['toolgate.js', 'toolgate_bg.wasm']) await copyFile(join(EXTENSION, 'pkg', file), join(dir, file));
+    worker = buildSync({
+      stdin: { contents: worker, resolveDir: dir }, bundle: true, format: 'iife', write: false,
+      banner: { js: '"use strict";' }, logOverride: { 'empty-import-meta': 'silent' }, logLevel: 'error',
+    }).outputFiles[0].text;
   }
+  await writeFile(join(dir, `${kind}-worker.js`), worker);
+  await writeFile(join(dir, 'wake.html'), PAGE);
+  await writeFile(join(dir, 'wake.js'), PAGE_SCRIPT);
   return dir;
 }
 
