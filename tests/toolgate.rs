@@ -178,3 +178,36 @@ fn a_page_outcome_that_is_not_json_reaches_the_agent_as_a_clear_error() {
         "{text}"
     );
 }
+
+#[test]
+fn a_stored_session_leaves_out_what_is_empty_and_reads_back_its_answers() {
+    let (mut core, records) = with_add_note();
+    core.session
+        .answers
+        .open_chat("c", "Chat", false)
+        .expect("opened");
+    let stored = core.session.record().expect("written").expect("changed");
+    // A stopped worker's first call reads no part its session does not have
+    // (ARCHITECTURE.md, "A worker's start").
+    assert_eq!(
+        serde_json::from_str::<Value>(&stored).expect("JSON"),
+        json!({"answers": {"chats": {"c": {"label": "Chat"}}}, "next_id": 0})
+    );
+
+    // Everything a session keeps, written and read back the same.
+    let Step::Run { .. } = answered(&mut core, 7, json!({"site": "allow_all"})) else {
+        panic!("the call runs")
+    };
+    core.session
+        .answers
+        .open_chat("r", "Read only", true)
+        .expect("opened");
+    let full = core.session.record().expect("written").expect("changed");
+    for part in ["\"running\"", "\"sites\"", "\"read_only\":true"] {
+        assert!(full.contains(part), "{part} in {full}");
+    }
+    // Read back: the answers as they were (the running call, as a stopped
+    // worker's, becomes a kept reply: the test above).
+    let again = Toolgate::from_storage(&records, Some(&full)).expect("rebuilt");
+    assert_eq!(again.session.answers, core.session.answers);
+}

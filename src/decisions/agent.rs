@@ -283,16 +283,19 @@ pub struct WaitingStep {
     pub step: Step,
 }
 
-/// Everything the agent entry keeps, persisted as one record.
+/// Everything the agent entry keeps, persisted as one record. What is empty
+/// is left out of it: a stopped worker's first call then runs (and so has
+/// Chromium compile) no reader of parts it does not have (ARCHITECTURE.md,
+/// "A worker's start").
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Session {
     #[serde(default)]
     pub answers: Answers,
     /// Open cards, by card id.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pending: BTreeMap<u64, Pending>,
     /// Calls running in a page, by call id.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub running: BTreeMap<u64, RunningCall>,
     /// Calls to Read-only tools running in this worker, the same way. They
     /// are never stored: running one again after a stop is harmless, and a
@@ -301,10 +304,13 @@ pub struct Session {
     repeatable: BTreeMap<u64, RunningCall>,
     /// Replies not yet collected by an agent that lost its wait, by request
     /// key, oldest first: past `KEPT_REPLIES`, the oldest goes.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept_replies: Vec<(String, Reply)>,
     /// Yeses given on rule cards after their agents stopped waiting.
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::decisions::rules::LateYeses::is_empty"
+    )]
     pub late_yeses: crate::decisions::rules::LateYeses,
     /// The calls each chat made under a limit (docs/rules.md, "Limits on how often").
     #[serde(

@@ -259,11 +259,13 @@ pub struct Approval {
 pub struct Chat {
     pub label: String,
     /// Opened Read only: every tool that is not Read only is off.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub read_only: bool,
-    #[serde(default)]
+    // Left out of the stored record when empty, as the session's parts are
+    // (`agent::Session`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sites: BTreeMap<String, SiteGrant>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_approval: Option<Approval>,
     /// Ended (its MCP session or port closed): its id cannot be opened
     /// again, so no later agent inherits what it was allowed.
@@ -280,7 +282,7 @@ pub struct Answers {
     #[serde(default)]
     pub chats: BTreeMap<String, Chat>,
     /// "Never allow": (site, tool), in every chat, until the browser restarts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub never: Vec<(String, String)>,
 }
 
