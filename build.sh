@@ -467,6 +467,10 @@ case "${1:-build}" in
   bench)
     build
     ensure_chromium
+    # Figure 11 runs on Chromium 156, as the tests' second browser does; its
+    # mounts are undone at the end, as after the tests.
+    ensure_chromium_156
+    trap '[ -x tests/support/chromium-156.sh ] && tests/support/chromium-156.sh --unmount' EXIT
     log "core microbenchmarks"
     # To stderr, so that stdout holds only the browser benchmark's table or JSON.
     cargo bench --bench core >&2
