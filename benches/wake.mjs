@@ -135,11 +135,14 @@ export async function wakeFigure({ server, runs, smoke, figure, notes, stats, lo
       }
     }
     const value = median(extra.toolgate);
+    // Judged as issue 39 asks: within 10 ms of the Wasm floor, measured in the same rounds.
+    const overFloor = value - median(extra.wasm);
     figure({
       id: '5', figure: 'first agent call after the service worker stopped (extension page → reply)',
       measured: ms(median(cold.toolgate), 1),
       compared: `${ms(median(warm.toolgate), 1)} warm; floors: a worker +${ms(median(extra.empty), 1)}, with the Wasm core +${ms(median(extra.wasm), 1)}`,
-      ratio: `+${ms(value, 1)} / ≤ 30 ms`, met: value <= 30, judged: { value, unit: 'ms', target: 30 },
+      ratio: `+${ms(value, 1)}, ${ms(overFloor, 1)} over the Wasm floor / ≤ 10 ms over it`, met: overFloor <= 10,
+      judged: { value: overFloor, unit: 'ms over the Wasm floor', target: 10 },
       data: Object.fromEntries(Object.keys(extra).map((side) => [side, { cold: spread(cold[side]), warm: spread(warm[side]), extra: spread(extra[side]) }])),
     });
     const stored = await (await browser.worker()).evaluate(async () => JSON.stringify(await chrome.storage.session.get(null)).length);
