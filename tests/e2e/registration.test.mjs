@@ -388,6 +388,21 @@ for (const native of [false, true]) {
       await page.close();
     });
 
+    // The worker ships as one classic script (build.sh): its modules' code
+    // must keep the strict mode it was written in. A strict function refuses
+    // `.caller`; a sloppy one gives null.
+    test('the worker\'s code runs in strict mode, as its modules were written', async () => {
+      const strict = await (await browser.worker()).evaluate(() => {
+        try {
+          void self.toolgate.watchCalls.caller;
+          return false;
+        } catch (error) {
+          return error instanceof TypeError;
+        }
+      });
+      assert.equal(strict, true, 'a worker function refuses .caller');
+    });
+
     // A page cannot reach the shim–relay channel (attacks.test.mjs); what a
     // frame could send the worker if it did is sent here as the frame.
     test('messages a frame sends the worker get a clear error and can only speak for their own frame', async () => {
