@@ -29,8 +29,9 @@ const PAGE_SCRIPT = `window.call = async () => {
 };`;
 const WORKERS = {
   empty: `chrome.runtime.onMessage.addListener((message, sender, respond) => { respond({ ok: true }); });`,
-  wasm: `const core = WebAssembly.compileStreaming(fetch(chrome.runtime.getURL('toolgate_bg.wasm')));
-import init from './toolgate.js';
+  wasm: `import init from './toolgate.js';
+// The glue only defines: this is the bundle's first statement that runs.
+const core = WebAssembly.compileStreaming(fetch(chrome.runtime.getURL('toolgate_bg.wasm')));
 const ready = init({ module_or_path: core });
 chrome.runtime.onMessage.addListener((message, sender, respond) => {
   ready.then(() => respond({ ok: true }), (error) => respond({ ok: false, error: String(error) }));
