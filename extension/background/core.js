@@ -52,6 +52,10 @@ export async function shownText(text, kind) {
   return pageText(String(text), kind);
 }
 
+// What chrome.storage.session held as this worker started: the tools pages
+// published and the agent session, read once, while the core compiles.
+export const storedAtStart = chrome.storage.session.get(null);
+
 // Loads the Wasm core (compiled from the worker's first line: start.js) and
 // the stored registry. Top-level await and import() both break MV3 workers,
 // so this is a promise every handler awaits.
@@ -60,7 +64,7 @@ export const ready = (async () => {
   // global that src/wasm.rs imports by name, looked up when it checks.
   globalThis.toolgateCheckArguments = checkArguments;
   const [, stored, local] = await Promise.all([
-    init({ module_or_path: coreModule }), chrome.storage.session.get(null), chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY, FLAGS_KEY]),
+    init({ module_or_path: coreModule }), storedAtStart, chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY, FLAGS_KEY]),
   ]);
   // Each stored tool is JSON text (see Effect::Store in src/page/registry.rs).
   const tools = Object.entries(stored)

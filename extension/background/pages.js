@@ -3,7 +3,7 @@
 import { openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
 import { record } from './audit.js';
-import { applyEvent, fromJson, inTab, toJson } from './core.js';
+import { applyEvent, fromJson, inTab, storedAtStart, TOOL_KEY, toJson } from './core.js';
 import { keepError } from './errors.js';
 import { siteSeen } from './rules.js';
 import { waitFor } from './replies.js';
@@ -77,6 +77,20 @@ export function fromPage(message, sender) {
 function tabHasTools(sender) {
   siteSeen(sender.origin);
   watchTab(sender.tab.id, sender.origin);
+}
+
+// At a worker's start, the tabs whose pages reported tools to an earlier
+// worker are listened to again, as if they had just reported them: what they
+// send on their own from now on is known as theirs before any call (watch.js),
+// and a first call finds its tab's listener added while the core compiled
+// (ARCHITECTURE.md, "A worker's start"). Each stored tool names its tab and
+// the origin of the document that published it.
+export async function watchStoredTabs() {
+  for (const [key, text] of Object.entries(await storedAtStart)) {
+    if (!key.startsWith(TOOL_KEY) || typeof text !== 'string') continue;
+    const { tab_id: tabId, origin } = JSON.parse(text);
+    watchTab(tabId, origin);
+  }
 }
 
 // ---- The browser's own agent ---------------------------------------------

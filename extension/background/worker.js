@@ -17,7 +17,7 @@ import { toolgateApi } from './ci.js';
 import { ready } from './core.js';
 import { keepError, onError, onUnhandledRejection } from './errors.js';
 import { desktop, external } from './outside.js';
-import { onNavigated, onTabRemoved } from './pages.js';
+import { onNavigated, onTabRemoved, watchStoredTabs } from './pages.js';
 import { onMessage } from './routing.js';
 import { onRulesChanged } from './rules.js';
 import { settings, onStorageChanged } from './settings.js';
@@ -53,9 +53,10 @@ function afterStart() {
 }
 ready.then(() => setTimeout(afterStart, AFTER_START_MS), () => setTimeout(afterStart, AFTER_START_MS));
 // What a first agent call reads and runs besides the core, done while the
-// core compiles off this thread: the settings read, and the JS the call's
-// checks run compiled (warm.js).
+// core compiles off this thread: the settings read, the tabs with tools
+// listened to again (pages.js), and the JS the call's checks run compiled (warm.js).
 settings().catch((error) => keepError('reading the settings', error));
+watchStoredTabs().catch((error) => keepError('listening again to the tabs with tools', error));
 coreResponse.then(() => setTimeout(warmUp), () => {});
 
 self.toolgate = toolgateApi;

@@ -80,6 +80,21 @@ test("a new worker knows the page's heartbeat as the page's own", { timeout: 60_
   await page.close();
 });
 
+test("a worker woken by something else hears what a page sends on its own from its start, before any call", { timeout: 60_000 }, async () => {
+  // The page reports its tools to one worker and starts its heartbeat only
+  // once the next has started (woken by a card's page, not by a call): that
+  // worker knows the heartbeat as the page's own only if it listened to the
+  // tab from its start.
+  const { page, tabId } = await h.open('beats-woken.localhost', '/heartbeat.html?later');
+  await h.restartWorker();
+  await page.evaluate(() => window.startBeating());
+  await beating(page);
+  const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup'));
+  assert.equal(seen.broke, undefined, JSON.stringify(seen));
+  assert.ok(seen.seen?.find((s) => s.to === '/api/heartbeat.json')?.cannot_tell, JSON.stringify(seen));
+  await page.close();
+});
+
 test("a request of the page that embeds a widget does not flag the widget's honest tool; the widget's own POST does", async () => {
   const { page, tabId } = await h.open('shop.localhost', '/embed.html', 2);
   const chat = await h.chat();
