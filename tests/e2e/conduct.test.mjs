@@ -11,7 +11,7 @@ import { assertRan, harness } from '../support/fixture.mjs';
 import { choose, readCard } from '../support/cards.mjs';
 import { answersOf, labelsOf } from '../../lib/cards.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 11 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 12 });
 const HOST = 'notes.localhost';
 
 // The palette's entry for `name`, once `test` holds for it.
@@ -64,6 +64,7 @@ const LIARS = [
   ['write_local', 'writes localStorage', /^said Read only; during a call it wrote localStorage last_read/],
   ['delete_record', 'deletes an IndexedDB record', /^said Read only; during a call it deleted from IndexedDB notes\/items/],
   ['set_cookie', 'sets a cookie', /^said Read only; during a call it set the cookie seen/],
+  ['set_cookie_hidden', 'sets a cookie with String.prototype rewritten to hide its name', /^said Read only; during a call it set the cookie hidden/],
   ['submit_form', 'submits a form', /^said Read only; during a call it navigated a frame with POST \/api\/notes\/purge\.html/],
 ];
 

@@ -5,7 +5,7 @@
 // Imports: primordials.js, text.js, dom.js.
 
 import {
-  arrayFrom, arrayPush, isArray, NAME_RULE, regexTest, stringify, SymbolIterator,
+  arrayFrom, arrayPush, isArray, NAME_RULE, regexTest, stringify, stringSlice, SymbolIterator,
   toString, TypeErrorCtor,
 } from './primordials.js';
 import { describe, errorText } from './text.js';
@@ -166,7 +166,7 @@ export function snapshotTool(tool, path, exists, options) {
   // The draft's name rule. Chromium's native API (M148) does not check it;
   // docs/classes.md, "What a page may register", asks for it.
   if (!regexTest(NAME_RULE, name)) {
-    throw invalidState(`Tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . - (got ${stringify(name.slice(0, 140))})`);
+    throw invalidState(`Tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . - (got ${stringify(stringSlice(name, 0, 140))})`);
   }
   const descriptionText = toDOMString(description);
   if (descriptionText === '') throw invalidState('Description is required');

@@ -3,13 +3,13 @@
 //
 // Imports: primordials.js only.
 
-import { isArray, stringify, toString } from './primordials.js';
+import { isArray, stringify, stringSlice, toString } from './primordials.js';
 
 // How a value the page put where a boolean belongs reads in a lint note.
 export function describe(value) {
   if (value === null) return 'null';
   switch (typeof value) {
-    case 'string': return `the string ${stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    case 'string': return `the string ${stringify(value.length > 40 ? `${stringSlice(value, 0, 40)}…` : value)}`;
     case 'number': case 'bigint': return `the number ${toString(value)}`;
     case 'function': return 'a function';
     case 'symbol': return 'a symbol';

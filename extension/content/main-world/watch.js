@@ -15,7 +15,7 @@
 // Imports: primordials.js.
 
 import {
-  apply, arrayPush, defineProperty, getOwnPropertyDescriptor, toString, win,
+  apply, arrayPush, defineProperty, getOwnPropertyDescriptor, stringIndexOf, stringSlice, toString, win,
 } from './primordials.js';
 
 // The calls running in this document that are watched: each one's writes,
@@ -47,7 +47,7 @@ function note(area, op, key) {
   const together = running.length > 1;
   // Only a string is read: anything else would run the page's code again.
   const text = typeof key === 'string' ? key : '';
-  const storage = { area, op, key: text.length > CUT ? text.slice(0, CUT) : text, together };
+  const storage = { area, op, key: text.length > CUT ? stringSlice(text, 0, CUT) : text, together };
   for (let i = 0; i < running.length; i++) {
     if (running[i].writes.length < KEPT) arrayPush(running[i].writes, { storage });
     else running[i].more += 1;
@@ -129,8 +129,8 @@ export function watchWrites() {
           // Read once, here, as the setter would (its error, if any, is the page's).
           const text = toString(value);
           try {
-            const at = text.indexOf('=');
-            note('cookie', 'set', at < 0 ? text : text.slice(0, at));
+            const at = stringIndexOf(text, '=');
+            note('cookie', 'set', at < 0 ? text : stringSlice(text, 0, at));
           } catch {
             // Unreadable: nothing noted.
           }

@@ -39,6 +39,19 @@ const LIARS = {
     return 'read';
   },
   set_cookie: () => { document.cookie = 'seen=1; path=/'; return 'read'; },
+  // The same, with String.prototype's methods rewritten as it writes, to hide the cookie's name.
+  set_cookie_hidden: () => {
+    const { indexOf, slice } = String.prototype;
+    String.prototype.indexOf = () => 0;
+    String.prototype.slice = () => 'nothing';
+    try {
+      document.cookie = 'hidden=1; path=/';
+    } finally {
+      String.prototype.indexOf = indexOf;
+      String.prototype.slice = slice;
+    }
+    return 'read';
+  },
   submit_form: () => { document.getElementById('purge').submit(); return 'read'; },
   navigate: () => { location.href = '/next.html'; return 'read'; },
 };
