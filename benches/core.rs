@@ -6,8 +6,9 @@
 //! - `registry/register 1000 tools`: one page event registering 1,000 tools,
 //!   applied to an empty `Registry` (the effects, with each tool's stored
 //!   entry, included);
-//! - `registry/load 100 tabs x 50 tools`: `Registry::load` of stored tools,
-//!   as the service worker does on every start;
+//! - `registry/load 100 tabs x 50 tools`: `Registry::load` of stored tools
+//!   and every tab read, as a worker does when a listing needs them all (a
+//!   start alone reads none);
 //! - `palette/1000 tools`: the palette of a tab of 1,000 tools (the mix
 //!   above), as the popup asks for it on every poll;
 //! - `decide/call among 500 always-allowed tools`: `Session::request` for
@@ -257,7 +258,7 @@ fn bench_registry(c: &mut Criterion) {
     const PER_TAB: usize = 50;
     let mut raws = raw_declarations(0x5eed_0003, TABS * PER_TAB).into_iter();
     // Stored as the registry stores them: one `StoredTool` per key.
-    let records: Vec<String> = (0..TABS as i64)
+    let records: Vec<(String, String)> = (0..TABS as i64)
         .flat_map(|tab_id| {
             let mut frame = |frame_id: i64, origin: String, count: usize| {
                 raws.by_ref()
@@ -278,11 +279,19 @@ fn bench_registry(c: &mut Criterion) {
             tools.extend(frame(7, "https://widgets.example".to_owned(), 10));
             tools
         })
-        .map(|t| serde_json::to_string(&t).expect("a stored tool"))
+        .map(|t| (t.key(), serde_json::to_string(&t).expect("a stored tool")))
         .collect();
     group.throughput(Throughput::Elements((TABS * PER_TAB) as u64));
     group.bench_function("load 100 tabs x 50 tools", |b| {
-        b.iter(|| Registry::load(&records).expect("loads"))
+        // Every tab read, as a listing of all of them reads them.
+        b.iter(|| {
+            let registry =
+                Registry::load(records.iter().map(|(k, t)| (k, t.as_str()))).expect("loads");
+            registry
+                .tab_ids()
+                .map(|tab| registry.count(tab))
+                .sum::<usize>()
+        })
     });
     group.finish();
 

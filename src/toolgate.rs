@@ -92,8 +92,11 @@ impl Toolgate {
     ///
     /// # Errors
     /// When a stored tool or the session cannot be read.
-    pub fn from_storage(tools: &[String], session: Option<&str>) -> Result<Toolgate, String> {
-        let registry = Registry::load(tools)?;
+    pub fn from_storage(
+        tools: &[(String, String)],
+        session: Option<&str>,
+    ) -> Result<Toolgate, String> {
+        let registry = Registry::load(tools.iter().map(|(key, text)| (key, text.as_str())))?;
         let mut session: Session = match session {
             Some(text) => {
                 serde_json::from_str(text).map_err(|e| format!("bad stored session: {e}"))?

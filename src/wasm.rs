@@ -147,10 +147,19 @@ pub struct Core(Toolgate);
 
 #[wasm_bindgen]
 impl Core {
-    /// Rebuilds the core from the stored tools and the stored session
-    /// (JSON text, as `Effect::Store` and `sessionRecord` gave them).
+    /// Rebuilds the core from the stored tools (their keys, and beside them
+    /// their JSON text, as `Effect::Store` gave them) and the stored session
+    /// (JSON text, as `sessionRecord` gave it).
     #[wasm_bindgen(constructor)]
-    pub fn new(records: Vec<String>, session: Option<String>) -> Result<Core, JsError> {
+    pub fn new(
+        keys: Vec<String>,
+        records: Vec<String>,
+        session: Option<String>,
+    ) -> Result<Core, JsError> {
+        if keys.len() != records.len() {
+            return Err(JsError::new("bad stored tools: a key for each record"));
+        }
+        let records: Vec<(String, String)> = keys.into_iter().zip(records).collect();
         Toolgate::from_storage(&records, session.as_deref())
             .map(Core)
             .map_err(|e| JsError::new(&e))

@@ -222,7 +222,7 @@ fn a_registry_loaded_from_what_it_persisted_is_the_same() {
         let (_, effects) = r.apply(page(frame(tab, 0, "doc", SITE), ops));
         persist(&mut store, &effects);
     }
-    let loaded = Registry::load(store.values()).expect("stored tools load");
+    let loaded = Registry::load(&store).expect("stored tools load");
     assert_eq!(loaded, r);
     assert_eq!(palette(&loaded, 1), palette(&r, 1));
 }
@@ -390,7 +390,7 @@ fn what_is_stored_of_a_tool_is_cut_to_what_is_shown_and_reads_back_the_same() {
     assert!(bytes < 2 * 65_536 + 2_000, "stored: {bytes} bytes");
     let entry = &palette(&r, 1)[0].entries[0];
     assert_eq!(entry.badge.to_string(), "Consequential");
-    let loaded = Registry::load(store.values()).expect("loads");
+    let loaded = Registry::load(&store).expect("loads");
     assert_eq!(loaded, r, "the tool read back is the same tool");
     assert_eq!(palette(&loaded, 1), palette(&r, 1));
     let text = serde_json::to_string(&palette(&loaded, 1)).expect("a palette");
@@ -423,7 +423,7 @@ fn a_registry_loaded_after_replacements_and_removals_is_the_same() {
         json!([tool("s", "document_object", json!({}))]),
     ));
     persist(&mut store, &effects);
-    let loaded = Registry::load(store.values()).expect("loads");
+    let loaded = Registry::load(&store).expect("loads");
     assert_eq!(loaded, r);
     assert_eq!(names(&loaded, 1), names(&r, 1));
     // A new document in the frame: the old one's keys go, in the same write.
@@ -432,6 +432,6 @@ fn a_registry_loaded_after_replacements_and_removals_is_the_same() {
         json!([tool("z", "document_object", json!({}))]),
     ));
     persist(&mut store, &effects);
-    assert_eq!(Registry::load(store.values()).expect("loads"), r);
+    assert_eq!(Registry::load(&store).expect("loads"), r);
     assert_eq!(store.len(), 2);
 }

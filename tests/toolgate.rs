@@ -13,19 +13,25 @@ const SITE: &str = "https://notes.example";
 
 /// A worker's state with one Mutating tool on tab 1, and the stored tool it
 /// wrote for it.
-fn with_add_note() -> (Toolgate, Vec<String>) {
+fn with_add_note() -> (Toolgate, Vec<(String, String)>) {
     let mut core = Toolgate::default();
+    let records = add_note(&mut core, 1);
+    (core, records)
+}
+
+/// Registers the Mutating tool `add_note` on tab `tab`: the stored tools it
+/// wrote, each (key, JSON text).
+fn add_note(core: &mut Toolgate, tab: i64) -> Vec<(String, String)> {
     let ops = json!([{"op": "register", "decl": {"path": "document_object", "name": "add_note",
         "description": "Add a note", "annotations": {"consequentialHint": false}}}]);
-    let (_, effects) = core.apply(page(frame(1, 0, "doc-1", SITE), ops));
-    let records = effects
+    let (_, effects) = core.apply(page(frame(tab, 0, "doc-1", SITE), ops));
+    effects
         .iter()
         .flat_map(|e| match e {
-            Effect::Store { set, .. } => set.values().cloned().collect(),
+            Effect::Store { set, .. } => set.clone().into_iter().collect(),
             _ => Vec::new(),
         })
-        .collect();
-    (core, records)
+        .collect()
 }
 
 fn tabs() -> Vec<TabInfo> {
@@ -80,11 +86,45 @@ fn a_core_rebuilt_from_storage_settles_the_calls_the_old_worker_was_running() {
 }
 
 #[test]
-fn storage_that_cannot_be_read_is_a_clear_error() {
-    let error = Toolgate::from_storage(&["{".to_owned()], None).expect_err("unreadable");
-    assert!(error.starts_with("bad stored tool:"), "{error}");
+fn storage_that_cannot_be_read_is_a_clear_error_or_left_out() {
+    let key_only = [("tool:1".to_owned(), "{}".to_owned())];
+    let error = Toolgate::from_storage(&key_only, None).expect_err("not a stored tool's key");
+    assert!(error.starts_with("bad stored tool key:"), "{error}");
     let error = Toolgate::from_storage(&[], Some("\"a string\"")).expect_err("unreadable");
     assert!(error.starts_with("bad stored session:"), "{error}");
+    // A stored tool that does not read (written by another version) is left
+    // out when its tab is read; the tab's other tools stay.
+    let (core, mut records) = with_add_note();
+    records.push(("tool:1:9".to_owned(), "{".to_owned()));
+    let again = Toolgate::from_storage(&records, None).expect("loads");
+    assert_eq!(again.registry, core.registry);
+    assert_eq!(again.registry.count(1), 1);
+}
+
+#[test]
+fn a_rebuilt_core_reads_a_tab_s_stored_tools_only_once_a_request_needs_them() {
+    let mut core = Toolgate::default();
+    let mut records = add_note(&mut core, 1);
+    records.extend(add_note(&mut core, 2));
+    records.extend(add_note(&mut core, 3));
+    let mut again = Toolgate::from_storage(&records, None).expect("rebuilt");
+    assert_eq!(
+        again.registry.tabs_read(),
+        0,
+        "a worker's start reads no tool"
+    );
+    let tabs = tabs();
+    let Step::Ask { .. } = again.request("c", &call(1), Some(&tabs), 0) else {
+        panic!("the site question")
+    };
+    assert_eq!(again.registry.tabs_read(), 1, "a call reads its own tab's");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "browser_list_webmcp_tools", "arguments": {"tabId": 2}}});
+    again.request("c", &list.to_string(), Some(&tabs), 0);
+    assert_eq!(again.registry.tabs_read(), 2, "a listing its tab's");
+    // Read or not, the registry is the one that was stored.
+    assert_eq!(again.registry, core.registry);
+    assert_eq!(again.registry.tabs_read(), 3);
 }
 
 #[test]

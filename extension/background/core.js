@@ -66,11 +66,10 @@ export const ready = (async () => {
   const [, stored, local] = await Promise.all([
     init({ module_or_path: coreModule }), storedAtStart, chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY, FLAGS_KEY]),
   ]);
-  // Each stored tool is JSON text (see Effect::Store in src/page/registry.rs).
-  const tools = Object.entries(stored)
-    .filter(([key, tool]) => key.startsWith(TOOL_KEY) && typeof tool === 'string')
-    .map(([, tool]) => tool);
-  const core = new Core(tools, stored[SESSION_KEY] ?? null);
+  // Each stored tool is JSON text under its key (see Effect::Store in
+  // src/page/registry.rs); the core reads a tab's only once it needs them.
+  const tools = Object.entries(stored).filter(([key, tool]) => key.startsWith(TOOL_KEY) && typeof tool === 'string');
+  const core = new Core(tools.map(([key]) => key), tools.map(([, tool]) => tool), stored[SESSION_KEY] ?? null);
   try {
     // A new core holds no rules: with none stored and no policy, setting
     // them would only run the core's rule reader on a first call's path

@@ -124,6 +124,6 @@ pub fn page_report(text: &str) {
             assert_eq!(names.len(), all, "one name is one tool in a document");
         }
     }
-    let loaded = Registry::load(stored.values()).expect("what was stored reads back");
+    let loaded = Registry::load(&stored).expect("what was stored reads back");
     assert_eq!(loaded, registry, "stored, then loaded");
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 mod stored;
 mod wire;
-use stored::{Room, Writes};
+use stored::{Room, TabFrames, Writes};
 pub use stored::{StoredTool, PAGE_BYTES, SITE_BYTES, TAB_BYTES, TOOL_KEY};
 use wire::OpWire;
 
@@ -445,7 +445,8 @@ fn site_of(origin: &str, document_id: &str) -> String {
 /// The registry of every tab's tools.
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
-    tabs: BTreeMap<TabId, BTreeMap<FrameId, Frame>>,
+    /// Each tab's frames, read from storage when first needed (`TabFrames`).
+    tabs: BTreeMap<TabId, TabFrames>,
     /// The next registration's place in order (`Tool::seq`).
     next_seq: u64,
     /// The tools seen doing more than their hints said, by site, until the
@@ -469,7 +470,10 @@ impl Registry {
 
     /// The frames of a tab, by frame id.
     pub fn frames(&self, tab_id: TabId) -> impl Iterator<Item = &Frame> {
-        self.tabs.get(&tab_id).into_iter().flat_map(|f| f.values())
+        self.tabs
+            .get(&tab_id)
+            .into_iter()
+            .flat_map(|f| f.get().values())
     }
 
     pub fn tab_ids(&self) -> impl Iterator<Item = TabId> + '_ {
@@ -479,6 +483,12 @@ impl Registry {
     /// How many tools and skills a tab publishes.
     pub fn count(&self, tab_id: TabId) -> usize {
         self.frames(tab_id).map(|f| f.tools.len()).sum()
+    }
+
+    /// How many tabs' stored tools were read since the registry was loaded
+    /// (`Registry::load`): a start reads none, an agent's call its own tab's.
+    pub fn tabs_read(&self) -> usize {
+        self.tabs.values().filter(|t| t.read()).count()
     }
 
     /// Applies one event.
@@ -501,7 +511,7 @@ impl Registry {
                     from.frame_id,
                     &site_of(&from.origin, &from.document_id),
                 );
-                let frames = self.tabs.entry(tab_id).or_default();
+                let frames = self.tabs.entry(tab_id).or_default().get_mut();
                 let current = frames.get(&from.frame_id).map(|f| f.document_id.as_str());
                 if current.is_some_and(|doc| doc != from.document_id)
                     && !ops.iter().any(Op::registers)
@@ -533,7 +543,7 @@ impl Registry {
                 document_id,
                 ..
             } => {
-                let frames = self.tabs.entry(tab_id).or_default();
+                let frames = self.tabs.entry(tab_id).or_default().get_mut();
                 if let Some(stale) = frames
                     .get(&frame_id)
                     .filter(|f| f.document_id != document_id)
@@ -543,7 +553,7 @@ impl Registry {
                 }
             }
             Event::LiveDocuments { documents, .. } => {
-                let frames = self.tabs.entry(tab_id).or_default();
+                let frames = self.tabs.entry(tab_id).or_default().get_mut();
                 frames.retain(|id, f| {
                     let live = documents
                         .iter()
@@ -555,7 +565,12 @@ impl Registry {
                 });
             }
             Event::TabClosed { .. } => {
-                for frame in self.tabs.remove(&tab_id).iter().flat_map(|f| f.values()) {
+                for frame in self
+                    .tabs
+                    .remove(&tab_id)
+                    .iter()
+                    .flat_map(|f| f.get().values())
+                {
                     writes.drop_frame(tab_id, frame);
                 }
             }
@@ -563,6 +578,7 @@ impl Registry {
         // What is in memory is what is stored: no frame, and no tab, without
         // tools.
         if let Some(frames) = self.tabs.get_mut(&tab_id) {
+            let frames = frames.get_mut();
             frames.retain(|_, f| !f.tools.is_empty());
             if frames.is_empty() {
                 self.tabs.remove(&tab_id);

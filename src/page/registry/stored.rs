@@ -14,6 +14,7 @@
 //! keeps").
 
 use super::*;
+use std::cell::{Cell, OnceCell};
 
 /// How every stored tool's key starts.
 pub const TOOL_KEY: &str = "tool:";
@@ -144,7 +145,7 @@ impl Registry {
     pub(super) fn room(&self, tab_id: TabId, frame_id: FrameId, site: &str) -> Room {
         let (mut tab, mut same_site, mut pages) = (0, 0, 0);
         for (&t, frames) in self.tabs.iter() {
-            for frame in frames.values() {
+            for frame in frames.get().values() {
                 if t == tab_id && frame.frame_id == frame_id {
                     continue;
                 }
@@ -169,7 +170,7 @@ impl Registry {
     pub fn stored_bytes(&self) -> usize {
         self.tabs
             .values()
-            .flat_map(|frames| frames.values())
+            .flat_map(|frames| frames.get().values())
             .map(|f| f.bytes)
             .sum()
     }
@@ -178,7 +179,7 @@ impl Registry {
     pub fn stored(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for (&tab_id, frames) in self.tabs.iter() {
-            for frame in frames.values() {
+            for frame in frames.get().values() {
                 for tool in &frame.tools {
                     let stored = tool.stored(tab_id, frame);
                     let text = serde_json::to_string(&stored).unwrap_or_default();
@@ -189,51 +190,117 @@ impl Registry {
         out
     }
 
-    /// Rebuilds the registry from the stored tools (each `StoredTool`'s JSON
-    /// text, in any order). Snapshots that no longer validate (stored by an
-    /// older version) are dropped, not fatal.
+    /// Rebuilds the registry from the stored tools, each (its key, its
+    /// `StoredTool` as JSON text), in any order. No tool is read here: each
+    /// tab's are read the first time the registry needs that tab
+    /// (`TabFrames`), so a worker's start reads none of them and an agent's
+    /// call only its own tab's (ARCHITECTURE.md, "A worker's start").
     ///
     /// # Errors
-    /// When a stored text is not a `StoredTool`.
-    pub fn load<T: AsRef<str>>(texts: impl IntoIterator<Item = T>) -> Result<Registry, String> {
-        let mut stored = Vec::new();
-        for text in texts {
-            let text = text.as_ref();
-            let tool: StoredTool =
-                serde_json::from_str(text).map_err(|e| format!("bad stored tool: {e}"))?;
-            let bytes = entry_bytes(&tool.key(), text);
-            stored.push((tool, bytes));
-        }
-        stored.sort_by_key(|(s, _)| s.seq);
+    /// When a key is not a stored tool's (`tool:<tab>:<seq>`).
+    pub fn load<K: AsRef<str>, T: Into<String>>(
+        records: impl IntoIterator<Item = (K, T)>,
+    ) -> Result<Registry, String> {
         let mut registry = Registry::new();
-        for (s, bytes) in stored {
-            registry.next_seq = registry.next_seq.max(s.seq + 1);
-            let Ok(mut tool) = Tool::new(s.decl, s.provided) else {
-                continue;
-            };
-            tool.seq = s.seq;
-            tool.bytes = bytes;
-            let from = FrameRef {
-                tab_id: s.tab_id,
-                frame_id: s.frame_id,
-                document_id: s.document_id,
-                origin: s.origin,
-            };
-            let frame = registry
+        for (key, text) in records {
+            let key = key.as_ref();
+            let (tab_id, seq) = key
+                .strip_prefix(TOOL_KEY)
+                .and_then(|rest| rest.split_once(':'))
+                .and_then(|(tab, seq)| Some((tab.parse().ok()?, seq.parse().ok()?)))
+                .ok_or_else(|| format!("bad stored tool key: {key:?}"))?;
+            registry.next_seq = registry.next_seq.max(seq + 1);
+            registry
                 .tabs
-                .entry(s.tab_id)
+                .entry(tab_id)
                 .or_default()
-                .entry(s.frame_id)
-                .or_insert_with(|| Frame::new(&from));
-            if frame.document_id != from.document_id {
-                // Each write removes a frame's old document's tools as it
-                // stores the new one's: two documents in one frame are not
-                // stored; the later one is kept.
-                *frame = Frame::new(&from);
-            }
-            frame.bytes += tool.bytes;
-            frame.tools.push(tool);
+                .unread
+                .get_mut()
+                .push((seq, text.into()));
         }
         Ok(registry)
     }
+}
+
+/// A tab's frames, read from its stored tools the first time they are
+/// needed (`Registry::load`). A cache: two are equal when their frames are.
+#[derive(Default)]
+pub(super) struct TabFrames {
+    /// The tab's stored tools not read yet: (seq, JSON text).
+    unread: Cell<Vec<(u64, String)>>,
+    frames: OnceCell<BTreeMap<FrameId, Frame>>,
+}
+
+impl TabFrames {
+    pub(super) fn get(&self) -> &BTreeMap<FrameId, Frame> {
+        self.frames.get_or_init(|| read_tab(self.unread.take()))
+    }
+
+    pub(super) fn get_mut(&mut self) -> &mut BTreeMap<FrameId, Frame> {
+        self.get();
+        self.frames.get_mut().expect("read just above")
+    }
+
+    /// Whether the tab's stored tools were read.
+    pub(super) fn read(&self) -> bool {
+        self.frames.get().is_some()
+    }
+}
+
+impl Clone for TabFrames {
+    fn clone(&self) -> TabFrames {
+        TabFrames {
+            unread: Cell::default(),
+            frames: OnceCell::from(self.get().clone()),
+        }
+    }
+}
+
+impl PartialEq for TabFrames {
+    fn eq(&self, other: &TabFrames) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Debug for TabFrames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.get()).finish()
+    }
+}
+
+/// One tab's stored tools as frames, in the order they were registered. A
+/// stored tool that no longer reads (written by another version), or whose
+/// snapshot no longer validates, is left out: it is not fatal.
+fn read_tab(mut unread: Vec<(u64, String)>) -> BTreeMap<FrameId, Frame> {
+    unread.sort_by_key(|(seq, _)| *seq);
+    let mut frames: BTreeMap<FrameId, Frame> = BTreeMap::new();
+    for (_, text) in unread {
+        let Ok(s) = serde_json::from_str::<StoredTool>(&text) else {
+            continue;
+        };
+        let bytes = entry_bytes(&s.key(), &text);
+        let Ok(mut tool) = Tool::new(s.decl, s.provided) else {
+            continue;
+        };
+        tool.seq = s.seq;
+        tool.bytes = bytes;
+        let from = FrameRef {
+            tab_id: s.tab_id,
+            frame_id: s.frame_id,
+            document_id: s.document_id,
+            origin: s.origin,
+        };
+        let frame = frames
+            .entry(s.frame_id)
+            .or_insert_with(|| Frame::new(&from));
+        if frame.document_id != from.document_id {
+            // Each write removes a frame's old document's tools as it
+            // stores the new one's: two documents in one frame are not
+            // stored; the later one is kept.
+            *frame = Frame::new(&from);
+        }
+        frame.bytes += tool.bytes;
+        frame.tools.push(tool);
+    }
+    frames
 }
