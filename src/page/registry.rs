@@ -485,12 +485,6 @@ impl Registry {
         self.frames(tab_id).map(|f| f.tools.len()).sum()
     }
 
-    /// How many tabs' stored tools were read since the registry was loaded
-    /// (`Registry::load`): a start reads none, an agent's call its own tab's.
-    pub fn tabs_read(&self) -> usize {
-        self.tabs.values().filter(|t| t.read()).count()
-    }
-
     /// Applies one event.
     /// Returns what became of each registration (for `Page` events) and the
     /// effects the shell must carry out.

@@ -166,6 +166,12 @@ impl Registry {
         }
     }
 
+    /// How many tabs' stored tools were read since the registry was loaded
+    /// (`Registry::load`): a start reads none, an agent's call its own tab's.
+    pub fn tabs_read(&self) -> usize {
+        self.tabs.values().filter(|t| t.read()).count()
+    }
+
     /// The bytes every stored tool takes, as the browser counts them.
     pub fn stored_bytes(&self) -> usize {
         self.tabs
