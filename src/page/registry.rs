@@ -5,18 +5,21 @@
 //! worker keeps one `Registry` in memory as a cache of what it persisted in
 //! `chrome.storage.session`, and rebuilds it from there after a restart.
 //! Each tool is persisted as the raw snapshot its page sent (cut to its caps),
-//! under its own key (`stored.rs`); classes are derived again on load, so no
-//! derived state is ever stored.
+//! under its own key (`stored.rs`); classes are derived again when a tab's
+//! tools are first read after a restart, so no derived state is ever stored.
+//! A tool as held, and what is derived from it on first use: `tool.rs`.
 
-use crate::page::classify::{classify, Verdict};
+use crate::page::classify::Verdict;
 use crate::page::declaration::{Declaration, HintState, Invalid, Kind, Path, RawDeclaration};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod stored;
+mod tool;
 mod wire;
 use stored::{Room, TabFrames, Writes};
 pub use stored::{StoredTool, PAGE_BYTES, SITE_BYTES, TAB_BYTES, TOOL_KEY};
+pub use tool::Tool;
 use wire::OpWire;
 
 pub type TabId = i64;
@@ -169,136 +172,6 @@ pub enum Effect {
     },
     /// Show the tab's tool count on the action icon (when it changed).
     Badge { tab_id: TabId, count: usize },
-}
-
-/// A tool as the registry holds it: validated and classed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tool {
-    pub decl: Declaration,
-    pub verdict: Verdict,
-    pub source: Source,
-    raw: RawDeclaration,
-    provided: bool,
-    /// Its place in the order of registrations, and its stored key's end.
-    seq: u64,
-    /// What its stored entry takes, as the browser counts it.
-    bytes: usize,
-    /// See `definition`: computed at the tool's first call decision, and
-    /// kept. Not at registration: most tools are never called, and a
-    /// SHA-256 of every definition would double a registration's cost.
-    definition: Derived<String>,
-    /// The input schema, read at the tool's first call: every call's
-    /// arguments are checked against it. Not at registration: most tools are
-    /// never called, and a read schema takes many times its text's memory.
-    schema: Derived<Option<serde_json::Value>>,
-    /// What checking its schema needs (`schema::Plan`), or why it cannot
-    /// be checked, read with the schema: its patterns compiled once, not at
-    /// every call.
-    plan: Derived<Option<Result<crate::page::schema::Plan, String>>>,
-}
-
-/// Something derived from a tool's declaration on first use, and kept. A
-/// cache: two tools are equal whether or not theirs was derived yet.
-#[derive(Clone, Debug)]
-struct Derived<T>(std::cell::OnceCell<T>);
-
-impl<T> Default for Derived<T> {
-    fn default() -> Self {
-        Derived(std::cell::OnceCell::new())
-    }
-}
-
-impl<T> PartialEq for Derived<T> {
-    fn eq(&self, _: &Derived<T>) -> bool {
-        true
-    }
-}
-
-impl Tool {
-    /// A tool from a page's snapshot, cut first to what Toolgate keeps
-    /// (`RawDeclaration::bounded`): what is stored is what is shown.
-    fn new(raw: RawDeclaration, provided: bool) -> Result<Tool, Invalid> {
-        let raw = raw.bounded();
-        let decl = Declaration::from_raw(raw.clone())?;
-        Ok(Tool {
-            verdict: classify(&decl),
-            source: Source::of(decl.path),
-            definition: Derived::default(),
-            schema: Derived::default(),
-            plan: Derived::default(),
-            decl,
-            raw,
-            provided,
-            seq: 0,
-            bytes: 0,
-        })
-    }
-
-    /// The tool as stored, in frame `frame` of tab `tab_id`.
-    fn stored(&self, tab_id: TabId, frame: &Frame) -> StoredTool {
-        StoredTool {
-            tab_id,
-            frame_id: frame.frame_id,
-            document_id: frame.document_id.clone(),
-            origin: frame.origin.clone(),
-            seq: self.seq,
-            provided: self.provided,
-            decl: self.raw.clone(),
-        }
-    }
-
-    /// The input schema, if the tool declared one.
-    pub fn schema(&self) -> Option<&serde_json::Value> {
-        self.schema
-            .0
-            .get_or_init(|| {
-                // `Declaration::from_raw` refused a schema that is not JSON.
-                let text = self.decl.input_schema.as_deref()?;
-                serde_json::from_str(text).ok()
-            })
-            .as_ref()
-    }
-
-    /// What checking the tool's schema needs, or why it cannot be checked
-    /// (docs/agents.md, "Arguments and limits"); `None` without a schema.
-    pub fn plan(&self) -> Option<Result<&crate::page::schema::Plan, &str>> {
-        self.plan
-            .0
-            .get_or_init(|| self.schema().map(crate::page::schema::Plan::read))
-            .as_ref()
-            .map(|plan| plan.as_ref().map_err(String::as_str))
-    }
-
-    fn key(&self) -> (Source, Kind, &str) {
-        (self.source, self.decl.kind, &self.decl.name)
-    }
-
-    /// A fingerprint of the definition — title, description, schema and
-    /// hints — to which grants are bound (docs/cards.md, "When a tool changes"): a re-registration that
-    /// changes any of them is a new definition.
-    pub fn definition(&self) -> &str {
-        self.definition.0.get_or_init(|| fingerprint(&self.decl))
-    }
-}
-
-fn fingerprint(d: &Declaration) -> String {
-    use sha2::{Digest, Sha256};
-    // A page controls every definition it registers, so the fingerprint is a
-    // SHA-256 of the definition's canonical JSON: no page can find two
-    // definitions with one fingerprint (ARCHITECTURE.md, "One name, one tool").
-    let hints: Vec<(&str, &HintState)> = d.hints.iter().map(|(h, s)| (h.key(), s)).collect();
-    let canonical = serde_json::to_vec(&(
-        &d.title,
-        &d.description,
-        &d.input_schema,
-        &d.unreadable,
-        hints,
-    ))
-    .unwrap_or_default();
-    Sha256::digest(&canonical)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// One frame's current document and its tools, in registration order.
