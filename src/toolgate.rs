@@ -85,18 +85,19 @@ pub struct Flagged {
 }
 
 impl Toolgate {
-    /// Rebuilds the core from the stored tools and the stored session (as
-    /// `Effect::Store` and `Session::record` wrote them). A new core is a
-    /// new worker: calls the old one was running are lost, and their agents
-    /// are told so (`Session::restarted`).
+    /// Rebuilds the core from the stored tools, each (key, JSON text), and
+    /// the stored session (as `Effect::Store` and `Session::record` wrote
+    /// them); each tab's tools are read when first needed (`Registry::load`).
+    /// A new core is a new worker: calls the old one was running are lost,
+    /// and their agents are told so (`Session::restarted`).
     ///
     /// # Errors
-    /// When a stored tool or the session cannot be read.
-    pub fn from_storage(
-        tools: &[(String, String)],
+    /// When a stored tool's key or the session cannot be read.
+    pub fn from_storage<K: AsRef<str>, T: Into<String>>(
+        tools: impl IntoIterator<Item = (K, T)>,
         session: Option<&str>,
     ) -> Result<Toolgate, String> {
-        let registry = Registry::load(tools.iter().map(|(key, text)| (key, text.as_str())))?;
+        let registry = Registry::load(tools)?;
         let mut session: Session = match session {
             Some(text) => {
                 serde_json::from_str(text).map_err(|e| format!("bad stored session: {e}"))?

@@ -159,8 +159,7 @@ impl Core {
         if keys.len() != records.len() {
             return Err(JsError::new("bad stored tools: a key for each record"));
         }
-        let records: Vec<(String, String)> = keys.into_iter().zip(records).collect();
-        Toolgate::from_storage(&records, session.as_deref())
+        Toolgate::from_storage(keys.into_iter().zip(records), session.as_deref())
             .map(Core)
             .map_err(|e| JsError::new(&e))
     }

@@ -69,7 +69,7 @@ fn a_core_rebuilt_from_storage_settles_the_calls_the_old_worker_was_running() {
     assert!(!run.repeatable);
     let stored = core.session.record().expect("written").expect("changed");
 
-    let mut again = Toolgate::from_storage(&records, Some(&stored)).expect("rebuilt");
+    let mut again = Toolgate::from_storage(records.clone(), Some(&stored)).expect("rebuilt");
     assert_eq!(again.registry, core.registry);
     let Step::Reply { reply } = again.request("c", &call(7), None, 0) else {
         panic!("the kept reply")
@@ -88,15 +88,16 @@ fn a_core_rebuilt_from_storage_settles_the_calls_the_old_worker_was_running() {
 #[test]
 fn storage_that_cannot_be_read_is_a_clear_error_or_left_out() {
     let key_only = [("tool:1".to_owned(), "{}".to_owned())];
-    let error = Toolgate::from_storage(&key_only, None).expect_err("not a stored tool's key");
+    let error = Toolgate::from_storage(key_only, None).expect_err("not a stored tool's key");
     assert!(error.starts_with("bad stored tool key:"), "{error}");
-    let error = Toolgate::from_storage(&[], Some("\"a string\"")).expect_err("unreadable");
+    let error = Toolgate::from_storage(Vec::<(String, String)>::new(), Some("\"a string\""))
+        .expect_err("unreadable");
     assert!(error.starts_with("bad stored session:"), "{error}");
     // A stored tool that does not read (written by another version) is left
     // out when its tab is read; the tab's other tools stay.
     let (core, mut records) = with_add_note();
     records.push(("tool:1:9".to_owned(), "{".to_owned()));
-    let again = Toolgate::from_storage(&records, None).expect("loads");
+    let again = Toolgate::from_storage(records.clone(), None).expect("loads");
     assert_eq!(again.registry, core.registry);
     assert_eq!(again.registry.count(1), 1);
 }
@@ -107,7 +108,7 @@ fn a_rebuilt_core_reads_a_tab_s_stored_tools_only_once_a_request_needs_them() {
     let mut records = add_note(&mut core, 1);
     records.extend(add_note(&mut core, 2));
     records.extend(add_note(&mut core, 3));
-    let mut again = Toolgate::from_storage(&records, None).expect("rebuilt");
+    let mut again = Toolgate::from_storage(records.clone(), None).expect("rebuilt");
     assert_eq!(
         again.registry.tabs_read(),
         0,
@@ -170,7 +171,7 @@ fn a_card_stored_before_its_window_was_recorded_is_known_to_have_none() {
     assert_eq!(core.session.cards_without_window(), vec![first]);
     // The worker stopped here: the card is stored, its window is not.
     let stored = core.session.record().expect("written").expect("changed");
-    let mut again = Toolgate::from_storage(&records, Some(&stored)).expect("rebuilt");
+    let mut again = Toolgate::from_storage(records.clone(), Some(&stored)).expect("rebuilt");
     assert_eq!(again.session.cards_without_window(), vec![first]);
     assert!(again.session.card_opened(first, 8));
     assert!(again.session.cards_without_window().is_empty());
@@ -248,6 +249,6 @@ fn a_stored_session_leaves_out_what_is_empty_and_reads_back_its_answers() {
     }
     // Read back: the answers as they were (the running call, as a stopped
     // worker's, becomes a kept reply: the test above).
-    let again = Toolgate::from_storage(&records, Some(&full)).expect("rebuilt");
+    let again = Toolgate::from_storage(records.clone(), Some(&full)).expect("rebuilt");
     assert_eq!(again.session.answers, core.session.answers);
 }

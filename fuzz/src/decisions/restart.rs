@@ -32,10 +32,8 @@ impl Driver {
     /// on the core that did not stop.
     pub(super) fn restart(&mut self, probe: &CallSpec) {
         self.seen.restarts += 1;
-        let records: Vec<(String, String)> =
-            self.records.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        let mut rebuilt =
-            Toolgate::from_storage(&records, self.session.as_deref()).expect("storage reads back");
+        let mut rebuilt = Toolgate::from_storage(&self.records, self.session.as_deref())
+            .expect("storage reads back");
         // The worker hands the stored rules to the core when it starts.
         setting::hand_rules(&self.book, &mut rebuilt);
         assert_eq!(

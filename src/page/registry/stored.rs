@@ -268,9 +268,17 @@ impl PartialEq for TabFrames {
     }
 }
 
+/// Shows what was read, and reads nothing: a tab not read yet shows how
+/// many stored tools wait.
 impl std::fmt::Debug for TabFrames {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_map().entries(self.get()).finish()
+        if let Some(frames) = self.frames.get() {
+            return f.debug_map().entries(frames).finish();
+        }
+        let unread = self.unread.take();
+        let waiting = unread.len();
+        self.unread.set(unread);
+        write!(f, "<{waiting} stored tools not read>")
     }
 }
 
