@@ -228,6 +228,47 @@ fn a_registry_loaded_from_what_it_persisted_is_the_same() {
 }
 
 #[test]
+fn a_loaded_registry_s_unread_tabs_still_leave_storage_as_they_close_or_navigate() {
+    // Three tabs stored, then loaded as a new worker does: none read yet.
+    let mut r = Registry::new();
+    let mut store = Store::new();
+    for tab in [1, 2, 3] {
+        let (_, effects) = r.apply(page(
+            frame(tab, 0, "doc", SITE),
+            json!([
+                tool("a", "document_object", json!({})),
+                tool("b", "document_object", json!({}))
+            ]),
+        ));
+        persist(&mut store, &effects);
+    }
+    let mut loaded = Registry::load(&store).expect("loads");
+    assert_eq!(loaded.tabs_read(), 0);
+    // Tab 1 closes and tab 2 navigates before either was needed: their keys
+    // go, with the badge; tab 3's stay.
+    let (_, effects) = loaded.apply(Event::TabClosed { tab_id: 1 });
+    assert_eq!(persist(&mut store, &effects), Some(0));
+    let (_, effects) = loaded.apply(Event::Navigated {
+        tab_id: 2,
+        frame_id: 0,
+        document_id: "doc-2".into(),
+    });
+    assert_eq!(persist(&mut store, &effects), Some(0));
+    assert_eq!(
+        loaded.tabs_read(),
+        0,
+        "tab 3 is not read for the others' events"
+    );
+    assert!(
+        store.keys().all(|key| key.starts_with("tool:3:")),
+        "{store:?}"
+    );
+    assert_eq!(store.len(), 2);
+    assert_eq!(names(&loaded, 3).len(), 2);
+    assert_eq!(loaded.tabs_read(), 1);
+}
+
+#[test]
 fn reset_starts_the_document_over() {
     let mut r = Registry::new();
     let top = frame(1, 0, "doc", SITE);
