@@ -84,12 +84,18 @@ function tabHasTools(sender) {
 // send on their own from now on is known as theirs before any call (watch.js),
 // and a first call finds its tab's listener added while the core compiled
 // (ARCHITECTURE.md, "A worker's start"). Each stored tool names its tab and
-// the origin of the document that published it.
+// the origin of the document that published it; one that does not read is
+// left out, as the core leaves it out (src/page/registry/stored.rs).
 export async function watchStoredTabs() {
   for (const [key, text] of Object.entries(await storedAtStart)) {
     if (!key.startsWith(TOOL_KEY) || typeof text !== 'string') continue;
-    const { tab_id: tabId, origin } = JSON.parse(text);
-    watchTab(tabId, origin);
+    let stored;
+    try {
+      stored = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    watchTab(stored.tab_id, stored.origin);
   }
 }
 
