@@ -13,7 +13,7 @@ use crate::decisions::rules::{SeenTool, Standing};
 use crate::page::conduct::{Broken, Conduct, Watch, Witnessed, SEEN_CAP};
 use crate::page::registry::{Effect, Event, Registered, Registry};
 use crate::views::cards::{self, Card};
-use crate::views::text::{page_line, Line, NAME_CAP, TITLE_CAP};
+use crate::views::text::{page_line, Line, NAME_CAP};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -348,7 +348,7 @@ impl Toolgate {
             .map(|(standing, tool)| ToolShown {
                 standing,
                 name_shown: page_line(&tool.name, NAME_CAP),
-                area_shown: page_line(&tool.area, TITLE_CAP),
+                area_shown: crate::decisions::rules::area_shown(&tool.area),
             })
             .collect()
     }

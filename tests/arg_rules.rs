@@ -490,3 +490,18 @@ fn the_person_may_give_allowed_where_an_administrators_condition_does() {
         Level::AskFirst
     );
 }
+
+#[test]
+fn an_administrators_limit_counts_once_whether_or_not_the_person_has_rules() {
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {SITE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}}}))
+    .expect("admin");
+    let own: RuleBook = serde_json::from_value(json!({"sites": {SITE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"}}}))
+    .expect("own");
+    for person in [RuleBook::default(), own] {
+        let bounded = person.bounded_by(&admin);
+        assert_eq!(bounded.sites[SITE].limits, admin.sites[SITE].limits);
+    }
+}

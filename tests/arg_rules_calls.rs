@@ -28,14 +28,7 @@ fn with_transfer() -> Harness {
 }
 
 fn transfer_rules(h: &Harness, extra: Value) -> RuleBook {
-    let definition = h
-        .registry
-        .frames(1)
-        .flat_map(|f| f.tools.iter())
-        .find(|t| t.decl.name == "transfer")
-        .expect("transfer")
-        .definition()
-        .to_owned();
+    let definition = h.definition_of(1, "transfer");
     let mut site = json!({"read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
         "tools": {"transfer": "ask_first"}, "tool_definitions": {"transfer": definition},
         "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}});
@@ -45,17 +38,21 @@ fn transfer_rules(h: &Harness, extra: Value) -> RuleBook {
     serde_json::from_value(json!({"sites": {REMOTE: site}})).expect("rules")
 }
 
-fn finish(h: &mut Harness, step: &toolgate::decisions::agent::Step) {
-    if let toolgate::decisions::agent::Step::Run { run } = step {
-        h.session.finish(
+/// Ends `step`'s call, if it ran, as a tool that answered "ok"; the reply.
+fn finish(h: &mut Harness, step: &toolgate::decisions::agent::Step) -> Option<Value> {
+    let toolgate::decisions::agent::Step::Run { run } = step else {
+        return None;
+    };
+    h.session
+        .finish(
             run.call_id,
             Ok(&raw(&json!("ok"))),
             1024,
             false,
             None,
             h.now_ms,
-        );
-    }
+        )
+        .map(|(_, _, reply)| reply.value().clone())
 }
 
 #[test]
@@ -171,6 +168,53 @@ fn an_administrators_conditions_bound_the_persons() {
     h.session.rules = RuleBook::default().bounded_by(&admin);
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 500}));
     assert_eq!(outcome(&h, &step), "run");
+}
+
+#[test]
+fn a_card_names_the_administrators_rule_where_the_person_set_none() {
+    let mut h = with_transfer();
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "tools": {"transfer": "ask_first"},
+        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}}}}))
+    .expect("admin");
+    let rule_of = |h: &mut Harness, amount: u32| {
+        let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": amount}));
+        card(&h.session, card_id(&step), &h.world())
+            .expect("a rule card")
+            .rule
+    };
+    // Only the administrator's rules: their level, and their condition, not the person's.
+    h.session.rules = RuleBook::default().bounded_by(&admin);
+    assert_eq!(
+        rule_of(&mut h, 25).as_deref(),
+        Some("Ask first: transfer: amount is more than 20, by your administrator's rule for this tool")
+    );
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(outcome(&h, &step), "run");
+    let reply = finish(&mut h, &step).expect("a reply");
+    assert!(reply["result"]["_meta"]["toolgate"]["why"]
+        .as_str()
+        .is_some_and(|why| why.ends_with(
+            "within transfer: amount is at most 20, by the administrator's condition of the tool transfer"
+        )));
+    // The person's own narrower level, with their own condition: theirs.
+    let own = transfer_rules(&h, json!({}));
+    h.session.rules = own.bounded_by(&RuleBook::default());
+    assert_eq!(
+        rule_of(&mut h, 25).as_deref(),
+        Some("Ask first: transfer: amount is more than 20, by your rule for this tool")
+    );
+    // A tool level of theirs alone, without conditions.
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "tools": {"transfer": "ask_first"}}}}))
+    .expect("admin");
+    h.session.rules = RuleBook::default().bounded_by(&admin);
+    assert_eq!(
+        rule_of(&mut h, 5).as_deref(),
+        Some("Ask first: your administrator's rule for this tool")
+    );
 }
 
 #[test]

@@ -505,11 +505,21 @@ fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower
     );
     assert_eq!(site.tools.get("list_notes"), Some(&Level::AskFirst));
     assert!(held.unattended, "unattended if either says so");
-    // A site only the administrator sets is held to the administrator's rules.
+    // A site only the administrator sets is held to the administrator's
+    // rules, each tool's level theirs (a card names whose rule asks).
+    let alone = RuleBook::default().bounded_by(&admin);
+    let alone = alone.sites.get(REMOTE).expect("rules");
     assert_eq!(
-        RuleBook::default().bounded_by(&admin).sites.get(REMOTE),
+        Some(&toolgate::decisions::rules::SiteRules {
+            admin_levels: Default::default(),
+            admin_owned_conditions: Default::default(),
+            ..alone.clone()
+        }),
         admin.sites.get(REMOTE)
     );
+    assert!(alone.admin_levels.contains("list_notes"));
+    // Where the person's level for a tool is wider, the one that holds is theirs too.
+    assert!(site.admin_levels.contains("list_notes"));
 
     // Changes: Delete or Outside to Allowed, an area to Allowed, or allowing a
     // Delete tool are for the administrator alone; nor can a level be wider

@@ -132,7 +132,8 @@ fn a_tools_own_level_comes_first_then_its_areas_then_its_kinds() {
         (
             Level::Off,
             Because::Tool {
-                name: "notes.create".into()
+                name: "notes.create".into(),
+                admin: false
             }
         )
     );

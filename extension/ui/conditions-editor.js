@@ -19,11 +19,12 @@ let editors = 0;
 const shown = (value) => (Array.isArray(value) ? value.map(shown).join(', ')
   : typeof value === 'string' ? `\u201c${value}\u201d` : String(value));
 
-// "Allowed when amount is at most 20", with the worker's operator labels.
-export function conditionWords(condition, words) {
+// "Allowed when amount is at most 20", with the worker's operator labels;
+// each path as `pathShown` gives it (the page named its properties).
+function conditionWords(condition, words, pathShown) {
   const label = (key) => words.operators.find((op) => op.key === key)?.label ?? key;
   const level = words.levels.find(({ key }) => key === condition.level)?.label ?? condition.level;
-  return `${level} when ${condition.when.map((t) => `${t.path} ${label(t.op)} ${shown(t.value)}`).join(' and ')}`;
+  return `${level} when ${condition.when.map((t) => `${pathShown(t.path)} ${label(t.op)} ${shown(t.value)}`).join(' and ')}`;
 }
 
 // A stored test's value as the person types it.
@@ -49,7 +50,7 @@ function valueOf(test, types) {
 }
 
 // The editor of a tool's conditions (`nameShown`: its name as the core shows
-// it; `properties`: what its schema declares, `[{path, types}]` as the
+// it; `properties`: what its schema declares, `[{path, shown, types}]` as the
 // worker's `tool_properties` gives them, or null when no open tab publishes
 // it), with `conditions` as stored. `save(conditions)` resolves to the reason a
 // change was refused, or null once saved. `allowedIsAdmins`: Allowed is the
@@ -58,6 +59,8 @@ export function conditionsEditor({ nameShown, properties, conditions, words, all
   const id = `conditions-${(editors += 1)}`;
   let paths = properties ?? [];
   const typesOf = (path) => paths.find((p) => p.path === path)?.types ?? [];
+  // A path as the core shows it (its hidden characters made visible, cut).
+  const pathShown = (path) => paths.find((p) => p.path === path)?.shown ?? path;
   const levels = words.levels.filter(({ key }) => key !== 'off');
   let stored = conditions;
   let draft = [];
@@ -75,7 +78,7 @@ export function conditionsEditor({ nameShown, properties, conditions, words, all
 
   function showStored() {
     list.replaceChildren(...(stored.length
-      ? stored.map((c) => el('li', { text: conditionWords(c, words) }))
+      ? stored.map((c) => el('li', { text: conditionWords(c, words, pathShown) }))
       : [el('li', { class: 'none', text: 'No conditions: the tool\'s own level holds for every call.' })]));
     toggle.textContent = stored.length ? 'Edit conditions' : 'Add conditions';
   }
@@ -88,7 +91,7 @@ export function conditionsEditor({ nameShown, properties, conditions, words, all
     const hidden = (text) => el('span', { class: 'visually-hidden', text });
     const pathMenu = el('select', {}, [
       ...(paths.some((p) => p.path === test.path) ? [] : [el('option', { value: test.path, text: test.path || 'Choose a property', selected: true, disabled: true })]),
-      ...paths.map((p) => el('option', { value: p.path, text: p.path, selected: p.path === test.path })),
+      ...paths.map((p) => el('option', { value: p.path, text: p.shown, selected: p.path === test.path })),
     ]);
     const opMenu = el('select', {});
     const valueBox = el('span', { class: 'value' });
@@ -200,7 +203,7 @@ export function conditionsEditor({ nameShown, properties, conditions, words, all
       for (const [t, test] of condition.when.entries()) {
         const read = valueOf(test, typesOf(test.path));
         if ('why' in read) {
-          error.textContent = `Test ${t + 1} of condition ${c + 1} (${test.path}) ${read.why}. Nothing was saved.`;
+          error.textContent = `Test ${t + 1} of condition ${c + 1} (${pathShown(test.path)}) ${read.why}. Nothing was saved.`;
           return;
         }
         when.push({ path: test.path, op: test.op, value: read.value });
@@ -212,7 +215,7 @@ export function conditionsEditor({ nameShown, properties, conditions, words, all
     if (refused === null) {
       stored = changed;
       showStored();
-      status.textContent = `Saved: ${changed.length ? changed.map((c) => conditionWords(c, words)).join('; ') : 'no conditions'}.`;
+      status.textContent = `Saved: ${changed.length ? changed.map((c) => conditionWords(c, words, pathShown)).join('; ') : 'no conditions'}.`;
     }
   }
 

@@ -126,6 +126,13 @@ impl Level {
     }
 }
 
+/// An area as Toolgate's words name it, on cards, in the palette, on the
+/// set-apart page and to agents: a tag is page text, so its hidden
+/// characters are shown and it is cut (docs/cards.md, "How page text is shown").
+pub fn area_shown(area: &str) -> String {
+    crate::page::hidden::page_line(area, crate::page::hidden::TITLE_CAP)
+}
+
 /// A tool's area: its first tag, or else the part of its name before the
 /// first `.` (the whole name when it has none).
 pub fn area_of<'a>(name: &'a str, tags: &'a [String]) -> &'a str {
@@ -141,6 +148,9 @@ pub fn area_of<'a>(name: &'a str, tags: &'a [String]) -> &'a str {
 pub enum Because {
     Tool {
         name: String,
+        /// The level is the administrator's, not the person's.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        admin: bool,
     },
     Area {
         area: String,
@@ -164,6 +174,9 @@ pub enum Because {
     Unmet {
         name: String,
         words: String,
+        /// The tool's own level, which holds, is the administrator's.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        admin: bool,
     },
     /// The call is past a limit (docs/rules.md, "Limits on how often").
     Limit {
@@ -245,6 +258,14 @@ pub struct SiteRules {
     /// conditions, which bound every call of it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub admin_conditions: BTreeMap<String, AdminBound>,
+    /// In rules bounded by an administrator's only: the tools whose own
+    /// level is the administrator's (the person set none, or a wider one),
+    /// and those whose conditions are theirs (the person did not set the
+    /// tool apart), so that a card names whose rule asks.
+    #[serde(skip)]
+    pub admin_levels: std::collections::BTreeSet<String>,
+    #[serde(skip)]
+    pub admin_owned_conditions: std::collections::BTreeSet<String>,
 }
 
 /// A tool set apart as the person saw it when they set it.
@@ -277,6 +298,8 @@ impl SiteRules {
             conditions: BTreeMap::new(),
             limits: Vec::new(),
             admin_conditions: BTreeMap::new(),
+            admin_levels: std::collections::BTreeSet::new(),
+            admin_owned_conditions: std::collections::BTreeSet::new(),
         }
     }
 
@@ -326,6 +349,7 @@ impl SiteRules {
                 level,
                 Because::Tool {
                     name: tool.name.to_owned(),
+                    admin: self.admin_levels.contains(tool.name),
                 },
             );
         }

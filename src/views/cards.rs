@@ -8,7 +8,7 @@
 
 use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
-use crate::decisions::rules::{Level, RuleBook, RuleFacts};
+use crate::decisions::rules::{area_shown, Because, Level, RuleBook, RuleFacts};
 use crate::decisions::untrusted::Source;
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, SEEN_CAP};
@@ -299,14 +299,7 @@ pub fn card(
                 lines.push(broken_line(&name, broken));
             }
             if let Some(because) = &because {
-                let asks = if because.is_about_the_call() {
-                    format!("It asks first on {site}: {}.", because.plain())
-                } else {
-                    format!("It asks first because of {} on {site}.", because.plain())
-                };
-                lines.push(Line::ours(format!(
-                    "{asks} Allow once lets this call run, this once."
-                )));
+                lines.push(asks_first_line(because, &site));
             }
             Card {
                 card_id,
@@ -350,6 +343,25 @@ fn broken_line(name: &str, broken: &Broken) -> Line {
         .say(format!(
             "{tail}. You can clear this in the palette or on the settings page."
         ))
+}
+
+/// Why a rule's card asks (docs/cards.md): the rule in plain words, with an
+/// area, which a page names by its tag, quoted apart from Toolgate's words.
+fn asks_first_line(because: &Because, site: &str) -> Line {
+    let tail = "Allow once lets this call run, this once.";
+    match because {
+        Because::Area { area } => Line::ours("It asks first because of the rule for the area ")
+            .quote(area_shown(area))
+            .say(format!(" on {site}. {tail}")),
+        _ if because.is_about_the_call() => Line::ours(format!(
+            "It asks first on {site}: {}. {tail}",
+            because.plain()
+        )),
+        _ => Line::ours(format!(
+            "It asks first because of {} on {site}. {tail}",
+            because.plain()
+        )),
+    }
 }
 
 /// Why a call is asked about after its chat read untrusted content, newest

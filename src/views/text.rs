@@ -4,79 +4,13 @@
 //! apart from Toolgate's own words, so a page can neither reorder nor
 //! imitate a card's sentences.
 
-use crate::page::hidden::{hidden, hidden_in_block};
 use serde::Serialize;
 use std::fmt;
 
-/// At most this many characters of a title (a tool's, a tab's) are shown.
-pub const TITLE_CAP: usize = 120;
-/// A tool's name: the name rule allows 128 characters (docs/classes.md).
-pub const NAME_CAP: usize = 128;
-/// A tab's URL: its host comes first, so a cut never hides it.
-pub const URL_CAP: usize = 200;
-/// A chat's name (from an agent, not a page, but not Toolgate's words either).
-pub const CHAT_CAP: usize = 80;
-/// An argument's name.
-pub const ARGUMENT_NAME_CAP: usize = 64;
-/// An argument's value.
-pub const ARGUMENT_VALUE_CAP: usize = 500;
-/// A tool's description in the palette.
-pub const DESCRIPTION_CAP: usize = 1000;
-/// An input schema or a skill's instructions in the palette.
-pub const BLOCK_CAP: usize = 4000;
-
-/// What ends a cut text.
-pub const ELLIPSIS: char = '\u{2026}';
-
-/// One line of page text as shown: every control and bidi character
-/// escaped, line feeds and tabs included, and at most `cap` characters (an
-/// escape counts its full width, and is never split); a longer text ends in
-/// "…" within the cap.
-pub fn page_line(text: &str, cap: usize) -> String {
-    shown(text, cap, false)
-}
-
-/// Page text shown as a block of its own (a description, a schema, a skill's
-/// instructions): as [`page_line`], except that line feeds and tabs are kept.
-pub fn page_block(text: &str, cap: usize) -> String {
-    shown(text, cap, true)
-}
-
-fn shown(text: &str, cap: usize, block: bool) -> String {
-    // Most page text is short and plain: shown as it is, without a walk.
-    let escaped = |c: char| if block { hidden_in_block(c) } else { hidden(c) };
-    let plain = |c: char| !escaped(c);
-    if text.len() <= cap && text.chars().all(plain) {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len().min(cap.saturating_mul(4)));
-    // Characters shown so far, and where the text stood when one more
-    // character of the cap was still free for the "…".
-    let mut count = 0;
-    let mut cut_at = None;
-    for c in text.chars() {
-        let start = out.len();
-        let width = if escaped(c) {
-            let escape = format!("\u{27E8}U+{:04X}\u{27E9}", u32::from(c));
-            let width = escape.chars().count();
-            out.push_str(&escape);
-            width
-        } else {
-            out.push(c);
-            1
-        };
-        if count + width > cap.saturating_sub(1) && cut_at.is_none() {
-            cut_at = Some(start);
-        }
-        count += width;
-        if count > cap {
-            out.truncate(cut_at.unwrap_or(start));
-            out.push(ELLIPSIS);
-            return out;
-        }
-    }
-    out
-}
+pub use crate::page::hidden::{
+    page_block, page_line, ARGUMENT_NAME_CAP, ARGUMENT_VALUE_CAP, BLOCK_CAP, CHAT_CAP,
+    DESCRIPTION_CAP, ELLIPSIS, NAME_CAP, TITLE_CAP, URL_CAP,
+};
 
 /// Page text of a kind Toolgate's own pages name when they show it raw
 /// (the agent console, which sees what an agent sees): a title, a name, a

@@ -72,6 +72,18 @@ impl Harness {
         }
     }
 
+    /// The definition (its fingerprint) of the tool `name` in tab `tab`, to
+    /// which a rule for it is bound.
+    pub fn definition_of(&self, tab: i64, name: &str) -> String {
+        self.registry
+            .frames(tab)
+            .flat_map(|f| f.tools.iter())
+            .find(|t| t.decl.name == name)
+            .expect("the tool")
+            .definition()
+            .to_owned()
+    }
+
     pub fn world(&self) -> World<'_> {
         World {
             registry: &self.registry,

@@ -5,7 +5,7 @@
 // the tool is set apart at Ask first from the set-apart page and given the
 // condition "amount is at most 20 → Allowed"; an agent's call of 15 then
 // runs with no card and 25 opens a rule card naming the condition. Only the
-// schema's properties can be chosen, and a test the worker refuses (a
+// schema's properties can be chosen, each name shown as page text is, and a test the worker refuses (a
 // pattern its engine cannot run) shows the worker's words by the editor,
 // keeping what was typed. A limit of 3 calls in 1 minute set by clicks is
 // shown in words and the fourth call asks; a refused limit shows the
@@ -54,10 +54,11 @@ test('a condition and a limit set by clicks on the settings pages decide an agen
   await conditions.getByText('No conditions: the tool\'s own level holds for every call.').waitFor();
   await conditions.getByRole('button', { name: 'Add conditions' }).click();
   await conditions.getByRole('button', { name: 'Add a condition' }).click();
-  // Focus goes to the new test's first field; only the schema's properties can be chosen.
+  // Focus goes to the new test's first field; only the schema's properties can be chosen,
+  // each named as the core shows page text (the override in `memo`'s name shown, not obeyed).
   const property1 = conditions.getByLabel('Property of test 1, condition 1');
   assert.ok(await focused(property1), 'the new test\'s property has focus');
-  assert.deepEqual(await property1.locator('option').allTextContents(), ['amount', 'to']);
+  assert.deepEqual(await property1.locator('option').allTextContents(), ['amount', 'memo\u27e8U+202E\u27e9', 'to']);
   await property1.selectOption('amount');
   // The operators offered for a number: none of the text ones.
   const operator1 = conditions.getByLabel('Operator of test 1, condition 1');

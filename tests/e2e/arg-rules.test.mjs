@@ -57,10 +57,15 @@ test('conditions on arguments decide a call after its schema, a rule card names 
 
   const worker = await h.browser.worker();
   // What the set-apart page is offered to build a condition from: each
-  // property the tool's schema declares, with its types.
+  // property the tool's schema declares, with its types, and its name as
+  // page text is shown (`memo`'s override made visible).
   const settings = await h.browser.newPage(await worker.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
   const offered = await settings.evaluate((s) => chrome.runtime.sendMessage({ type: 'tool_properties', site: s }), site);
-  assert.deepEqual(offered, { transfer: [{ path: 'amount', types: ['number'] }, { path: 'to', types: ['string'] }] });
+  assert.deepEqual(offered, { transfer: [
+    { path: 'amount', shown: 'amount', types: ['number'] },
+    { path: 'memo\u202E', shown: 'memo\u27e8U+202E\u27e9', types: ['string'] },
+    { path: 'to', shown: 'to', types: ['string'] },
+  ] });
   // A condition on a property the schema does not declare is refused when set.
   await assert.rejects(
     worker.evaluate(([s]) => self.toolgate.changeRules(s, [

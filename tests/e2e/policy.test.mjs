@@ -13,8 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { BROWSER_VERSION, TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { openConsoleOn, result, toolButton } from '../support/console.mjs';
-import { callAnswering, callRequest, openChat } from '../../lib/agent.mjs';
-import { cardWatcher } from '../../lib/cards.mjs';
+import { callAnswering, callRequest, openChat, start } from '../../lib/agent.mjs';
+import { cardWatcher, choose } from '../../lib/cards.mjs';
+import { readCard } from '../support/cards.mjs';
 
 // Chromium 156 runs inside the Debian 13 root (tests/support/chromium-156.sh),
 // and reads machine policy from that root's /etc.
@@ -140,6 +141,78 @@ test('a policy tightened while the browser was closed holds from the first call 
     await rm(POLICY_FILE, { force: true });
     await browser?.close();
     await rm(profile, { recursive: true, force: true });
+    await server.close();
+  }
+});
+
+// The administrator's conditions and limits (docs/rules.md, "Who can change
+// the rules"), as a machine policy writes them: Chromium must take them by
+// managed-schema.json, and the core must hold calls to them. add_note asks
+// first, by the administrator's level for it, except with a title starting
+// "Groceries", which their condition allows; and at most once a minute in a chat.
+test('an administrator\'s conditions and limits, from a real policy, decide agents\' calls', { skip: SKIP }, async () => {
+  const server = await serve('examples/notes');
+  const site = new URL(server.url('notes.localhost', '/')).origin;
+  const host = new URL(site).host;
+  await mkdir(POLICY_DIR, { recursive: true });
+  await writeFile(POLICY_FILE, JSON.stringify({ '3rdparty': { extensions: { [TOOLGATE_ID]: { sites: { [site]: {
+    write: 'ask_first',
+    tools: { add_note: 'ask_first' },
+    conditions: { add_note: [{ when: [{ path: 'title', op: 'starts_with', text: 'Groceries' }], level: 'allowed' }] },
+    limits: [{ target: 'tool', name: 'add_note', calls: 1, minutes: 1 }],
+  } } } } } }));
+  let browser;
+  try {
+    browser = await launch();
+    const worker = await browser.worker();
+    // Chromium gives the managed storage some 3 s after the start; a call
+    // decided before it is refused (the test above). Once the worker keeps
+    // it, Chromium has taken the conditions and limits by managed-schema.json.
+    const kept = await worker.evaluate((s) => new Promise((done) => {
+      const check = async () => {
+        const { policy_last_read: last } = await chrome.storage.local.get('policy_last_read');
+        if (last?.sites?.[s]) done(last.sites[s]);
+      };
+      chrome.storage.onChanged.addListener(check);
+      check();
+    }), site);
+    assert.deepEqual([kept.conditions?.add_note?.[0]?.when, kept.limits], [
+      [{ path: 'title', op: 'starts_with', text: 'Groceries' }], [{ target: 'tool', name: 'add_note', calls: 1, minutes: 1 }],
+    ]);
+    const cards = cardWatcher(browser.context);
+    const notes = await browser.newPage(`${site}/`);
+    await browser.waitForPalette(notes, (p) => entries(p).some((e) => e.name === 'add_note'), 'add_note');
+    const tabId = await browser.tabId(notes);
+    await openChat(worker, 'admin-conditions', 'Policy conditions');
+    const said = (reply) => reply.result?.content?.[0]?.text ?? JSON.stringify(reply);
+
+    // A title the administrator's condition allows: the chat's own answer decides it (its site question).
+    const groceries = await callAnswering(worker, cards, 'admin-conditions',
+      callRequest(1, tabId, 'add_note', { title: 'Groceries: milk', body: '2 l' }), ['Allow this call only']);
+    assert.equal(groceries.reply.result?.isError, false, said(groceries.reply));
+    assert.match(groceries.reply.result._meta.toolgate.why, /, within add_note: title starts with “Groceries”, by the administrator's condition of the tool add_note$/);
+    await notes.locator('#notes', { hasText: 'Groceries: milk' }).waitFor();
+
+    // Another title: none of the administrator's conditions holds, so Write's Ask first does, on a rule card that says why.
+    const bills = await start(worker, cards, 'admin-conditions', callRequest(2, tabId, 'add_note', { title: 'Bills', body: 'due' }));
+    if (!bills.card) assert.fail(`a rule card, got ${said(await bills.reply)}`);
+    const shown = await readCard(bills.card);
+    assert.ok(shown.lines.some((line) => line.startsWith(`It asks first on ${host}: add_note: title does not start with “Groceries”, by your administrator's rule for this tool.`)), shown.lines.join('\n'));
+    await choose(bills.card, 'Refuse');
+    const refused = await bills.reply;
+    assert.equal(refused.result?.isError, true, said(refused));
+
+    // Past the administrator's limit, even a title the condition allows asks first.
+    const again = await start(worker, cards, 'admin-conditions', callRequest(3, tabId, 'add_note', { title: 'Groceries: eggs', body: '6' }));
+    if (!again.card) assert.fail(`a rule card, got ${said(await again.reply)}`);
+    const limited = await readCard(again.card);
+    assert.ok(limited.lines.some((line) => line.includes('more than 1 call in 1 minute in this chat, by the limit for the tool add_note')), limited.lines.join('\n'));
+    await choose(again.card, 'Refuse');
+    assert.equal((await again.reply).result?.isError, true);
+    assert.deepEqual(await notes.locator('#notes li').allInnerTexts().then((items) => items.filter((t) => /Bills|eggs/.test(t))), [], 'neither refused call ran');
+  } finally {
+    await rm(POLICY_FILE, { force: true });
+    await browser?.close();
     await server.close();
   }
 });

@@ -2,14 +2,14 @@
 //! audit keeps it (`text`), and as a rule's card says it (`plain`)
 //! (docs/rules.md; docs/agents.md, "What an agent is told").
 
-use super::Because;
+use super::{area_shown, Because};
 
 impl Because {
     /// Which rule it is, as a card names the rule that asks.
     pub fn text(&self) -> String {
         match self {
-            Because::Tool { name } => format!("the rule for the tool {name}"),
-            Because::Area { area } => format!("the rule for the area {area}"),
+            Because::Tool { name, .. } => format!("the rule for the tool {name}"),
+            Because::Area { area } => format!("the rule for the area {}", area_shown(area)),
             Because::Kind { kind } => format!("the rule for {} tools", kind.label()),
             Because::Condition { name, words } => {
                 format!("{name}: {words}, by the condition of the tool {name}")
@@ -17,10 +17,10 @@ impl Because {
             Because::AdminCondition { name, words } => {
                 format!("{name}: {words}, by the administrator's condition of the tool {name}")
             }
-            Because::Unmet { name, words } if words.is_empty() => {
+            Because::Unmet { name, words, .. } if words.is_empty() => {
                 format!("the rule for the tool {name}")
             }
-            Because::Unmet { name, words } => {
+            Because::Unmet { name, words, .. } => {
                 format!("{name}: {words}, by the rule for the tool {name}")
             }
             Because::Limit { name, limit } => format!("{name}: {}", limit.text()),
@@ -30,8 +30,11 @@ impl Because {
     /// The same rule in plain words, as a rule's card says it.
     pub fn plain(&self) -> String {
         match self {
-            Because::Tool { .. } => "your rule for this tool".to_owned(),
-            Because::Area { area } => format!("the rule for the area {area}"),
+            Because::Tool { admin: false, .. } => "your rule for this tool".to_owned(),
+            Because::Tool { admin: true, .. } => {
+                "your administrator's rule for this tool".to_owned()
+            }
+            Because::Area { area } => format!("the rule for the area {}", area_shown(area)),
             Because::Kind { kind } => format!("the rule for {}", kind.plain()),
             Because::Condition { name, words } => {
                 format!("{name}: {words}, by your condition for this tool")
@@ -39,11 +42,11 @@ impl Because {
             Because::AdminCondition { name, words } => {
                 format!("{name}: {words}, by your administrator's condition for this tool")
             }
-            Because::Unmet { words, .. } if words.is_empty() => {
-                "your rule for this tool".to_owned()
+            Because::Unmet { words, admin, .. } if words.is_empty() => {
+                format!("{} rule for this tool", whose(*admin))
             }
-            Because::Unmet { name, words } => {
-                format!("{name}: {words}, by your rule for this tool")
+            Because::Unmet { name, words, admin } => {
+                format!("{name}: {words}, by {} rule for this tool", whose(*admin))
             }
             Because::Limit { name, limit } => format!("{name}: {}", limit.text()),
         }
@@ -56,5 +59,14 @@ impl Because {
             self,
             Because::Condition { .. } | Because::AdminCondition { .. } | Because::Limit { .. }
         ) || matches!(self, Because::Unmet { words, .. } if !words.is_empty())
+    }
+}
+
+/// Whose rule a card names: the person's, or their administrator's.
+fn whose(admin: bool) -> &'static str {
+    if admin {
+        "your administrator's"
+    } else {
+        "your"
     }
 }

@@ -71,7 +71,22 @@ impl SiteRules {
     /// These rules, bounded by an administrator's: each level the narrower
     /// of the two, for the kinds, areas and tools either sets.
     pub fn bounded_by(&self, admin: &SiteRules) -> SiteRules {
-        let mut out = self.clone();
+        SiteRules::bounded(Some(self), admin)
+    }
+
+    /// The person's rules for a site (`own`; none set) bounded by the
+    /// administrator's, with which levels and conditions are theirs, so
+    /// that a card names whose rule asks.
+    fn bounded(own: Option<&SiteRules>, admin: &SiteRules) -> SiteRules {
+        // Without the person's, the administrator's levels and conditions
+        // are the rules; their limits are added once, below.
+        let mut out = match own {
+            Some(own) => own.clone(),
+            None => SiteRules {
+                limits: Vec::new(),
+                ..admin.clone()
+            },
+        };
         for kind in ToolKind::ALL {
             let level = out.kind(kind).max(admin.kind(kind));
             *out.kind_mut(kind) = level;
@@ -85,6 +100,12 @@ impl SiteRules {
                 map.insert(key.clone(), narrower);
             }
         }
+        for (name, &level) in &admin.tools {
+            let person = own.and_then(|own| own.tools.get(name.as_str()));
+            if person.is_none_or(|&person| level > person) {
+                out.admin_levels.insert(name.clone());
+            }
+        }
         // What an administrator sets holds by name, whatever the tool's
         // definition or the area's kinds: the narrower of the two levels is
         // never wider than the administrator's.
@@ -94,7 +115,7 @@ impl SiteRules {
         for area in admin.areas.keys() {
             out.area_kinds.remove(area.as_str());
         }
-        out.bound_more(admin, Some(self));
+        out.bound_more(admin, own);
         out
     }
 }
@@ -107,12 +128,9 @@ impl RuleBook {
         let mut out = self.clone();
         out.unattended |= admin.unattended;
         for (site, bound) in admin.sites.iter() {
-            let own = self
-                .sites
-                .get(site.as_str())
-                .cloned()
-                .unwrap_or_else(|| bound.clone());
-            out.sites.insert(site.clone(), own.bounded_by(bound));
+            // A site the person set no rules for has the administrator's alone.
+            let bounded = SiteRules::bounded(self.sites.get(site.as_str()), bound);
+            out.sites.insert(site.clone(), bounded);
         }
         out
     }
@@ -314,7 +332,7 @@ impl RuleBook {
                     definition: &tool.definition,
                 });
                 let from = match &because {
-                    Because::Area { area } => format!("by the area {area}"),
+                    Because::Area { area } => format!("by the area {}", super::area_shown(area)),
                     Because::Kind { kind } => format!("by the rule for {} tools", kind.label()),
                     _ => "set apart".to_owned(),
                 };

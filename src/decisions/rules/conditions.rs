@@ -111,21 +111,34 @@ fn shown(value: &Value) -> String {
     }
 }
 
+/// A property's path as Toolgate's words name it: its names are the page's,
+/// so their hidden characters are shown and it is cut as an argument's name
+/// is (docs/cards.md, "How page text is shown").
+pub fn path_shown(path: &str) -> String {
+    crate::page::hidden::page_line(path, crate::page::hidden::ARGUMENT_NAME_CAP)
+}
+
 impl Test {
     /// The test in words: "amount is at most 20".
     pub fn words(&self) -> String {
-        format!("{} {} {}", self.path, self.op.label(), shown(&self.value))
+        format!(
+            "{} {} {}",
+            path_shown(&self.path),
+            self.op.label(),
+            shown(&self.value)
+        )
     }
 
     /// The test failed, in words, as it failed on `arguments`: "amount is
     /// more than 20", "has no amount", "amount is not a number".
     fn failed_words(&self, arguments: &Value) -> String {
+        let path = path_shown(&self.path);
         match at(arguments, &self.path) {
-            None => format!("has no {}", self.path),
+            None => format!("has no {path}"),
             Some(found) if !found.is_array() && !same_type(self.op, &self.value, found) => {
-                format!("{} is not {}", self.path, self.wants())
+                format!("{path} is not {}", self.wants())
             }
-            _ => format!("{} {} {}", self.path, self.op.negated(), shown(&self.value)),
+            _ => format!("{path} {} {}", self.op.negated(), shown(&self.value)),
         }
     }
 
@@ -319,13 +332,13 @@ impl ConditionError {
             ),
             ConditionError::NotDeclared { path } => format!(
                 "{name} has no property {} in its schema: a condition can only look at a property the schema declares.",
-                Value::from(path.as_str())
+                Value::from(path_shown(path))
             ),
             ConditionError::BadValue { path, why } => {
-                format!("The test on {path} of {name} {why}.")
+                format!("The test on {} of {name} {why}.", path_shown(path))
             }
             ConditionError::Pattern { path, why } => {
-                format!("The test on {path} of {name} cannot run: {why}.")
+                format!("The test on {} of {name} cannot run: {why}.", path_shown(path))
             }
         }
     }
@@ -478,6 +491,8 @@ fn check_test(test: &Test, schema: Option<&Value>) -> Result<(), ConditionError>
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Property {
     pub path: String,
+    /// The path as the settings page shows it (`path_shown`).
+    pub shown: String,
     pub types: Vec<String>,
 }
 
@@ -510,6 +525,7 @@ pub fn properties(schema: &Value) -> Vec<Property> {
                 .map(str::to_owned)
                 .collect();
             out.push(Property {
+                shown: path_shown(&path),
                 path: path.clone(),
                 types,
             });

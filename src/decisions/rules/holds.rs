@@ -57,7 +57,10 @@ impl SiteRules {
             return (widest.max(bound), because);
         };
         let mine = match own {
-            Some(own) => decide(tool.name, own, level, arguments),
+            Some(own) => decide(tool.name, own, level, arguments).whose(
+                self.admin_levels.contains(tool.name),
+                self.admin_owned_conditions.contains(tool.name),
+            ),
             None => (level, because),
         };
         match admin {
@@ -217,6 +220,7 @@ impl SiteRules {
             // administrator's conditions, as it follows its level.
             if !own.is_some_and(|own| own.tools.contains_key(name.as_str())) {
                 self.conditions.insert(name.clone(), conditions.clone());
+                self.admin_owned_conditions.insert(name.clone());
             }
         }
     }
@@ -232,11 +236,47 @@ fn decide(
 ) -> (Level, Because) {
     let name = name.to_owned();
     if conditions.is_empty() {
-        return (level, Because::Tool { name });
+        return (level, Because::Tool { name, admin: false });
     }
     match first_met(conditions, arguments) {
         Met::Held { level, words, .. } => (level, Because::Condition { name, words }),
-        Met::NoneHeld { unmet } => (level, Because::Unmet { name, words: unmet }),
+        Met::NoneHeld { unmet } => (
+            level,
+            Because::Unmet {
+                name,
+                words: unmet,
+                admin: false,
+            },
+        ),
+    }
+}
+
+/// Whose rule decided a call (docs/rules.md, "Who can change the rules"):
+/// the tool's own level, the administrator's when `level_theirs`; a
+/// condition that held, theirs when `conditions_theirs`.
+trait Whose {
+    fn whose(self, level_theirs: bool, conditions_theirs: bool) -> Self;
+}
+
+impl Whose for (Level, Because) {
+    fn whose(self, level_theirs: bool, conditions_theirs: bool) -> Self {
+        let (level, because) = self;
+        let because = match because {
+            Because::Tool { name, .. } => Because::Tool {
+                name,
+                admin: level_theirs,
+            },
+            Because::Unmet { name, words, .. } => Because::Unmet {
+                name,
+                words,
+                admin: level_theirs,
+            },
+            Because::Condition { name, words } if conditions_theirs => {
+                Because::AdminCondition { name, words }
+            }
+            other => other,
+        };
+        (level, because)
     }
 }
 

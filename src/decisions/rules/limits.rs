@@ -81,7 +81,7 @@ impl Limit {
     pub fn which(&self) -> String {
         match &self.target {
             Target::Kind { kind } => format!("the limit for {} tools", kind.label()),
-            Target::Area { area } => format!("the limit for the area {area}"),
+            Target::Area { area } => format!("the limit for the area {}", super::area_shown(area)),
             Target::Tool { name } => format!("the limit for the tool {name}"),
         }
     }
