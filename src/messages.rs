@@ -121,6 +121,16 @@ impl TryFrom<PageWire> for FromPage {
     }
 }
 
+/// Which page-named text the set-apart page asks to see shown (`ShownAs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShownKind {
+    /// An area's name (a tool's first tag, or its name's first part).
+    Area,
+    /// A property's path in a tool's arguments.
+    Argument,
+}
+
 /// What Toolgate's own pages (the palette popup, cards, the agent console)
 /// may send. Answers to cards come only this way: no agent channel carries them.
 /// Each variant has only its own fields: any other is refused.
@@ -171,6 +181,10 @@ pub enum FromUi {
     /// tool the site's open tabs publish (docs/rules.md, "Setting conditions
     /// and limits").
     ToolProperties { site: String },
+    /// The set-apart page: page-named text its rules hold that no tool seen
+    /// now names, as Toolgate shows it (`views::text::page_text_as`): an area
+    /// with a rule and no tool seen, a property a stored condition tests.
+    ShownAs { kind: ShownKind, texts: Vec<String> },
     /// The settings pages: the site rules' words, from the core
     /// (`views::rule_words`).
     RuleWords {},

@@ -72,7 +72,8 @@ enum PageRead {
 }
 
 /// Page text as Toolgate's pages show it (`views::text::page_text_as`), for
-/// the agent console, which gets it raw as an agent does.
+/// the agent console, which gets it raw as an agent does, and the set-apart
+/// page's areas and properties no open tab publishes.
 #[wasm_bindgen(js_name = "pageText")]
 pub fn page_text(text: &str, kind: &str) -> Result<String, JsError> {
     crate::views::text::page_text_as(text, kind)

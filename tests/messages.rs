@@ -254,3 +254,57 @@ fn a_page_sends_reports_and_native_calls_and_nothing_else() {
     let check = read::<FromPage>(json!({"type": "check_input"})).expect_err("no input checks");
     assert!(check.contains("unknown variant `check_input`"), "{check}");
 }
+
+#[test]
+fn the_set_apart_page_asks_for_areas_and_properties_shown_as_cards_show_them() {
+    use toolgate::decisions::rules::{area_shown, conditions::path_shown};
+    use toolgate::messages::ShownKind;
+    use toolgate::views::text::page_text_as;
+    let ui: FromUi =
+        read(json!({"type": "shown_as", "kind": "argument", "texts": ["memo\u{202E}", "to"]}))
+            .expect("the set-apart page's question");
+    assert_eq!(
+        ui,
+        FromUi::ShownAs {
+            kind: ShownKind::Argument,
+            texts: vec!["memo\u{202E}".into(), "to".into()]
+        }
+    );
+    // Only the two kinds it shows; any other is refused in words.
+    let error = read::<FromUi>(json!({"type": "shown_as", "kind": "result", "texts": []}))
+        .expect_err("not a kind the set-apart page shows");
+    assert!(error.contains("unknown variant `result`"), "{error}");
+    // Each kind is shown as cards show it: a bidi override made visible, not obeyed.
+    assert_eq!(
+        page_text_as("memo\u{202E}", "argument").as_deref(),
+        Some("memo\u{27E8}U+202E\u{27E9}")
+    );
+    assert_eq!(
+        page_text_as("memo\u{202E}", "argument"),
+        Some(path_shown("memo\u{202E}"))
+    );
+    assert_eq!(
+        page_text_as("vault\u{202E}", "area"),
+        Some(area_shown("vault\u{202E}"))
+    );
+    assert_eq!(
+        page_text_as("vault\u{202E}", "area").as_deref(),
+        Some("vault\u{27E8}U+202E\u{27E9}")
+    );
+    // Cut as cards cut them: an area at a title's length, a property at an argument name's.
+    let long = "a".repeat(500);
+    assert!(
+        page_text_as(&long, "area")
+            .expect("an area")
+            .chars()
+            .count()
+            < 200
+    );
+    assert!(
+        page_text_as(&long, "argument")
+            .expect("a property")
+            .chars()
+            .count()
+            < 100
+    );
+}

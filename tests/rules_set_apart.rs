@@ -189,6 +189,29 @@ fn a_tool_or_area_with_a_rule_can_be_changed_and_put_back_with_no_tool_seen() {
             what: "accounts.close".into()
         })
     );
+    // Its refusal names it as Toolgate shows page text, a hidden character
+    // made visible (a page named it); an area likewise.
+    for (change, shown) in [
+        (
+            one_tool("accounts\u{202E}.close", Some(Level::Off)),
+            "accounts\u{27E8}U+202E\u{27E9}.close",
+        ),
+        (
+            area("vault\u{202E}", Some(Level::AskFirst)),
+            "vault\u{27E8}U+202E\u{27E9}",
+        ),
+    ] {
+        let refused = book
+            .change(site, &[change], &[], None)
+            .expect_err("not seen");
+        assert_eq!(refused, RuleError::NotSeen { what: shown.into() });
+        assert!(
+            refused
+                .to_string()
+                .starts_with(&format!("{shown} can be set apart once")),
+            "{refused}"
+        );
+    }
     // A tool set apart before the rules kept its kind is put back all the same.
     let mut older = RuleBook::default();
     let mut rules = SiteRules::default();

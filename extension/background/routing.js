@@ -2,7 +2,7 @@
 // what the browser says about the sender, before the message is read. A page
 // can send any message; it is only ever parsed as a page report about its own
 // frame.
-import { parseUiMessage, ruleWords } from '../../pkg/toolgate.js';
+import { pageText, parseUiMessage, ruleWords } from '../../pkg/toolgate.js';
 import { agent, openChat } from './agents.js';
 import { answer, card } from './cards.js';
 import { fromJson, ready, toJson } from './core.js';
@@ -62,6 +62,7 @@ async function fromUi(message) {
     case 'tabs_without_toolgate': return tabsWithoutToolgate();
     case 'site_tools': return siteToolsShown(request.site);
     case 'tool_properties': return siteProperties(request.site);
+    case 'shown_as': return request.texts.map((text) => pageText(text, request.kind));
     case 'rule_words': return fromJson(ruleWords());
     case 'change_rules': return changeRules(request.site, request.changes);
     case 'clear_flag': return clearFlag(request.site, request.tool);

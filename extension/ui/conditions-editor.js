@@ -54,13 +54,15 @@ function valueOf(test, types) {
 // worker's `tool_properties` gives them, or null when no open tab publishes
 // it), with `conditions` as stored. `save(conditions)` resolves to the reason a
 // change was refused, or null once saved. `allowedIsAdmins`: Allowed is the
-// administrator's alone for this tool's kind.
-export function conditionsEditor({ nameShown, properties, conditions, words, allowedIsAdmins, save }) {
+// administrator's alone for this tool's kind. `pathsShown`: a Map from each
+// path the stored conditions test to its text as the core shows it, for
+// those no open tab's schema declares now.
+export function conditionsEditor({ nameShown, properties, conditions, words, allowedIsAdmins, save, pathsShown = new Map() }) {
   const id = `conditions-${(editors += 1)}`;
   let paths = properties ?? [];
   const typesOf = (path) => paths.find((p) => p.path === path)?.types ?? [];
   // A path as the core shows it (its hidden characters made visible, cut).
-  const pathShown = (path) => paths.find((p) => p.path === path)?.shown ?? path;
+  const pathShown = (path) => paths.find((p) => p.path === path)?.shown ?? pathsShown.get(path) ?? path;
   const levels = words.levels.filter(({ key }) => key !== 'off');
   let stored = conditions;
   let draft = [];

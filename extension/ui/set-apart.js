@@ -65,6 +65,27 @@ function summaryOf(tools) {
   return `What they may do: ${counts.filter(([n]) => n > 0).map(([n, text]) => `${n} ${text}`).join(', ')}`;
 }
 
+// Page-named `texts` as the worker's core shows them (`kind`: 'area' or
+// 'argument'), by text; one message for them all.
+async function shownAs(kind, texts) {
+  if (texts.length === 0) return new Map();
+  const shown = await chrome.runtime.sendMessage({ type: 'shown_as', kind, texts });
+  if (!Array.isArray(shown)) throw new Error(shown?.error ?? 'the worker did not answer');
+  return new Map(texts.map((text, i) => [text, shown[i]]));
+}
+
+// Every property a site's stored conditions test (`rules.conditions`: tool
+// name -> [{when: [{path}]}]), each once.
+function conditionPaths(rules) {
+  const paths = new Set();
+  for (const conditions of Object.values(rules?.conditions ?? {})) {
+    for (const condition of Array.isArray(conditions) ? conditions : []) {
+      for (const test of Array.isArray(condition?.when) ? condition.when : []) if (typeof test?.path === 'string') paths.add(test.path);
+    }
+  }
+  return [...paths];
+}
+
 async function main() {
   const host = site.replace(/^[a-z]+:\/\//, '');
   $('heading').textContent = `Set areas and tools apart on ${host}`;
@@ -98,8 +119,15 @@ async function main() {
     areaShown.set(tool.area, tool.standing?.area_shown ?? tool.area);
   }
   for (const area of ruledAreas) if (!areas.has(area)) areas.set(area, []);
-  // An area with a rule and no tool seen now has no escaped name from the core.
-  for (const area of ruledAreas) if (!areaShown.has(area)) areaShown.set(area, area);
+  // An area with a rule and no tool seen now: its name as the core shows it.
+  for (const [area, shown] of await shownAs('area', ruledAreas.filter((area) => !areaShown.has(area)))) areaShown.set(area, shown);
+  // The properties stored conditions test, likewise (a tool set apart while
+  // no open tab publishes it has no schema to name them).
+  const pathsShown = new Map();
+  const learnPaths = async (book) => {
+    for (const [path, shown] of await shownAs('argument', conditionPaths(book).filter((path) => !pathsShown.has(path)))) pathsShown.set(path, shown);
+  };
+  await learnPaths(rules);
   const apart = { areas: { ...rules.areas }, tools: { ...rules.tools } };
   // Once the site has rules, its levels say only themselves.
   const started = () => {
@@ -144,6 +172,7 @@ async function main() {
         words: WORDS,
         allowedIsAdmins: managed && (entry.tool.kind === 'delete' || entry.tool.kind === 'outside'),
         save: (conditions) => sendMore({ target: 'tool', name: entry.tool.name, conditions }),
+        pathsShown,
       });
       entry.extras.append(entry.conditions.node);
     }
@@ -211,6 +240,7 @@ async function main() {
     ]);
     if (offeredNow && typeof offeredNow === 'object' && !('error' in offeredNow)) properties = offeredNow;
     const stored = bookNow?.sites?.[site] ?? {};
+    await learnPaths(stored);
     if (bookNow?.sites?.[site]) started();
     const byName = new Map((Array.isArray(now) ? now : []).map((tool) => [tool.name, tool]));
     for (const entry of rows) {

@@ -489,9 +489,9 @@ impl Who<'_> {
         seen: &dyn Fn(&str) -> Option<ToolKind>,
     ) -> Result<(), RuleError> {
         let tool_kind = match &change.target {
-            Target::Tool { name } => {
-                Some(seen(name).ok_or_else(|| RuleError::NotSeen { what: name.clone() })?)
-            }
+            Target::Tool { name } => Some(seen(name).ok_or_else(|| RuleError::NotSeen {
+                what: crate::page::hidden::page_line(name, crate::page::hidden::NAME_CAP),
+            })?),
             _ => None,
         };
         let Who::Managed { admin } = self else {

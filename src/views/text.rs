@@ -15,7 +15,9 @@ pub use crate::page::hidden::{
 /// Page text of a kind Toolgate's own pages name when they show it raw
 /// (the agent console, which sees what an agent sees): a title, a name, a
 /// URL, a description, a schema or a skill's instructions, an argument's
-/// value, or a tool's result. `None` for a kind not known.
+/// value, or a tool's result; and, for the set-apart page, an area a rule
+/// names and a property a condition tests (as cards show them) when no open
+/// tab publishes them. `None` for a kind not known.
 pub fn page_text_as(text: &str, kind: &str) -> Option<String> {
     Some(match kind {
         "title" => page_line(text, TITLE_CAP),
@@ -27,6 +29,8 @@ pub fn page_text_as(text: &str, kind: &str) -> Option<String> {
         // A result is shown whole (its size is capped where it is read):
         // escaped, never cut.
         "result" => page_block(text, usize::MAX),
+        "area" => crate::decisions::rules::area_shown(text),
+        "argument" => crate::decisions::rules::conditions::path_shown(text),
         _ => return None,
     })
 }

@@ -168,6 +168,65 @@ test('a condition and a limit set by clicks on the settings pages decide an agen
   assert.equal(h.cards.pending(), false, 'no other card opened');
 });
 
+test('with no tool of it seen, an area a rule names, and with no tab publishing it, a property a stored condition tests, are shown on the set-apart page as the core shows page text', async () => {
+  // A site of its own: the first test's rules stay on bank.test.
+  const safe = await h.open('safe.test', '/', 1);
+  const site = h.server.url('safe.test', '');
+  const worker = await h.browser.worker();
+  const view = await h.browser.newPage(await worker.evaluate((s) => chrome.runtime.getURL(`extension/ui/set-apart.html?site=${encodeURIComponent(s)}`), site));
+  // What the worker says of the site's tools, once `test` holds of it (asked
+  // again after each answer, as the fixture waits for a palette).
+  const siteTools = async (test, what) => {
+    for (const deadline = Date.now() + 10_000; ;) {
+      const tools = await view.evaluate((s) => chrome.runtime.sendMessage({ type: 'site_tools', site: s }), site);
+      if (test(tools)) return tools;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(tools)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const seen = (name, area) => siteTools((tools) => tools.some((tool) => tool.name === name && tool.area === area), `${name} in ${area}`);
+  // A second tool, in an area whose name hides a bidi override; declared
+  // again (its registration aborted first) in another area.
+  const declare = (tag) => safe.page.evaluate((t) => {
+    window.stashed?.abort();
+    window.stashed = new AbortController();
+    document.modelContext.registerTool({
+      name: 'stash', description: 'Keeps a note.', inputSchema: { type: 'object', properties: {} },
+      annotations: { readOnlyHint: true }, tags: [t], execute: () => 'kept',
+    }, { signal: window.stashed.signal });
+  }, tag);
+  await declare('vault\u202E');
+  await seen('stash', 'vault\u202E');
+  // Set apart while the page is open (a condition may test only what the
+  // schema declares, an area be set apart only once a tool of it is seen):
+  // a condition on `memo` and its override, and the area.
+  await worker.evaluate(([s]) => self.toolgate.changeRules(s, [
+    { target: 'tool', name: 'transfer', level: 'ask_first' },
+    { target: 'tool', name: 'transfer', conditions: [{ when: [{ path: 'memo\u202E', op: 'is', value: 'rent' }], level: 'allowed' }] },
+    { target: 'area', area: 'vault\u202E', level: 'ask_first' },
+  ]), [site]);
+  // The tool moves to another area, then the tab closes: the rule's area has
+  // no tool seen, and no open tab declares transfer's properties.
+  await declare('safe');
+  await seen('stash', 'safe');
+  await safe.page.close();
+  for (const deadline = Date.now() + 10_000; ;) {
+    const offered = await view.evaluate((s) => chrome.runtime.sendMessage({ type: 'tool_properties', site: s }), site);
+    if (!('transfer' in offered)) break;
+    if (Date.now() > deadline) throw new Error(`transfer is still offered: ${JSON.stringify(offered)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await view.reload();
+  await view.locator('#shown', { hasText: '2 of 2 tools shown.' }).waitFor();
+  // The area with no tool: its name with the override made visible, not obeyed.
+  assert.deepEqual(await view.locator('li.area .area-row > button').allTextContents(), ['safe', 'transfer', 'vault\u27e8U+202E\u27e9']);
+  // The stored condition, in words, its property likewise.
+  await view.getByRole('button', { name: 'transfer', exact: true }).click();
+  const conditions = view.locator('li.tool').getByRole('group', { name: 'Conditions on the arguments of transfer' });
+  assert.deepEqual(await conditions.locator('.condition-list li').allTextContents(), ['Allowed when memo\u27e8U+202E\u27e9 is \u201crent\u201d']);
+  await view.close();
+});
+
 test('the conditions editor offers the operators the core takes for a property\'s types, and no other', () => {
   initSync({ module: readFileSync(new URL('../../pkg/toolgate_bg.wasm', import.meta.url)) });
   const words = JSON.parse(ruleWords());

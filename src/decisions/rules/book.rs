@@ -195,7 +195,9 @@ impl RuleBook {
         for change in changes {
             if let Target::Area { area } = &change.target {
                 if !area_seen(area) {
-                    return Err(RuleError::NotSeen { what: area.clone() });
+                    return Err(RuleError::NotSeen {
+                        what: super::area_shown(area),
+                    });
                 }
             }
         }

@@ -18,6 +18,7 @@ pub enum RuleError {
     KindNeedsLevel {
         kind: ToolKind,
     },
+    /// `what`: the area or tool the page named, as Toolgate shows page text.
     NotSeen {
         what: String,
     },
