@@ -269,6 +269,53 @@ fn a_loaded_registry_s_unread_tabs_still_leave_storage_as_they_close_or_navigate
 }
 
 #[test]
+fn stored_tools_that_no_longer_read_leave_storage_with_their_tab_s_next_event() {
+    // Two tabs stored; beside them, records no core can read (another
+    // version's, or text that is not JSON): tab 1 has two besides its tool,
+    // tab 2 only one.
+    let mut r = Registry::new();
+    let mut store = Store::new();
+    for tab in [1, 2] {
+        let (_, effects) = r.apply(page(
+            frame(tab, 0, "doc", SITE),
+            json!([tool("a", "document_object", json!({}))]),
+        ));
+        persist(&mut store, &effects);
+    }
+    store.insert("tool:1:90".into(), "{".into());
+    store.insert("tool:1:91".into(), json!({"tab_id": 1}).to_string());
+    store.insert("tool:2:92".into(), "[]".into());
+    let mut loaded = Registry::load(&store).expect("loads");
+    // Tab 1's page reports again: its unreadable records go, its tool stays.
+    let (_, effects) = loaded.apply(page(
+        frame(1, 0, "doc", SITE),
+        json!([tool("b", "document_object", json!({}))]),
+    ));
+    persist(&mut store, &effects);
+    assert!(
+        !store.contains_key("tool:1:90") && !store.contains_key("tool:1:91"),
+        "{store:?}"
+    );
+    assert_eq!(names(&loaded, 1).len(), 2);
+    assert_eq!(store.keys().filter(|k| k.starts_with("tool:1:")).count(), 2);
+    // Tab 2 closes: every key of it goes, the unreadable one too.
+    let (_, effects) = loaded.apply(Event::TabClosed { tab_id: 2 });
+    persist(&mut store, &effects);
+    assert!(store.keys().all(|k| k.starts_with("tool:1:")), "{store:?}");
+    // Nothing more to remove after: a later event of tab 1 removes nothing.
+    let (_, effects) = loaded.apply(page(
+        frame(1, 0, "doc", SITE),
+        json!([tool("c", "document_object", json!({}))]),
+    ));
+    assert!(
+        effects
+            .iter()
+            .all(|e| !matches!(e, Effect::Store { remove, .. } if !remove.is_empty())),
+        "{effects:?}"
+    );
+}
+
+#[test]
 fn reset_starts_the_document_over() {
     let mut r = Registry::new();
     let top = frame(1, 0, "doc", SITE);

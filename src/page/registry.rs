@@ -432,15 +432,18 @@ impl Registry {
                 });
             }
             Event::TabClosed { .. } => {
-                for frame in self
-                    .tabs
-                    .remove(&tab_id)
-                    .iter()
-                    .flat_map(|f| f.get().values())
-                {
-                    writes.drop_frame(tab_id, frame);
+                if let Some(tab) = self.tabs.remove(&tab_id) {
+                    for frame in tab.get().values() {
+                        writes.drop_frame(tab_id, frame);
+                    }
+                    writes.drop_left_out(tab_id, &tab);
                 }
             }
+        }
+        // Its stored tools that did not read as it was read go with the
+        // tab's next event (`stored::read_tab`).
+        if let Some(tab) = self.tabs.get(&tab_id) {
+            writes.drop_left_out(tab_id, tab);
         }
         // What is in memory is what is stored: no frame, and no tab, without
         // tools.

@@ -81,6 +81,14 @@ impl Writes {
         }
     }
 
+    /// The tab's stored tools that did not read when it was read (`read_tab`):
+    /// no core can use them, so their keys go too.
+    pub(super) fn drop_left_out(&mut self, tab_id: TabId, tab: &TabFrames) {
+        for seq in tab.left_out.take() {
+            self.remove(key(tab_id, seq));
+        }
+    }
+
     pub(super) fn into_effect(self, tab_id: TabId) -> Option<Effect> {
         if self.0.is_empty() {
             return None;
@@ -235,11 +243,18 @@ pub(super) struct TabFrames {
     /// The tab's stored tools not read yet: (seq, JSON text).
     unread: Cell<Vec<(u64, String)>>,
     frames: OnceCell<BTreeMap<FrameId, Frame>>,
+    /// The seqs of those that did not read, until the tab's next event
+    /// removes their keys (`Writes::drop_left_out`).
+    left_out: Cell<Vec<u64>>,
 }
 
 impl TabFrames {
     pub(super) fn get(&self) -> &BTreeMap<FrameId, Frame> {
-        self.frames.get_or_init(|| read_tab(self.unread.take()))
+        self.frames.get_or_init(|| {
+            let (frames, left_out) = read_tab(self.unread.take());
+            self.left_out.set(left_out);
+            frames
+        })
     }
 
     pub(super) fn get_mut(&mut self) -> &mut BTreeMap<FrameId, Frame> {
@@ -258,6 +273,7 @@ impl Clone for TabFrames {
         TabFrames {
             unread: Cell::default(),
             frames: OnceCell::from(self.get().clone()),
+            left_out: Cell::default(),
         }
     }
 }
@@ -282,18 +298,21 @@ impl std::fmt::Debug for TabFrames {
     }
 }
 
-/// One tab's stored tools as frames, in the order they were registered. A
-/// stored tool that no longer reads (written by another version), or whose
-/// snapshot no longer validates, is left out: it is not fatal.
-fn read_tab(mut unread: Vec<(u64, String)>) -> BTreeMap<FrameId, Frame> {
+/// One tab's stored tools as frames, in the order they were registered, and
+/// the seqs of those left out: a stored tool that no longer reads (written by
+/// another version), or whose snapshot no longer validates, is not fatal.
+fn read_tab(mut unread: Vec<(u64, String)>) -> (BTreeMap<FrameId, Frame>, Vec<u64>) {
     unread.sort_by_key(|(seq, _)| *seq);
     let mut frames: BTreeMap<FrameId, Frame> = BTreeMap::new();
-    for (_, text) in unread {
+    let mut left_out = Vec::new();
+    for (seq, text) in unread {
         let Ok(s) = serde_json::from_str::<StoredTool>(&text) else {
+            left_out.push(seq);
             continue;
         };
         let bytes = entry_bytes(&s.key(), &text);
         let Ok(mut tool) = Tool::new(s.decl, s.provided) else {
+            left_out.push(seq);
             continue;
         };
         tool.seq = s.seq;
@@ -316,5 +335,5 @@ fn read_tab(mut unread: Vec<(u64, String)>) -> BTreeMap<FrameId, Frame> {
         frame.bytes += tool.bytes;
         frame.tools.push(tool);
     }
-    frames
+    (frames, left_out)
 }
