@@ -38,9 +38,7 @@ pub enum FromPage {
     /// tools"). The caller's origin is the browser's `sender`'s.
     ExposedCall {
         call: u64,
-        origin: String,
-        name: String,
-        arguments: Box<RawValue>,
+        exposed: crate::decisions::exposed::ExposedCall,
     },
 }
 
@@ -112,9 +110,11 @@ impl TryFrom<PageWire> for FromPage {
                 only(&present, &["call", "origin", "name", "arguments"])?;
                 FromPage::ExposedCall {
                     call: needed(w.call, "call")?,
-                    origin: needed(w.origin, "origin")?,
-                    name: needed(w.name, "name")?,
-                    arguments: needed(w.arguments, "arguments")?,
+                    exposed: crate::decisions::exposed::ExposedCall {
+                        origin: needed(w.origin, "origin")?,
+                        name: needed(w.name, "name")?,
+                        arguments: needed(w.arguments, "arguments")?,
+                    },
                 }
             }
         })

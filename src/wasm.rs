@@ -2,7 +2,7 @@
 
 use crate::decisions::agent::{FrameCall, TabInfo};
 use crate::decisions::answers::Answer;
-use crate::decisions::exposed::{ExposedCall, PageCall};
+use crate::decisions::exposed::PageCall;
 use crate::messages::{FromPage, FromUi};
 use crate::page::registry::{Event, FrameRef};
 use crate::toolgate::Toolgate;
@@ -511,17 +511,7 @@ impl Core {
                     }),
                 }
             }
-            FromPage::ExposedCall {
-                call,
-                origin,
-                name,
-                arguments,
-            } => {
-                let exposed = ExposedCall {
-                    origin,
-                    name,
-                    arguments,
-                };
+            FromPage::ExposedCall { call, exposed } => {
                 let granted = self.0.exposed_call(&from, &exposed, now_ms).is_ok();
                 write(&PageRead::Exposed {
                     number: call,

@@ -254,14 +254,14 @@ fn an_announcement_is_read_as_a_page_message_with_its_own_fields_only() {
     )
     .unwrap();
     match read {
-        FromPage::ExposedCall {
-            call,
-            origin,
-            name,
-            arguments,
-        } => {
+        FromPage::ExposedCall { call, exposed } => {
             assert_eq!(
-                (call, origin.as_str(), name.as_str(), arguments.get()),
+                (
+                    call,
+                    exposed.origin.as_str(),
+                    exposed.name.as_str(),
+                    exposed.arguments.get()
+                ),
                 (3, PARENT, "exposed", r#"{"q":1}"#)
             );
         }
