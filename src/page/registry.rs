@@ -370,7 +370,12 @@ impl Registry {
             | Event::LiveDocuments { tab_id, .. }
             | Event::TabClosed { tab_id } => *tab_id,
         };
+        // Reads the tab if it was not read yet; its stored tools that did not
+        // read go from storage with this event (`stored::read_tab`).
         let count = self.count(tab_id);
+        if let Some(tab) = self.tabs.get(&tab_id) {
+            writes.drop_left_out(tab_id, tab);
+        }
         match event {
             Event::Page { from, ops } => {
                 let room = self.room(
@@ -432,18 +437,15 @@ impl Registry {
                 });
             }
             Event::TabClosed { .. } => {
-                if let Some(tab) = self.tabs.remove(&tab_id) {
-                    for frame in tab.get().values() {
-                        writes.drop_frame(tab_id, frame);
-                    }
-                    writes.drop_left_out(tab_id, &tab);
+                for frame in self
+                    .tabs
+                    .remove(&tab_id)
+                    .iter()
+                    .flat_map(|f| f.get().values())
+                {
+                    writes.drop_frame(tab_id, frame);
                 }
             }
-        }
-        // Its stored tools that did not read as it was read go with the
-        // tab's next event (`stored::read_tab`).
-        if let Some(tab) = self.tabs.get(&tab_id) {
-            writes.drop_left_out(tab_id, tab);
         }
         // What is in memory is what is stored: no frame, and no tab, without
         // tools.

@@ -30,10 +30,7 @@ impl Because {
     /// The same rule in plain words, as a rule's card says it.
     pub fn plain(&self) -> String {
         match self {
-            Because::Tool { admin: false, .. } => "your rule for this tool".to_owned(),
-            Because::Tool { admin: true, .. } => {
-                "your administrator's rule for this tool".to_owned()
-            }
+            Because::Tool { admin, .. } => format!("{} rule for this tool", whose(*admin)),
             Because::Area { area } => format!("the rule for the area {}", area_shown(area)),
             Because::Kind { kind } => format!("the rule for {}", kind.plain()),
             Because::Condition { name, words } => {
