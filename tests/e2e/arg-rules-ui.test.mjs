@@ -23,6 +23,7 @@ import { fits, valueKind } from '../../extension/ui/condition-types.js';
 import { NON_CONSEQUENTIAL, assertRan, assertRefused, harness } from '../support/fixture.mjs';
 import { choose, readCard } from '../support/cards.mjs';
 import { checkThemes } from '../support/axe.mjs';
+import { until } from '../support/until.mjs';
 
 const h = harness({ pages: 'tests/pages/arg-rules', tools: 1 });
 
@@ -174,17 +175,9 @@ test('with no tool of it seen, an area a rule names, and with no tab publishing 
   const site = h.server.url('safe.test', '');
   const worker = await h.browser.worker();
   const view = await h.browser.newPage(await worker.evaluate((s) => chrome.runtime.getURL(`extension/ui/set-apart.html?site=${encodeURIComponent(s)}`), site));
-  // What the worker says of the site's tools, once `test` holds of it (asked
-  // again after each answer, as the fixture waits for a palette).
-  const siteTools = async (test, what) => {
-    for (const deadline = Date.now() + 10_000; ;) {
-      const tools = await view.evaluate((s) => chrome.runtime.sendMessage({ type: 'site_tools', site: s }), site);
-      if (test(tools)) return tools;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(tools)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  const seen = (name, area) => siteTools((tools) => tools.some((tool) => tool.name === name && tool.area === area), `${name} in ${area}`);
+  // Once the worker lists the site's tool `name` in `area`.
+  const seen = (name, area) => until(view, async ([s, n, a]) => (await chrome.runtime.sendMessage({ type: 'site_tools', site: s }))
+    .some((tool) => tool.name === n && tool.area === a), [site, name, area], `${name} in ${area}`);
   // A second tool, in an area whose name hides a bidi override; declared
   // again (its registration aborted first) in another area.
   const declare = (tag) => safe.page.evaluate((t) => {
@@ -210,12 +203,8 @@ test('with no tool of it seen, an area a rule names, and with no tab publishing 
   await declare('safe');
   await seen('stash', 'safe');
   await safe.page.close();
-  for (const deadline = Date.now() + 10_000; ;) {
-    const offered = await view.evaluate((s) => chrome.runtime.sendMessage({ type: 'tool_properties', site: s }), site);
-    if (!('transfer' in offered)) break;
-    if (Date.now() > deadline) throw new Error(`transfer is still offered: ${JSON.stringify(offered)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(view, async (s) => !('transfer' in await chrome.runtime.sendMessage({ type: 'tool_properties', site: s })), site,
+    'no open tab offering transfer\'s properties');
   await view.reload();
   await view.locator('#shown', { hasText: '2 of 2 tools shown.' }).waitFor();
   // The area with no tool: its name with the override made visible, not obeyed.

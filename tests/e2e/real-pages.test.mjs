@@ -9,16 +9,17 @@ import assert from 'node:assert/strict';
 import { BROWSER_VERSION, entries, launch } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 import { serve } from '../support/server.mjs';
+import { until } from '../support/until.mjs';
 
 const TOOLS = ['bookSlot', 'cancelBooking', 'getAvailability'];
 const FORMAT_NOTE = /^inputSchema uses 'format' \(at \/properties\/\w+\/format\), which the proposed schema subset would refuse$/;
 
 // How each registration settled, and what the page's own getTools() lists.
-const pageSide = (page) => page.waitForFunction(async () => {
+const pageSide = (page) => until(page, async () => {
   if (Object.values(window.registered).includes('pending')) return null;
   const listed = (await document.modelContext.getTools()).map((tool) => tool.name).sort();
   return { registered: window.registered, listed };
-}).then((handle) => handle.jsonValue());
+}, undefined, 'every registration settled');
 
 // The tools the browser's own WebMCP lists for the page (156's DevTools
 // protocol), once all of `names` are there.

@@ -19,6 +19,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSER_VERSION, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
+import { until } from '../support/until.mjs';
 import { browserAgent } from '../support/browser-agent.mjs';
 import { cardWatcher, closeCard, readCard } from '../support/cards.mjs';
 
@@ -190,8 +191,8 @@ async function childSees(side) {
     await page.evaluate((to) => document.modelContext.registerTool(
       { name: 'wpt.parent.2', description: 'Exposed to the child too', execute: () => 'hello' }, { exposedTo: [to] },
     ), childOrigin);
-    await child.waitForFunction(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
-      .some((tool) => tool.name === 'wpt.parent.2'), parentOrigin);
+    await until(child, async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+      .some((tool) => tool.name === 'wpt.parent.2'), parentOrigin, 'the child listing wpt.parent.2');
     const listed = await child.evaluate(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
       .map((tool) => `${tool.name}@${tool.origin}`), parentOrigin);
     return { registered, listed, heard: await child.evaluate(() => window.heard) };
@@ -232,8 +233,8 @@ async function crossCall(side, { cards = null, parentOwns = true } = {}) {
       },
     }, { exposedTo: [to] });
   }, new URL(caller.url()).origin);
-  await caller.waitForFunction(async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
-    .some((tool) => tool.name === 'wpt.exposed'), ownerOrigin);
+  await until(caller, async (from) => (await document.modelContext.getTools({ fromOrigins: [from] }))
+    .some((tool) => tool.name === 'wpt.exposed'), ownerOrigin, 'the caller listing wpt.exposed');
   const call = caller.evaluate(async (from) => {
     const tools = await document.modelContext.getTools({ fromOrigins: [from] });
     const tool = tools.find((t) => t.name === 'wpt.exposed');
