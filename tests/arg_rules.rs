@@ -280,6 +280,7 @@ fn transfer_limit(calls: u32, minutes: u32) -> Limit {
             name: "transfer".into(),
         },
         every: Every { calls, minutes },
+        admin: false,
     }
 }
 
@@ -500,8 +501,17 @@ fn an_administrators_limit_counts_once_whether_or_not_the_person_has_rules() {
     let own: RuleBook = serde_json::from_value(json!({"sites": {SITE: {
         "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"}}}))
     .expect("own");
+    // Kept as the administrator's, so that a card names it as theirs.
+    let theirs: Vec<Limit> = admin.sites[SITE]
+        .limits
+        .iter()
+        .map(|limit| Limit {
+            admin: true,
+            ..limit.clone()
+        })
+        .collect();
     for person in [RuleBook::default(), own] {
         let bounded = person.bounded_by(&admin);
-        assert_eq!(bounded.sites[SITE].limits, admin.sites[SITE].limits);
+        assert_eq!(bounded.sites[SITE].limits, theirs);
     }
 }

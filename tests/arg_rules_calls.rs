@@ -148,6 +148,54 @@ fn past_a_limit_a_call_asks_and_unattended_it_is_refused_with_the_wait() {
     assert_eq!(outcome(&h, &step), "run");
 }
 
+/// docs/rules.md, "Limits on how often": an administrator's limit is named as
+/// theirs wherever it is said (the card, the agent's reason, the palette),
+/// beside the person's own, and still so once the worker stopped.
+#[test]
+fn an_administrators_limit_is_named_as_theirs() {
+    let mut h = with_transfer();
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "limits": [{"target": "tool", "name": "transfer", "calls": 1, "minutes": 1}]}}}))
+    .expect("admin");
+    let own = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "kind", "kind": "write", "calls": 5, "minutes": 10}]}),
+    );
+    h.session.rules = own.bounded_by(&admin);
+    let groups = toolgate::views::palette::palette_under(&h.registry, 1, &h.session.rules);
+    let listed = groups
+        .iter()
+        .flat_map(|g| g.entries.iter())
+        .find(|e| e.name == "transfer")
+        .and_then(|e| e.agents.clone());
+    assert_eq!(
+        listed.as_deref(),
+        Some("What agents may do: Ask first, by the rule for the tool transfer; Allowed when amount is at most 20; at most 5 calls in 10 minutes, by the limit for Write tools; at most 1 call in 1 minute, by your administrator's limit for the tool transfer.")
+    );
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(outcome(&h, &step), "run");
+    finish(&mut h, &step);
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let said = "Ask first: transfer: more than 1 call in 1 minute in this chat, by your administrator's limit for the tool transfer";
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(shown.rule.as_deref(), Some(said));
+    // Stored and read back, as the worker does when it starts again (the
+    // rules are handed to it again from where they are stored).
+    let text = serde_json::to_string(&h.session).expect("stored");
+    h.session = serde_json::from_str(&text).expect("read back");
+    h.session.rules = own.bounded_by(&admin);
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("the card again");
+    assert_eq!(shown.rule.as_deref(), Some(said));
+    h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
+    h.session.rules.unattended = true;
+    assert_eq!(
+        h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": 5})),
+        "Nothing ran: transfer asks first (transfer: more than 1 call in 1 minute in this chat, by the administrator's limit for the tool transfer), and no one was there to ask (Toolgate runs unattended); the next call may run in 60 seconds."
+    );
+}
+
 #[test]
 fn an_administrators_conditions_bound_the_persons() {
     let mut h = with_transfer();

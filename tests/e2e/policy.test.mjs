@@ -206,7 +206,7 @@ test('an administrator\'s conditions and limits, from a real policy, decide agen
     const again = await start(worker, cards, 'admin-conditions', callRequest(3, tabId, 'add_note', { title: 'Groceries: eggs', body: '6' }));
     if (!again.card) assert.fail(`a rule card, got ${said(await again.reply)}`);
     const limited = await readCard(again.card);
-    assert.ok(limited.lines.some((line) => line.includes('more than 1 call in 1 minute in this chat, by the limit for the tool add_note')), limited.lines.join('\n'));
+    assert.ok(limited.lines.some((line) => line.includes('more than 1 call in 1 minute in this chat, by your administrator\'s limit for the tool add_note')), limited.lines.join('\n'));
     await choose(again.card, 'Refuse');
     assert.equal((await again.reply).result?.isError, true);
     assert.deepEqual(await notes.locator('#notes li').allInnerTexts().then((items) => items.filter((t) => /Bills|eggs/.test(t))), [], 'neither refused call ran');

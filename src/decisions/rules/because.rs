@@ -45,7 +45,7 @@ impl Because {
             Because::Unmet { name, words, admin } => {
                 format!("{name}: {words}, by {} rule for this tool", whose(*admin))
             }
-            Because::Limit { name, limit } => format!("{name}: {}", limit.text()),
+            Because::Limit { name, limit } => format!("{name}: {}", limit.plain()),
         }
     }
 

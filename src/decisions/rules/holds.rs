@@ -98,7 +98,7 @@ impl SiteRules {
         let limits = self
             .limits_of(tool)
             .into_iter()
-            .map(|l| format!("; at most {}, by {}", l.every.words(), l.which()));
+            .map(|l| format!("; at most {}, by {}", l.every.words(), l.which_plain()));
         conditions.chain(limits).collect()
     }
 
@@ -177,6 +177,7 @@ impl SiteRules {
                 self.limits.push(Limit {
                     target: change.target.clone(),
                     every,
+                    admin: false,
                 });
             }
         }
@@ -202,7 +203,10 @@ impl SiteRules {
     /// What an administrator's rules add to these, beyond levels: their
     /// limits, and their conditions as bounds (`RuleBook::bounded_by`).
     pub(super) fn bound_more(&mut self, admin: &SiteRules, own: Option<&SiteRules>) {
-        self.limits.extend(admin.limits.iter().cloned());
+        self.limits.extend(admin.limits.iter().map(|limit| Limit {
+            admin: true,
+            ..limit.clone()
+        }));
         for (name, conditions) in &admin.conditions {
             let level = admin
                 .tools

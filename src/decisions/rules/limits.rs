@@ -65,6 +65,11 @@ pub struct Limit {
     pub target: Target,
     #[serde(flatten)]
     pub every: Every,
+    /// The administrator's, not the person's: a card names it as theirs
+    /// (docs/rules.md, "Who can change the rules"). Set only where their
+    /// rules bound the person's; never in the person's stored rules.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub admin: bool,
 }
 
 impl Limit {
@@ -77,23 +82,47 @@ impl Limit {
         }
     }
 
-    /// Which limit, in words: "the limit for the tool transfer".
+    /// Which limit, in words, as the agent and the audit are told: "the
+    /// limit for the tool transfer", "the administrator's limit for …".
     pub fn which(&self) -> String {
+        self.named(if self.admin {
+            "the administrator's limit"
+        } else {
+            "the limit"
+        })
+    }
+
+    /// Which limit, as Toolgate's own pages tell the person: "the limit
+    /// for the tool transfer", "your administrator's limit for …".
+    pub fn which_plain(&self) -> String {
+        self.named(if self.admin {
+            "your administrator's limit"
+        } else {
+            "the limit"
+        })
+    }
+
+    fn named(&self, limit: &str) -> String {
         match &self.target {
-            Target::Kind { kind } => format!("the limit for {} tools", kind.label()),
-            Target::Area { area } => format!("the limit for the area {}", super::area_shown(area)),
-            Target::Tool { name } => format!("the limit for the tool {name}"),
+            Target::Kind { kind } => format!("{limit} for {} tools", kind.label()),
+            Target::Area { area } => format!("{limit} for the area {}", super::area_shown(area)),
+            Target::Tool { name } => format!("{limit} for the tool {name}"),
         }
     }
 
     /// The limit passed, in words: "more than 3 calls in 1 minute in this
     /// chat, by the limit for the tool transfer".
     pub fn text(&self) -> String {
-        format!(
-            "more than {} in this chat, by {}",
-            self.every.words(),
-            self.which()
-        )
+        self.passed(&self.which())
+    }
+
+    /// The same, as a rule's card says it.
+    pub fn plain(&self) -> String {
+        self.passed(&self.which_plain())
+    }
+
+    fn passed(&self, which: &str) -> String {
+        format!("more than {} in this chat, by {which}", self.every.words())
     }
 
     /// The key its counts are kept under for a chat on `site`.
