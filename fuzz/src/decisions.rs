@@ -13,22 +13,28 @@
 //!   for the kinds it held; Off never runs; Ask first runs only after a yes
 //!   on a card that showed this definition, or a late yes for the same call;
 //! - a card offers exactly docs/cards.md's answers, and takes no other;
+//! - once a chat has read untrusted content (a result of a tool that
+//!   declares `untrustedContentHint`, or one that speaks to the agent's
+//!   model or hides text: `model::untrusted`), none of its calls of a tool
+//!   that is not Read only runs without a yes for that call on a card that
+//!   says so, and none gets the site question (docs/cards.md, "After
+//!   untrusted content");
 //! - a core rebuilt from what it stored holds the same registry, answers and
 //!   cards, and decides the next new request as the core that did not stop.
 
 mod cards;
 mod conditions;
+mod encode;
 mod model;
 mod restart;
 mod script;
 mod setting;
 mod site_rules;
 
-use model::{closing, every_answer, is_opaque, offered, Facts, Model};
-pub use script::{
-    Act, CallSpec, ChangeSpec, ConditionSpec, Encode, OpSpec, Script, TargetSpec, ToolSpec,
-};
-use script::{Slot, CHATS, TABS};
+pub use encode::Encode;
+use model::{closing, every_answer, is_opaque, offered, untrusted, Facts, Model};
+pub use script::{Act, CallSpec, ChangeSpec, ConditionSpec, OpSpec, Script, TargetSpec, ToolSpec};
+use script::{Outcome, Slot, CHATS, TABS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use toolgate::decisions::agent::{Action, PageCall, Run, Step, TabInfo};
@@ -52,6 +58,10 @@ struct Shown {
     at_ms: u64,
     /// A rule card whose agent stopped waiting.
     detached: bool,
+    /// It says the chat read untrusted content (docs/cards.md, "After
+    /// untrusted content"): a call card or a rule's card, for a tool that
+    /// is not Read only, opened once the chat had read some.
+    warned: bool,
 }
 
 /// What a card's "Allow this call only" (or a rule card's "Allow once",
@@ -60,6 +70,16 @@ struct Once<'a> {
     request_id: &'a Value,
     call: &'a PageCall,
     rule: bool,
+    /// Its card said the chat read untrusted content.
+    warned: bool,
+}
+
+/// A call running in its page.
+struct Running {
+    chat: String,
+    request_id: Value,
+    /// Its tool declared `untrustedContentHint: true` when it started.
+    declared_untrusted: bool,
 }
 
 struct Driver {
@@ -71,7 +91,7 @@ struct Driver {
     next_id: u64,
     cards: BTreeMap<u64, Shown>,
     /// Running calls, by call id: whose request they are.
-    running: BTreeMap<u64, (String, Value)>,
+    running: BTreeMap<u64, Running>,
     /// Call ids of runs lost to a restart: no outcome reaches anyone.
     lost: Vec<u64>,
     /// Every request sent, to send one again.
@@ -97,6 +117,10 @@ pub struct Seen {
     /// Rule cards opened, and calls a late yes ran.
     pub rule_asked: usize,
     pub late_ran: usize,
+    /// Results read as untrusted content, and cards that said a chat had
+    /// read some.
+    pub untrusted_read: usize,
+    pub warned: usize,
 }
 
 /// Runs one script.
@@ -254,7 +278,11 @@ impl Driver {
                 self.answered(card_id, shown, answer, answered);
             }
             Act::Withdraw { chat, back, all } => self.withdraw(*chat, *back, *all),
-            Act::Finish { call, ok, taken } => self.finish(*call, *ok, *taken),
+            Act::Finish {
+                call,
+                outcome,
+                taken,
+            } => self.finish(*call, *outcome, *taken),
             Act::Tick { seconds } => {
                 self.now_ms += u64::from(*seconds) * 1000;
                 self.expire();
@@ -413,7 +441,7 @@ impl Driver {
                     .running
                     .get(&call_id)
                     .expect("attached to a running call");
-                assert_eq!((running.0.as_str(), &running.1), (chat, id));
+                assert_eq!((running.chat.as_str(), &running.request_id), (chat, id));
             }
             Step::Reply { .. } => {}
             Step::NeedTabs => panic!("NeedTabs with the tabs given"),
@@ -474,7 +502,19 @@ impl Driver {
         let facts = facts(&call, tool);
         let tool = tool.clone();
         let rule_yes = once.as_ref().is_some_and(|o| o.rule);
-        let chat_decides = self.rule_ran(chat, &tool, &facts, &run.arguments, rule_yes);
+        let (chat_decides, late) = self.rule_ran(chat, &tool, &facts, &run.arguments, rule_yes);
+        // docs/cards.md, "After untrusted content": once the chat has read
+        // some, a call of a tool that is not Read only runs only on a yes
+        // for this call, given on a card that said so; unattended, never.
+        if class != toolgate::page::classify::Class::ReadOnly && self.model.has_read_untrusted(chat)
+        {
+            assert!(
+                once.as_ref().is_some_and(|o| o.warned) || late == Some(true),
+                "an acting call ran after the chat read untrusted content, with no yes on a \
+                 card that said so: chat {chat}, request {id}, {facts:?}, once {:?}, late {late:?}",
+                once.as_ref().map(|o| (o.rule, o.warned))
+            );
+        }
         if chat_decides && once.is_none() {
             // Unattended, what a site's rule allows runs without the
             // chat's questions, but not against its refusals.
@@ -489,8 +529,15 @@ impl Driver {
                 self.model
             );
         }
-        self.running
-            .insert(run.call_id, (chat.to_owned(), id.clone()));
+        let declared_untrusted = tool.decl.hint(Hint::UntrustedContent) == HintState::True;
+        self.running.insert(
+            run.call_id,
+            Running {
+                chat: chat.to_owned(),
+                request_id: id.clone(),
+                declared_untrusted,
+            },
+        );
         self.seen.ran += 1;
     }
 }

@@ -6,142 +6,10 @@
 //! --ignored write_seeds` writes them as the bytes the fuzzer reads.
 
 use arbitrary::{Arbitrary, Unstructured};
-use toolgate_fuzz::decisions::{
-    run_counted, Act, CallSpec, ChangeSpec, ConditionSpec, Encode, OpSpec, Script, TargetSpec,
-    ToolSpec,
-};
-
-const EDIT: u8 = 0;
-const READ: u8 = 1;
-const WIPE: u8 = 2;
-const NOTE: u8 = 3;
-const NOTES_ADD: u8 = 4;
-// Answers, by their index in `every_answer`.
-const SITE_ONCE: u8 = 0;
-const SITE_READ_ONLY: u8 = 1;
-const SITE_ALL: u8 = 3;
-const CALL_ONCE: u8 = 6;
-const CALL_ALWAYS: u8 = 7;
-const CALL_CLASS: u8 = 8;
-const CALL_NEVER: u8 = 10;
-const CALL_DENY_SITE: u8 = 11;
-const RULE_ONCE: u8 = 12;
-
-fn tool(tool: u8, path: u8, hints: [Option<bool>; 3], variant: u8) -> ToolSpec {
-    let [read_only, consequential, idempotent] = hints;
-    ToolSpec {
-        tool,
-        path,
-        read_only,
-        consequential,
-        destructive: None,
-        idempotent,
-        open_world: None,
-        tag: 0,
-        variant,
-        schema: false,
-        skill: false,
-    }
-}
-
-/// A tool's kind (docs/rules.md), as its hints make it.
-#[derive(Clone, Copy)]
-enum Kind {
-    Read,
-    Write,
-    Delete,
-    Outside,
-}
-
-/// Tags, by their index in `script::tags`.
-const UNTAGGED: u8 = 0;
-const SEARCH: u8 = 1;
-const NOTES: u8 = 2;
-
-/// A tool of a kind, with tags.
-fn kinded(name: u8, kind: Kind, tag: u8, variant: u8) -> ToolSpec {
-    let mut spec = tool(name, 0, [None, Some(false), None], variant);
-    match kind {
-        Kind::Read => spec.read_only = Some(true),
-        Kind::Write => spec.open_world = Some(false),
-        Kind::Delete => spec.destructive = Some(true),
-        Kind::Outside => {}
-    }
-    spec.tag = tag;
-    spec
-}
-
-// Levels, and what a change sets.
-const ALLOWED: u8 = 0;
-const ASK_FIRST: u8 = 1;
-const OFF: u8 = 2;
-
-fn kind_level(kind: Kind, level: u8) -> ChangeSpec {
-    ChangeSpec {
-        target: TargetSpec::Kind(kind as u8),
-        level: Some(level),
-    }
-}
-
-fn area_level(tag: u8, level: u8) -> ChangeSpec {
-    // The areas a change names, by index: "search", "notes", ...
-    ChangeSpec {
-        target: TargetSpec::Area(tag - 1),
-        level: Some(level),
-    }
-}
-
-fn tool_level(tool: u8, level: u8) -> ChangeSpec {
-    ChangeSpec {
-        target: TargetSpec::Tool(tool),
-        level: Some(level),
-    }
-}
-
-/// One change of the rules of https://a.example (slot 0, tab 1).
-fn rules(changes: Vec<ChangeSpec>) -> Act {
-    Act::Rules { site: 0, changes }
-}
-
-/// Chat 0 stops waiting on its last request.
-fn stop_waiting() -> Act {
-    Act::Withdraw {
-        chat: 0,
-        back: 0,
-        all: false,
-    }
-}
-
-const READ_ONLY: [Option<bool>; 3] = [Some(true), None, None];
-const MUTATING: [Option<bool>; 3] = [None, Some(false), None];
-const IDEMPOTENT: [Option<bool>; 3] = [None, Some(false), Some(true)];
-const CONSEQUENTIAL: [Option<bool>; 3] = [None, Some(true), None];
-
-fn page(slot: u8, tools: Vec<ToolSpec>) -> Act {
-    Act::Page {
-        slot,
-        ops: tools.into_iter().map(OpSpec::Register).collect(),
-    }
-}
-
-fn spec(chat: u8, tab: u8, tool: u8, args: u8) -> CallSpec {
-    CallSpec {
-        chat,
-        tab,
-        tool,
-        args,
-        site: None,
-    }
-}
-
-fn call(chat: u8, tab: u8, tool: u8, args: u8) -> Act {
-    Act::Call(spec(chat, tab, tool, args))
-}
-
-/// Answers the oldest open card.
-fn answer(answer: u8) -> Act {
-    Act::Answer { card: 0, answer }
-}
+use toolgate_fuzz::decisions::{run_counted, Act, ConditionSpec, Encode, Script, ToolSpec};
+#[path = "scripts/acts.rs"]
+mod acts;
+use acts::*;
 
 fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
     vec![
@@ -163,7 +31,7 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                     call(0, 0, EDIT, 1),
                     Act::Finish {
                         call: 0,
-                        ok: true,
+                        outcome: DONE,
                         taken: true,
                     },
                     Act::Restart {
@@ -297,7 +165,7 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                     call(1, 1, EDIT, 1),
                     Act::Finish {
                         call: 0,
-                        ok: false,
+                        outcome: THREW,
                         taken: false,
                     },
                     Act::Resend { back: 4 },
@@ -319,7 +187,7 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                     Act::Resend { back: 1 },
                     Act::Finish {
                         call: 1,
-                        ok: true,
+                        outcome: DONE,
                         taken: true,
                     },
                 ],
@@ -551,6 +419,67 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             },
             [0, 0, 1, 0],
         ),
+        (
+            // docs/cards.md, "After untrusted content": a chat that allowed
+            // every tool on the site reads a result its tool marks untrusted;
+            // each acting call then asks, on a card with no "always", even
+            // its immediate identical retry, and after the worker stopped.
+            "after-untrusted-content-each-acting-call-asks",
+            Script {
+                acts: vec![
+                    page(0, vec![untrusted_reader(READ), tool(EDIT, 0, MUTATING, 0)]),
+                    call(0, 0, EDIT, 0),
+                    answer(SITE_ALL),
+                    call(0, 0, READ, 0),
+                    // The reader's result (the second call running).
+                    Act::Finish {
+                        call: 1,
+                        outcome: DONE,
+                        taken: true,
+                    },
+                    Act::Restart {
+                        probe: spec(0, 0, EDIT, 0),
+                    },
+                    // Not offered: refused, the card stays.
+                    answer(CALL_ALWAYS),
+                    answer(CALL_ONCE),
+                    call(0, 0, EDIT, 0),
+                    answer(CALL_ONCE),
+                    // Reading more asks nothing.
+                    call(0, 0, READ, 0),
+                ],
+            },
+            [3, 3, 5, 1],
+        ),
+        (
+            // A result that speaks to the agent's model: the rule's own card
+            // says so, and unattended such a call is refused.
+            "after-untrusted-content-a-rule-card-says-so",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![
+                            kinded(EDIT, Kind::Write, UNTAGGED, 0),
+                            kinded(READ, Kind::Read, UNTAGGED, 0),
+                        ],
+                    ),
+                    rules(vec![kind_level(Kind::Write, ASK_FIRST)]),
+                    call(0, 0, READ, 0),
+                    answer(SITE_ALL),
+                    Act::Finish {
+                        call: 0,
+                        outcome: ADDRESSED,
+                        taken: true,
+                    },
+                    call(0, 0, EDIT, 0),
+                    answer(RULE_ONCE),
+                    Act::Unattended { on: true },
+                    call(0, 0, EDIT, 0),
+                ],
+            },
+            [2, 2, 2, 0],
+        ),
     ]
 }
 
@@ -577,9 +506,21 @@ fn each_script_reaches_what_it_is_about() {
             "a-rule-card-meets-the-rule-of-its-answers-time" => [2, 0],
             "a-resent-request-waits-again-on-its-rule-card" => [1, 0],
             "a-condition-lets-small-calls-through" => [1, 0],
+            "after-untrusted-content-a-rule-card-says-so" => [1, 0],
             _ => [0, 0],
         };
         assert_eq!([seen.rule_asked, seen.late_ran], rules, "{name}: {seen:?}");
+        // Results read as untrusted content, and cards that said so.
+        let untrusted = match name {
+            "after-untrusted-content-each-acting-call-asks" => [1, 2],
+            "after-untrusted-content-a-rule-card-says-so" => [1, 1],
+            _ => [0, 0],
+        };
+        assert_eq!(
+            [seen.untrusted_read, seen.warned],
+            untrusted,
+            "{name}: {seen:?}"
+        );
     }
 }
 

@@ -52,6 +52,31 @@ impl Driver {
             assert_eq!(gate, expected, "a {:?} card for {call:?}", pending.card);
         }
         assert!(!self.model.rules.unattended, "unattended, no card opens");
+        // docs/cards.md, "After untrusted content": once the chat has read
+        // some, a call of a tool that is not Read only gets the per-call
+        // confirmation (or its rule's card), which says so, never the site
+        // question.
+        let warned = match &pending.action {
+            Action::Call(call)
+                if call.class != toolgate::page::classify::Class::ReadOnly
+                    && self.model.has_read_untrusted(chat) =>
+            {
+                assert_ne!(
+                    pending.card,
+                    CardKind::Site,
+                    "the site question for an acting call after untrusted content: {call:?}"
+                );
+                true
+            }
+            _ => false,
+        };
+        if let Action::Call(call) = &pending.action {
+            assert_eq!(
+                !call.untrusted.is_empty(),
+                warned,
+                "card {card_id} says the chat read untrusted content exactly when it has"
+            );
+        }
         let mut shown: Vec<String> = [&view.approve, &view.deny]
             .into_iter()
             .chain(&view.approve_menu)
@@ -59,7 +84,9 @@ impl Driver {
             .map(|c| format!("{:?}", c.answer))
             .collect();
         shown.sort();
-        let expected: Vec<String> = offered(pending.card, &pending.site).into_iter().collect();
+        let expected: Vec<String> = offered(pending.card, &pending.site, warned)
+            .into_iter()
+            .collect();
         assert_eq!(
             shown, expected,
             "the answers card {card_id} offers on {}",
@@ -71,6 +98,7 @@ impl Driver {
             .card_opened(card_id, card_id as i64 + 10_000));
         self.seen.asked += 1;
         self.seen.rule_asked += usize::from(pending.card == CardKind::Rule);
+        self.seen.warned += usize::from(warned);
         self.cards.insert(
             card_id,
             Shown {
@@ -82,6 +110,7 @@ impl Driver {
                 waiters: Vec::new(),
                 at_ms: self.now_ms,
                 detached: false,
+                warned,
             },
         );
     }
@@ -112,7 +141,7 @@ impl Driver {
         let result = self.core.answer(card_id, answer, &self.tabs, self.now_ms);
         let offered = shown
             .as_ref()
-            .is_some_and(|s| offered(s.kind, &s.site).contains(&format!("{answer:?}")));
+            .is_some_and(|s| offered(s.kind, &s.site, s.warned).contains(&format!("{answer:?}")));
         assert_eq!(
             result.is_ok(),
             offered,
@@ -169,7 +198,9 @@ impl Driver {
             (Answer::Rule(RuleAnswer::AllowOnce), Action::Call(call)) if shown.detached => {
                 // A late yes: kept for the agent's same call of the
                 // definition the card showed; nothing runs now.
-                self.model.rules.late_yes(&chat, call, self.now_ms);
+                self.model
+                    .rules
+                    .late_yes(&chat, call, shown.warned, self.now_ms);
                 assert!(
                     matches!(answered.step, Step::Reply { .. }),
                     "a late yes runs nothing now"
@@ -185,6 +216,7 @@ impl Driver {
             request_id: &shown.request_id,
             call,
             rule,
+            warned: shown.warned,
         });
         self.step(&chat, &shown.request_id, answered.step, once);
         let ids: Vec<&Value> = answered.waiting.iter().map(|w| &w.request_id).collect();

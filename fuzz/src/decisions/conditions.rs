@@ -1,7 +1,7 @@
 //! The conditions the decision target sets on tools' arguments
 //! (docs/rules.md, "Conditions on a tool's arguments"), and their bytes.
 
-use super::script::Encode;
+use super::encode::Encode;
 use arbitrary::Arbitrary;
 use serde_json::json;
 use toolgate::decisions::rules::Condition;

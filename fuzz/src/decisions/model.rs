@@ -1,10 +1,13 @@
 //! A small model of what the person allowed, written from docs/cards.md
 //! alone: per chat and site the width and the refusal, per tool definition
-//! "Always allow", per site and tool "Never allow", and the immediate
-//! identical retry. It says whether a call may run without a card; the
+//! "Always allow", per site and tool "Never allow", the immediate
+//! identical retry, and the chats that have read untrusted content (after
+//! which no acting call runs without a yes for it). It says whether a call
+//! may run without a card; the
 //! driver (`super`) adds the one-off permissions a card's answer gives, and
 //! the site rules above them (`super::site_rules`).
 
+use super::script::Outcome;
 use super::site_rules::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
@@ -65,8 +68,10 @@ pub fn every_answer() -> Vec<Answer> {
 }
 
 /// The answers a card offers (docs/cards.md, "The site question", "The
-/// per-call confirmation", "Localhost", "Sandboxed frames").
-pub fn offered(kind: CardKind, site: &str) -> BTreeSet<String> {
+/// per-call confirmation", "Localhost", "Sandboxed frames"); `warned`, a
+/// per-call confirmation that says the chat read untrusted content, offers
+/// none that would cover a later call ("After untrusted content").
+pub fn offered(kind: CardKind, site: &str, warned: bool) -> BTreeSet<String> {
     let all: Vec<Answer> = match kind {
         CardKind::Site => SITE_ANSWERS.map(Answer::Site).to_vec(),
         CardKind::Call => CALL_ANSWERS.map(Answer::Call).to_vec(),
@@ -88,6 +93,7 @@ pub fn offered(kind: CardKind, site: &str) -> BTreeSet<String> {
             Answer::Site(SiteAnswer::DenyForChat) | Answer::Call(CallAnswer::DenyAllSite) => {
                 !is_localhost(site)
             }
+            Answer::Call(CallAnswer::AlwaysAllowTool | CallAnswer::AllowClass) => !warned,
             _ => true,
         })
         .map(|a| format!("{a:?}"))
@@ -101,6 +107,18 @@ pub fn closing(kind: CardKind, site: &str) -> Answer {
         CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
         CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
         CardKind::Rule => Answer::Rule(RuleAnswer::Refuse),
+    }
+}
+
+/// docs/cards.md, "What counts as untrusted": whether a chat that reads
+/// `outcome` of a tool that declared `untrustedContentHint` (`declared`)
+/// has read untrusted content. A failure holds none of the content the hint
+/// is about; its reason counts only for what it says.
+pub fn untrusted(outcome: Outcome, declared: bool) -> bool {
+    match outcome {
+        Outcome::Done => declared,
+        Outcome::Threw => false,
+        Outcome::Addressed | Outcome::Hidden => true,
     }
 }
 
@@ -132,6 +150,8 @@ pub struct Model {
     never: BTreeSet<(String, String)>,
     read_only: BTreeSet<String>,
     approval: BTreeMap<String, Approval>,
+    /// The chats that have read untrusted content, for their whole life.
+    untrusted: BTreeSet<String>,
     /// What the person set on the settings page (docs/rules.md).
     pub rules: Rules,
 }
@@ -147,6 +167,17 @@ impl Model {
 
     pub fn read_only(&self, chat: &str) -> bool {
         self.read_only.contains(chat)
+    }
+
+    /// The chat read a result that holds untrusted content.
+    pub fn read_untrusted(&mut self, chat: &str) {
+        self.untrusted.insert(chat.to_owned());
+    }
+
+    /// Whether `chat` has read untrusted content: from then on, each of its
+    /// calls of a tool that is not Read only needs a yes for that call.
+    pub fn has_read_untrusted(&self, chat: &str) -> bool {
+        self.untrusted.contains(chat)
     }
 
     /// Whether a call runs without asking: nothing refuses it, and its

@@ -4,7 +4,10 @@
 use super::*;
 
 impl Driver {
-    pub(super) fn finish(&mut self, call: u8, ok: bool, taken: bool) {
+    /// A running call's outcome, from its page (or one for a call that is
+    /// not running). A result that holds untrusted content is remembered
+    /// by its chat (docs/cards.md, "After untrusted content").
+    pub(super) fn finish(&mut self, call: u8, outcome: u8, taken: bool) {
         let ids: Vec<u64> = self.running.keys().chain(&self.lost).copied().collect();
         let Some(&call_id) = ids.get(call as usize % (ids.len() + 1)) else {
             assert_eq!(
@@ -13,18 +16,21 @@ impl Driver {
             );
             return;
         };
-        let (result, failure) = if ok {
-            (Some("\"done\""), None)
-        } else {
-            (None, Some("it threw".to_owned()))
-        };
-        let reply = self.core.finish(call_id, result, failure, 1024, taken, 0);
+        let outcome = Outcome::of(outcome);
+        let (result, failure) = outcome.page();
+        let reply = self
+            .core
+            .finish(call_id, result, failure, 1024, taken, self.now_ms);
         let running = self.running.remove(&call_id);
         assert_eq!(
             reply.is_some(),
             running.is_some(),
             "an outcome reaches a running call only"
         );
+        if let Some(running) = running.filter(|r| untrusted(outcome, r.declared_untrusted)) {
+            self.model.read_untrusted(&running.chat);
+            self.seen.untrusted_read += 1;
+        }
     }
 
     /// The worker stops and starts again from what it stored: the same

@@ -168,7 +168,9 @@ impl Driver {
     /// A run meets its site's rule for the tool as it is now: never Off;
     /// at Ask first only after a yes for this definition (its rule card's,
     /// `rule_yes`, or a late yes for the same call), which lifts no
-    /// refusal. Returns whether the chat's answers decide the rest.
+    /// refusal. Returns whether the chat's answers decide the rest, and
+    /// for a late yes that let it run, whether its card said the chat read
+    /// untrusted content.
     pub(super) fn rule_ran(
         &mut self,
         chat: &str,
@@ -176,37 +178,40 @@ impl Driver {
         facts: &Facts,
         arguments: &str,
         rule_yes: bool,
-    ) -> bool {
+    ) -> (bool, Option<bool>) {
         // No call runs above what the condition that held allows.
         let gate = self.gate(chat, &facts.site, tool, arguments);
         let rule = RuleTool::of(&facts.site, tool).expect("a run's tool is a tool");
-        match gate {
+        let late = match gate {
             Gate::Off => panic!(
                 "ran a tool its site's rule turns Off for this definition: chat {chat}, \
                  {rule:?}\nrules: {:?}",
                 self.model.rules
             ),
             Gate::AskFirst => {
-                let late = !rule_yes
-                    && self
-                        .model
+                let late = if rule_yes {
+                    None
+                } else {
+                    self.model
                         .rules
-                        .take_late(chat, &rule, arguments, self.now_ms);
+                        .take_late(chat, &rule, arguments, self.now_ms)
+                };
                 assert!(
-                    rule_yes || late,
+                    rule_yes || late.is_some(),
                     "ran at Ask first with no yes for this definition: chat {chat}, {rule:?}, \
                      arguments {arguments}\nrules: {:?}",
                     self.model.rules
                 );
-                self.seen.late_ran += usize::from(late);
+                self.seen.late_ran += usize::from(late.is_some());
+                late
             }
-            Gate::ChatDecides if !rule_yes => return true,
-            Gate::ChatDecides => {}
-        }
+            Gate::ChatDecides if !rule_yes => return (true, None),
+            Gate::ChatDecides => None,
+        };
         assert!(
             !self.model.refuses(chat, facts),
             "a rule's yes ran a call a refusal holds against: {facts:?}"
         );
-        false
+        (false, late)
     }
 }

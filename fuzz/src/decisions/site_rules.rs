@@ -146,6 +146,8 @@ struct LateYes {
     definition: String,
     arguments: String,
     until_ms: u64,
+    /// Its card said the chat read untrusted content.
+    warned: bool,
 }
 
 /// What the person set on the settings page, and the late yeses.
@@ -318,7 +320,8 @@ impl Rules {
 
     /// "Allow once" on a rule card whose agent stopped waiting: the same
     /// call of the definition the card showed runs once within 10 minutes.
-    pub fn late_yes(&mut self, chat: &str, card: &PageCall, now_ms: u64) {
+    /// `warned`: the card said the chat read untrusted content.
+    pub fn late_yes(&mut self, chat: &str, card: &PageCall, warned: bool, now_ms: u64) {
         self.late.push(LateYes {
             chat: chat.to_owned(),
             site: card.site.clone(),
@@ -326,11 +329,19 @@ impl Rules {
             definition: card.definition.clone(),
             arguments: card.arguments.clone(),
             until_ms: now_ms + ASK_MS,
+            warned,
         });
     }
 
-    /// Uses a late yes for this call of `tool` as it is now, if one holds.
-    pub fn take_late(&mut self, chat: &str, tool: &RuleTool, arguments: &str, now_ms: u64) -> bool {
+    /// Uses a late yes for this call of `tool` as it is now, if one holds:
+    /// whether its card said the chat read untrusted content.
+    pub fn take_late(
+        &mut self,
+        chat: &str,
+        tool: &RuleTool,
+        arguments: &str,
+        now_ms: u64,
+    ) -> Option<bool> {
         let found = self.late.iter().position(|y| {
             y.chat == chat
                 && y.site == tool.site
@@ -339,6 +350,6 @@ impl Rules {
                 && same_arguments(&y.arguments, arguments)
                 && now_ms < y.until_ms
         });
-        found.map(|i| self.late.remove(i)).is_some()
+        found.map(|i| self.late.remove(i).warned)
     }
 }
