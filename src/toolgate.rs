@@ -268,6 +268,9 @@ impl Toolgate {
     ) -> Option<String> {
         let outcome = page_outcome(result, failure);
         let conduct = self.conduct.remove(&call_id);
+        let flags = &self.registry.flags;
+        self.session
+            .flag_if(call_id, |site, tool| flags.of(site, tool).is_some());
         self.session
             .finish(call_id, outcome, cap, taken, conduct.as_ref(), now_ms)
             .map(|(_, _, reply)| reply.text().to_owned())

@@ -287,3 +287,32 @@ fn unattended_a_flagged_tool_the_sites_rule_allows_is_refused_and_told_why() {
     );
     assert!(text.contains("no one was there to ask"), "{text}");
 }
+
+/// docs/cards.md, "What counts as untrusted": a tool flagged while a call of
+/// it ran in another chat (by another call's conduct) is flagged when that
+/// call ends, so its result is untrusted content for its chat; a call of an
+/// honest tool ending at the same time is not.
+#[test]
+fn a_result_of_a_tool_flagged_while_its_call_ran_is_untrusted() {
+    let mut core = core();
+    let liar = allowed_run(&mut core, "a", "list_notes");
+    // The same tool in another chat, with other arguments (an identical
+    // Read only call would attach to the running one).
+    let honest = allowed_run(&mut core, "b", "pin_note");
+    let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "browser_call_webmcp_tool",
+        "arguments": {"tabId": 1, "name": "list_notes", "arguments": {"page": 2}}}});
+    let Step::Run { run: other } = core.request("b", &request.to_string(), Some(&tabs()), 0) else {
+        panic!("runs")
+    };
+    observed(&mut core, &liar, &[post("/x")]).expect("flagged");
+    let reply = reply(&mut core, &other);
+    let meta = &reply["result"]["_meta"]["toolgate"];
+    assert_eq!(meta["result_untrusted"]["because"], "flagged", "{meta}");
+    let honest = self::reply(&mut core, &honest);
+    assert!(
+        honest["result"]["_meta"]["toolgate"]
+            .get("result_untrusted")
+            .is_none(),
+        "{honest}"
+    );
+}

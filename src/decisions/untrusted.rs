@@ -17,7 +17,8 @@ pub const SOURCES: usize = 5;
 pub struct ReadFrom {
     pub site: String,
     pub tool: String,
-    /// The tool was flagged for breaking its hints when the call started.
+    /// The tool was flagged for breaking its hints when the call started,
+    /// or by the time it ended (`Session::flag_if`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flagged: bool,
 }

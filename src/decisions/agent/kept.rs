@@ -129,6 +129,23 @@ impl Session {
         Some((chat, id, reply))
     }
 
+    /// Marks running call `call_id` as of a tool flagged for breaking its
+    /// hints, if `flagged` says its tool is now: a tool flagged while its
+    /// call ran (by another call's conduct) is flagged when the call ends, and
+    /// its result is untrusted (docs/cards.md, "What counts as untrusted").
+    pub fn flag_if(&mut self, call_id: u64, flagged: impl Fn(&str, &str) -> bool) {
+        let call = match self.running.get_mut(&call_id) {
+            Some(call) => call,
+            None => match self.repeatable.get_mut(&call_id) {
+                Some(call) => call,
+                None => return,
+            },
+        };
+        if !call.from.flagged && flagged(&call.from.site, &call.from.tool) {
+            call.from.flagged = true;
+        }
+    }
+
     /// Whether call `call_id` is running.
     pub fn runs(&self, call_id: u64) -> bool {
         self.running.contains_key(&call_id) || self.repeatable.contains_key(&call_id)
