@@ -345,7 +345,7 @@ impl Answers {
         self.chats.get(chat).is_some_and(|c| c.read_only)
     }
 
-    fn chat(&mut self, chat: &str) -> &mut Chat {
+    pub(crate) fn chat(&mut self, chat: &str) -> &mut Chat {
         self.chats.entry(chat.to_owned()).or_insert_with(|| Chat {
             label: chat.to_owned(),
             ..Chat::default()

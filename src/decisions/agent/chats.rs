@@ -44,7 +44,10 @@ impl Session {
     /// `chat` read untrusted content from `source`'s tool (docs/cards.md,
     /// "After untrusted content"); a closed chat keeps nothing.
     pub(super) fn read_untrusted(&mut self, chat: &str, source: Source) {
-        if let Some(entry) = self.answers.chats.get_mut(chat).filter(|c| !c.closed) {
+        // A chat whose calls only its site's rules decided (a rule card's
+        // yes) has answered nothing yet: what it read is kept all the same.
+        let entry = self.answers.chat(chat);
+        if !entry.closed {
             entry.untrusted.add(source);
         }
     }
