@@ -317,6 +317,9 @@ impl Session {
             Decision::Run { .. } | Decision::AskSite | Decision::AskCall { .. } if warn => {
                 let changed = decision == Decision::AskCall { changed: true };
                 call.untrusted = read;
+                // A late yes answered the rule: this card's yes needs no
+                // second rule card.
+                call.rule_yes = rule_yes;
                 if self.rules.unattended {
                     return untrusted_refusal(id, &call);
                 }
