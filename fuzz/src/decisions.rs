@@ -1,6 +1,7 @@
 //! The decision engine driven as the worker drives it (`Toolgate`), by a
 //! script of page events, agent requests, card answers, closed windows,
-//! withdrawals, outcomes and worker restarts, and checked at every step:
+//! withdrawals, what calls were seen doing, outcomes and worker restarts,
+//! and checked at every step:
 //!
 //! - nothing runs that no answer allowed (`model::Model`, plus the one call
 //!   a card's "Allow this call only" lets run);
@@ -19,11 +20,17 @@
 //!   that is not Read only runs without a yes for that call on a card that
 //!   says so, and none gets the site question (docs/cards.md, "After
 //!   untrusted content");
+//! - a running call seen doing something flags its tool exactly when its
+//!   hints said it would not (`conduct`, `model::breaks`); a flagged tool
+//!   is Consequential on its site, its results are untrusted, and each of
+//!   its calls, on every chat, runs only on a yes on a card that says so
+//!   (docs/classes.md, "Hints held to their word");
 //! - a core rebuilt from what it stored holds the same registry, answers and
 //!   cards, and decides the next new request as the core that did not stop.
 
 mod cards;
 mod conditions;
+mod conduct;
 mod encode;
 mod model;
 mod restart;
@@ -32,7 +39,7 @@ mod setting;
 mod site_rules;
 
 pub use encode::Encode;
-use model::{closing, every_answer, is_opaque, offered, untrusted, Facts, Model};
+use model::{closing, every_answer, is_opaque, offered, untrusted, Facts, Model, Said};
 pub use script::{Act, CallSpec, ChangeSpec, ConditionSpec, OpSpec, Script, TargetSpec, ToolSpec};
 use script::{Outcome, Slot, CHATS, TABS};
 use serde_json::{json, Value};
@@ -58,10 +65,11 @@ struct Shown {
     at_ms: u64,
     /// A rule card whose agent stopped waiting.
     detached: bool,
-    /// It says the chat read untrusted content (docs/cards.md, "After
-    /// untrusted content"): a call card or a rule's card, for a tool that
-    /// is not Read only, opened once the chat had read some.
-    warned: bool,
+    /// What it said of the call besides the tool (`model::Said`).
+    said: Said,
+    /// It asks again, after untrusted content, for a call whose rule's
+    /// card was answered "Allow once": its yes needs no second rule card.
+    rule_yes: bool,
 }
 
 /// What a card's "Allow this call only" (or a rule card's "Allow once",
@@ -70,16 +78,25 @@ struct Once<'a> {
     request_id: &'a Value,
     call: &'a PageCall,
     rule: bool,
-    /// Its card said the chat read untrusted content.
-    warned: bool,
+    /// What its card said of the call.
+    said: Said,
 }
 
 /// A call running in its page.
 struct Running {
     chat: String,
     request_id: Value,
+    site: String,
+    name: String,
     /// Its tool declared `untrustedContentHint: true` when it started.
     declared_untrusted: bool,
+    /// What the core watches it for (`Run::watch`), and what the model says
+    /// its hints promise: Read only, staying on its site.
+    watch: Option<toolgate::page::conduct::Watch>,
+    read_only: bool,
+    stays_on_site: bool,
+    /// Its own account was judged (once, as it answers; the rest is its tail's).
+    observed: bool,
 }
 
 struct Driver {
@@ -105,6 +122,12 @@ struct Driver {
     book: RuleBook,
     tools_seen: BTreeMap<String, BTreeMap<String, SeenTool>>,
     seen: Seen,
+    /// The record of flags the worker stores (`Flagged::record`), handed
+    /// back to a core that starts again.
+    flags: Option<String>,
+    /// The request whose rule card was just answered "Allow once", while
+    /// its next step is taken.
+    rule_answered: Option<Value>,
 }
 
 /// How far a script got: what the driver's own tests check it reaches.
@@ -121,6 +144,8 @@ pub struct Seen {
     /// read some.
     pub untrusted_read: usize,
     pub warned: usize,
+    /// Tools flagged for breaking their hints.
+    pub flagged: usize,
 }
 
 /// Runs one script.
@@ -146,6 +171,8 @@ pub fn run_counted(script: &Script) -> Seen {
         book: RuleBook::default(),
         tools_seen: BTreeMap::new(),
         seen: Seen::default(),
+        flags: None,
+        rule_answered: None,
     };
     // Long scripts add little the fuzzer cannot reach with short ones, and
     // cost every execution.
@@ -176,12 +203,6 @@ fn tool_at<'a>(core: &'a Toolgate, call: &PageCall) -> Option<&'a Tool> {
         .find(|tool| {
             tool.source == t.source && tool.decl.name == t.name && tool.decl.kind == Kind::Tool
         })
-}
-
-/// Whether the tool at a call's target is still the one its request found.
-fn current(core: &Toolgate, call: &PageCall) -> bool {
-    tool_at(core, call)
-        .is_some_and(|t| t.verdict.class == Some(call.class) && t.definition() == call.definition)
 }
 
 fn facts(call: &PageCall, tool: &Tool) -> Facts {
@@ -299,6 +320,7 @@ impl Driver {
                 tool,
                 conditions,
             } => self.set_conditions(*site, *tool, conditions),
+            Act::Observe { call, sight } => self.observe(*call, *sight),
         }
     }
 
@@ -467,7 +489,8 @@ impl Driver {
         } else {
             frame.origin.clone()
         };
-        let class = tool.verdict.class.expect("a tool has a class");
+        // A flagged tool is Consequential on its site (docs/classes.md).
+        let class = self.class_now(&site, tool).expect("a tool has a class");
         assert_eq!(
             run.repeatable,
             class == toolgate::page::classify::Class::ReadOnly
@@ -476,11 +499,7 @@ impl Driver {
         if let Some(once) = &once {
             // The card's call, of the tool it showed.
             assert_eq!(*t, once.call.target, "the run is the call its card showed");
-            assert_eq!(
-                Some(once.call.class),
-                tool.verdict.class,
-                "the class its card showed"
-            );
+            assert_eq!(once.call.class, class, "the class its card showed");
             assert_eq!(
                 once.call.definition,
                 tool.definition(),
@@ -503,18 +522,8 @@ impl Driver {
         let tool = tool.clone();
         let rule_yes = once.as_ref().is_some_and(|o| o.rule);
         let (chat_decides, late) = self.rule_ran(chat, &tool, &facts, &run.arguments, rule_yes);
-        // docs/cards.md, "After untrusted content": once the chat has read
-        // some, a call of a tool that is not Read only runs only on a yes
-        // for this call, given on a card that said so; unattended, never.
-        if class != toolgate::page::classify::Class::ReadOnly && self.model.has_read_untrusted(chat)
-        {
-            assert!(
-                once.as_ref().is_some_and(|o| o.warned) || late == Some(true),
-                "an acting call ran after the chat read untrusted content, with no yes on a \
-                 card that said so: chat {chat}, request {id}, {facts:?}, once {:?}, late {late:?}",
-                once.as_ref().map(|o| (o.rule, o.warned))
-            );
-        }
+        let yes = once.as_ref().map(|o| o.said).or(late);
+        self.check_said(chat, id, &facts, yes);
         if chat_decides && once.is_none() {
             // Unattended, what a site's rule allows runs without the
             // chat's questions, but not against its refusals.
@@ -529,15 +538,8 @@ impl Driver {
                 self.model
             );
         }
-        let declared_untrusted = tool.decl.hint(Hint::UntrustedContent) == HintState::True;
-        self.running.insert(
-            run.call_id,
-            Running {
-                chat: chat.to_owned(),
-                request_id: id.clone(),
-                declared_untrusted,
-            },
-        );
+        let running = self.running_call(chat, id, run, &tool, &facts);
+        self.running.insert(run.call_id, running);
         self.seen.ran += 1;
     }
 }

@@ -480,6 +480,42 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             },
             [2, 2, 2, 0],
         ),
+        (
+            // docs/classes.md, "What follows": a Read only tool seen writing
+            // is flagged; its result is untrusted; each of its calls, on
+            // every chat, is confirmed on a card that says so and offers
+            // answers for that call only, also after the worker stopped.
+            "a-tool-that-broke-its-hints-is-confirmed-per-call",
+            Script {
+                acts: vec![
+                    page(0, vec![tool(READ, 0, READ_ONLY, 0)]),
+                    call(0, 0, READ, 0),
+                    answer(SITE_ALL),
+                    Act::Observe {
+                        call: 0,
+                        sight: WRITES_OWN,
+                    },
+                    Act::Finish {
+                        call: 0,
+                        outcome: DONE,
+                        taken: true,
+                    },
+                    call(0, 0, READ, 0),
+                    // Not offered: refused, the card stays.
+                    answer(CALL_ALWAYS),
+                    answer(CALL_ONCE),
+                    Act::Restart {
+                        probe: spec(0, 0, READ, 0),
+                    },
+                    answer(CALL_ONCE),
+                    // Another chat: the site question, then the call's card.
+                    call(1, 0, READ, 0),
+                    answer(SITE_ALL),
+                    answer(CALL_ONCE),
+                ],
+            },
+            [5, 5, 4, 1],
+        ),
     ]
 }
 
@@ -510,14 +546,16 @@ fn each_script_reaches_what_it_is_about() {
             _ => [0, 0],
         };
         assert_eq!([seen.rule_asked, seen.late_ran], rules, "{name}: {seen:?}");
-        // Results read as untrusted content, and cards that said so.
+        // Results read as untrusted content, cards that said so, and
+        // tools flagged.
         let untrusted = match name {
-            "after-untrusted-content-each-acting-call-asks" => [1, 2],
-            "after-untrusted-content-a-rule-card-says-so" => [1, 1],
-            _ => [0, 0],
+            "after-untrusted-content-each-acting-call-asks" => [1, 2, 0],
+            "after-untrusted-content-a-rule-card-says-so" => [1, 1, 0],
+            "a-tool-that-broke-its-hints-is-confirmed-per-call" => [1, 2, 1],
+            _ => [0, 0, 0],
         };
         assert_eq!(
-            [seen.untrusted_read, seen.warned],
+            [seen.untrusted_read, seen.warned, seen.flagged],
             untrusted,
             "{name}: {seen:?}"
         );

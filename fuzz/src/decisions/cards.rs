@@ -26,9 +26,13 @@ impl Driver {
             .core
             .card(card_id, &self.tabs, self.now_ms)
             .expect("a card is shown");
+        // Whether a yes on its rule's card was given for this call: just
+        // now, or late (kept for the agent's same call, and used by this card).
+        let rule_yes =
+            self.rule_answered.as_ref() == Some(id) || self.late_yes_used(chat, &pending);
         if let Action::Call(call) = &pending.action {
             assert!(
-                current(&self.core, call),
+                self.current(call),
                 "a card shows the tool as it is: {call:?}"
             );
             let frame_site = self.site_of(call);
@@ -43,40 +47,51 @@ impl Driver {
             assert_eq!(pending.site, call.site);
             // A rule card opens only where the rule asks first; the chat's
             // cards only where the chat's answers decide (docs/rules.md).
+            // After its rule's card was answered "Allow once", a call asks
+            // again on the per-call card only for untrusted content read
+            // since that card opened (docs/cards.md, "After untrusted content").
             let tool = tool_at(&self.core, call).expect("the tool shown");
             let gate = self.gate(chat, &call.site, tool, &call.arguments);
             let expected = match pending.card {
                 CardKind::Rule => Gate::AskFirst,
+                CardKind::Call if rule_yes => Gate::AskFirst,
                 CardKind::Site | CardKind::Call => Gate::ChatDecides,
             };
             assert_eq!(gate, expected, "a {:?} card for {call:?}", pending.card);
+            assert!(
+                !rule_yes || !call.untrusted.is_empty(),
+                "a card asks again after its rule's yes only for untrusted content: {call:?}"
+            );
         }
         assert!(!self.model.rules.unattended, "unattended, no card opens");
         // docs/cards.md, "After untrusted content": once the chat has read
         // some, a call of a tool that is not Read only gets the per-call
         // confirmation (or its rule's card), which says so, never the site
-        // question.
-        let warned = match &pending.action {
-            Action::Call(call)
-                if call.class != toolgate::page::classify::Class::ReadOnly
-                    && self.model.has_read_untrusted(chat) =>
-            {
-                assert_ne!(
-                    pending.card,
-                    CardKind::Site,
+        // question. A flagged tool's card says it is (docs/classes.md).
+        let said = match &pending.action {
+            Action::Call(call) => {
+                let untrusted = call.class != toolgate::page::classify::Class::ReadOnly
+                    && self.model.has_read_untrusted(chat);
+                assert!(
+                    !(untrusted && pending.card == CardKind::Site),
                     "the site question for an acting call after untrusted content: {call:?}"
                 );
-                true
+                let said = Said {
+                    untrusted,
+                    flagged: self.model.flagged(&call.site, &call.target.name),
+                };
+                assert_eq!(
+                    Said {
+                        untrusted: !call.untrusted.is_empty(),
+                        flagged: call.broken.is_some(),
+                    },
+                    said,
+                    "what card {card_id} says of {call:?}"
+                );
+                said
             }
-            _ => false,
+            Action::List(_) => Said::default(),
         };
-        if let Action::Call(call) = &pending.action {
-            assert_eq!(
-                !call.untrusted.is_empty(),
-                warned,
-                "card {card_id} says the chat read untrusted content exactly when it has"
-            );
-        }
         let mut shown: Vec<String> = [&view.approve, &view.deny]
             .into_iter()
             .chain(&view.approve_menu)
@@ -84,9 +99,10 @@ impl Driver {
             .map(|c| format!("{:?}", c.answer))
             .collect();
         shown.sort();
-        let expected: Vec<String> = offered(pending.card, &pending.site, warned)
-            .into_iter()
-            .collect();
+        let expected: Vec<String> =
+            offered(pending.card, &pending.site, said.narrows(pending.card))
+                .into_iter()
+                .collect();
         assert_eq!(
             shown, expected,
             "the answers card {card_id} offers on {}",
@@ -98,7 +114,7 @@ impl Driver {
             .card_opened(card_id, card_id as i64 + 10_000));
         self.seen.asked += 1;
         self.seen.rule_asked += usize::from(pending.card == CardKind::Rule);
-        self.seen.warned += usize::from(warned);
+        self.seen.warned += usize::from(said.untrusted);
         self.cards.insert(
             card_id,
             Shown {
@@ -110,7 +126,8 @@ impl Driver {
                 waiters: Vec::new(),
                 at_ms: self.now_ms,
                 detached: false,
-                warned,
+                said,
+                rule_yes,
             },
         );
     }
@@ -139,9 +156,9 @@ impl Driver {
     pub(super) fn answer(&mut self, card_id: u64, answer: Answer) {
         let shown = self.cards.get(&card_id).cloned();
         let result = self.core.answer(card_id, answer, &self.tabs, self.now_ms);
-        let offered = shown
-            .as_ref()
-            .is_some_and(|s| offered(s.kind, &s.site, s.warned).contains(&format!("{answer:?}")));
+        let offered = shown.as_ref().is_some_and(|s| {
+            offered(s.kind, &s.site, s.said.narrows(s.kind)).contains(&format!("{answer:?}"))
+        });
         assert_eq!(
             result.is_ok(),
             offered,
@@ -179,8 +196,7 @@ impl Driver {
             (Answer::Call(a), Action::Call(call)) => {
                 use toolgate::decisions::answers::CallAnswer as C;
                 // Recorded only for the tool the card showed.
-                if let Some(tool) = tool_at(&self.core, call).filter(|_| current(&self.core, call))
-                {
+                if let Some(tool) = tool_at(&self.core, call).filter(|_| self.current(call)) {
                     let facts = facts(call, tool);
                     // docs/cards.md, "A refusal while a card is open": a
                     // refusal that holds now beats an allowing answer to a
@@ -190,7 +206,7 @@ impl Driver {
                         self.model
                             .call_answer(&chat, &facts, &call.arguments, a, self.now_ms);
                         if allows {
-                            once = Some((call, false));
+                            once = Some((call, shown.rule_yes));
                         }
                     }
                 }
@@ -200,7 +216,7 @@ impl Driver {
                 // definition the card showed; nothing runs now.
                 self.model
                     .rules
-                    .late_yes(&chat, call, shown.warned, self.now_ms);
+                    .late_yes(&chat, call, shown.said, self.now_ms);
                 assert!(
                     matches!(answered.step, Step::Reply { .. }),
                     "a late yes runs nothing now"
@@ -216,9 +232,13 @@ impl Driver {
             request_id: &shown.request_id,
             call,
             rule,
-            warned: shown.warned,
+            said: shown.said,
         });
+        if matches!(answer, Answer::Rule(RuleAnswer::AllowOnce)) && !shown.detached {
+            self.rule_answered = Some(shown.request_id.clone());
+        }
         self.step(&chat, &shown.request_id, answered.step, once);
+        self.rule_answered = None;
         let ids: Vec<&Value> = answered.waiting.iter().map(|w| &w.request_id).collect();
         let waiters: Vec<&Value> = shown.waiters.iter().map(|(w, _)| w).collect();
         assert_eq!(ids, waiters, "each request that waited goes on");
@@ -312,5 +332,32 @@ impl Driver {
                 );
             }
         }
+    }
+}
+
+impl Driver {
+    /// Whether the per-call card `pending` opened on a late yes for its
+    /// call (which it uses up): the yes answered its rule, and the card asks
+    /// again for untrusted content the chat read since.
+    fn late_yes_used(&mut self, chat: &str, pending: &toolgate::decisions::agent::Pending) -> bool {
+        let Action::Call(call) = &pending.action else {
+            return false;
+        };
+        if pending.card != CardKind::Call {
+            return false;
+        }
+        let Some(tool) = tool_at(&self.core, call).cloned() else {
+            return false;
+        };
+        if self.gate(chat, &call.site, &tool, &call.arguments) != Gate::AskFirst {
+            return false;
+        }
+        let Some(rule) = super::site_rules::RuleTool::of(&call.site, &tool) else {
+            return false;
+        };
+        self.model
+            .rules
+            .take_late(chat, &rule, &call.arguments, self.now_ms)
+            .is_some()
     }
 }

@@ -128,7 +128,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 20;
+        const N: u64 = 21;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -230,6 +230,11 @@ impl Encode for Act {
                 site.encode(out);
                 tool.encode(out);
                 conditions.encode(out);
+            }
+            Act::Observe { call, sight } => {
+                variant(out, 20, N);
+                call.encode(out);
+                sight.encode(out);
             }
         }
     }

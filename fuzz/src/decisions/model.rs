@@ -7,7 +7,7 @@
 //! driver (`super`) adds the one-off permissions a card's answer gives, and
 //! the site rules above them (`super::site_rules`).
 
-use super::script::Outcome;
+use super::script::{Outcome, Sight};
 use super::site_rules::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate::decisions::answers::{Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
@@ -67,11 +67,27 @@ pub fn every_answer() -> Vec<Answer> {
         .collect()
 }
 
+/// What a card said of its call besides the tool: that the chat had read
+/// untrusted content (docs/cards.md, "After untrusted content"), that the
+/// tool is flagged for breaking its hints (docs/classes.md, "What follows").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Said {
+    pub untrusted: bool,
+    pub flagged: bool,
+}
+
+impl Said {
+    /// A per-call confirmation that says either offers answers for this
+    /// call only.
+    pub fn narrows(self, kind: CardKind) -> bool {
+        kind == CardKind::Call && (self.untrusted || self.flagged)
+    }
+}
+
 /// The answers a card offers (docs/cards.md, "The site question", "The
-/// per-call confirmation", "Localhost", "Sandboxed frames"); `warned`, a
-/// per-call confirmation that says the chat read untrusted content, offers
-/// none that would cover a later call ("After untrusted content").
-pub fn offered(kind: CardKind, site: &str, warned: bool) -> BTreeSet<String> {
+/// per-call confirmation", "Localhost", "Sandboxed frames"); `narrowed`
+/// (`Said::narrows`), none that would cover a later call.
+pub fn offered(kind: CardKind, site: &str, narrowed: bool) -> BTreeSet<String> {
     let all: Vec<Answer> = match kind {
         CardKind::Site => SITE_ANSWERS.map(Answer::Site).to_vec(),
         CardKind::Call => CALL_ANSWERS.map(Answer::Call).to_vec(),
@@ -93,7 +109,7 @@ pub fn offered(kind: CardKind, site: &str, warned: bool) -> BTreeSet<String> {
             Answer::Site(SiteAnswer::DenyForChat) | Answer::Call(CallAnswer::DenyAllSite) => {
                 !is_localhost(site)
             }
-            Answer::Call(CallAnswer::AlwaysAllowTool | CallAnswer::AllowClass) => !warned,
+            Answer::Call(CallAnswer::AlwaysAllowTool | CallAnswer::AllowClass) => !narrowed,
             _ => true,
         })
         .map(|a| format!("{a:?}"))
@@ -111,14 +127,26 @@ pub fn closing(kind: CardKind, site: &str) -> Answer {
 }
 
 /// docs/cards.md, "What counts as untrusted": whether a chat that reads
-/// `outcome` of a tool that declared `untrustedContentHint` (`declared`)
+/// `outcome` of a tool that declared `untrustedContentHint` (`declared`),
+/// or that is flagged for breaking its hints when the call ends (`flagged`),
 /// has read untrusted content. A failure holds none of the content the hint
-/// is about; its reason counts only for what it says.
-pub fn untrusted(outcome: Outcome, declared: bool) -> bool {
+/// is about; its reason counts for what it says, and for the flag.
+pub fn untrusted(outcome: Outcome, declared: bool, flagged: bool) -> bool {
     match outcome {
-        Outcome::Done => declared,
-        Outcome::Threw => false,
+        Outcome::Done => declared || flagged,
+        Outcome::Threw => flagged,
         Outcome::Addressed | Outcome::Hidden => true,
+    }
+}
+
+/// docs/classes.md, "Breaking a hint": whether a call of a tool whose hints
+/// make it Read only (`read_only`), or that declared `openWorldHint: false`
+/// and is not Consequential (`stays_on_site`), broke them doing `sight`.
+pub fn breaks(read_only: bool, stays_on_site: bool, sight: Sight) -> bool {
+    match sight {
+        Sight::ReadsOwn => false,
+        Sight::WritesOwn => read_only,
+        Sight::ReadsAway => stays_on_site,
     }
 }
 
@@ -152,6 +180,10 @@ pub struct Model {
     approval: BTreeMap<String, Approval>,
     /// The chats that have read untrusted content, for their whole life.
     untrusted: BTreeSet<String>,
+    /// The tools flagged for breaking their hints, by site and name: they
+    /// are Consequential on their site, and each call needs a yes on a card
+    /// that says so (docs/classes.md, "What follows").
+    flags: BTreeSet<(String, String)>,
     /// What the person set on the settings page (docs/rules.md).
     pub rules: Rules,
 }
@@ -178,6 +210,15 @@ impl Model {
     /// calls of a tool that is not Read only needs a yes for that call.
     pub fn has_read_untrusted(&self, chat: &str) -> bool {
         self.untrusted.contains(chat)
+    }
+
+    /// The tool `name` was seen breaking its hints on `site`.
+    pub fn flag(&mut self, site: &str, name: &str) {
+        self.flags.insert((site.to_owned(), name.to_owned()));
+    }
+
+    pub fn flagged(&self, site: &str, name: &str) -> bool {
+        self.flags.contains(&(site.to_owned(), name.to_owned()))
     }
 
     /// Whether a call runs without asking: nothing refuses it, and its

@@ -27,7 +27,15 @@ impl Driver {
             running.is_some(),
             "an outcome reaches a running call only"
         );
-        if let Some(running) = running.filter(|r| untrusted(outcome, r.declared_untrusted)) {
+        // A tool flagged when its call ends makes its result untrusted.
+        let read_untrusted = running.filter(|r| {
+            untrusted(
+                outcome,
+                r.declared_untrusted,
+                self.model.flagged(&r.site, &r.name),
+            )
+        });
+        if let Some(running) = read_untrusted {
             self.model.read_untrusted(&running.chat);
             self.seen.untrusted_read += 1;
         }
@@ -40,8 +48,11 @@ impl Driver {
         self.seen.restarts += 1;
         let mut rebuilt = Toolgate::from_storage(&self.records, self.session.as_deref())
             .expect("storage reads back");
-        // The worker hands the stored rules to the core when it starts.
+        // The worker hands the stored rules and flags to the core when it starts.
         setting::hand_rules(&self.book, &mut rebuilt);
+        if let Some(record) = &self.flags {
+            rebuilt.set_flags(record).expect("the flags read back");
+        }
         assert_eq!(
             rebuilt.registry, self.core.registry,
             "the registry, stored then loaded"

@@ -159,6 +159,24 @@ impl Outcome {
     }
 }
 
+/// What a running call is seen doing (`Act::Observe`'s `sight`, modulo 3),
+/// by its tool's own frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sight {
+    /// A `GET` on its own site.
+    ReadsOwn,
+    /// A `POST` on its own site: it changes state.
+    WritesOwn,
+    /// A `GET` on another site: it reaches that site.
+    ReadsAway,
+}
+
+impl Sight {
+    pub fn of(i: u8) -> Sight {
+        [Sight::ReadsOwn, Sight::WritesOwn, Sight::ReadsAway][i as usize % 3]
+    }
+}
+
 pub fn source(i: u8) -> Source {
     [
         Source::Document,
@@ -249,6 +267,11 @@ pub enum Act {
         site: u8,
         tool: u8,
         conditions: Vec<ConditionSpec>,
+    },
+    /// A running call seen doing something (`Sight::of`).
+    Observe {
+        call: u8,
+        sight: u8,
     },
 }
 

@@ -169,8 +169,7 @@ impl Driver {
     /// at Ask first only after a yes for this definition (its rule card's,
     /// `rule_yes`, or a late yes for the same call), which lifts no
     /// refusal. Returns whether the chat's answers decide the rest, and
-    /// for a late yes that let it run, whether its card said the chat read
-    /// untrusted content.
+    /// for a late yes that let it run, what its card said of the call.
     pub(super) fn rule_ran(
         &mut self,
         chat: &str,
@@ -178,7 +177,7 @@ impl Driver {
         facts: &Facts,
         arguments: &str,
         rule_yes: bool,
-    ) -> (bool, Option<bool>) {
+    ) -> (bool, Option<Said>) {
         // No call runs above what the condition that held allows.
         let gate = self.gate(chat, &facts.site, tool, arguments);
         let rule = RuleTool::of(&facts.site, tool).expect("a run's tool is a tool");

@@ -5,6 +5,7 @@
 //! waiting. It says, for a tool as it is now, what its site's rule lets a
 //! call do: the chat's answers decide, it asks first, or it is off.
 
+use super::model::Said;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate::decisions::agent::PageCall;
@@ -146,8 +147,8 @@ struct LateYes {
     definition: String,
     arguments: String,
     until_ms: u64,
-    /// Its card said the chat read untrusted content.
-    warned: bool,
+    /// What its card said of the call.
+    said: Said,
 }
 
 /// What the person set on the settings page, and the late yeses.
@@ -320,8 +321,8 @@ impl Rules {
 
     /// "Allow once" on a rule card whose agent stopped waiting: the same
     /// call of the definition the card showed runs once within 10 minutes.
-    /// `warned`: the card said the chat read untrusted content.
-    pub fn late_yes(&mut self, chat: &str, card: &PageCall, warned: bool, now_ms: u64) {
+    /// `said`: what the card said of the call.
+    pub fn late_yes(&mut self, chat: &str, card: &PageCall, said: Said, now_ms: u64) {
         self.late.push(LateYes {
             chat: chat.to_owned(),
             site: card.site.clone(),
@@ -329,19 +330,19 @@ impl Rules {
             definition: card.definition.clone(),
             arguments: card.arguments.clone(),
             until_ms: now_ms + ASK_MS,
-            warned,
+            said,
         });
     }
 
     /// Uses a late yes for this call of `tool` as it is now, if one holds:
-    /// whether its card said the chat read untrusted content.
+    /// what its card said of the call.
     pub fn take_late(
         &mut self,
         chat: &str,
         tool: &RuleTool,
         arguments: &str,
         now_ms: u64,
-    ) -> Option<bool> {
+    ) -> Option<Said> {
         let found = self.late.iter().position(|y| {
             y.chat == chat
                 && y.site == tool.site
@@ -350,6 +351,6 @@ impl Rules {
                 && same_arguments(&y.arguments, arguments)
                 && now_ms < y.until_ms
         });
-        found.map(|i| self.late.remove(i).warned)
+        found.map(|i| self.late.remove(i).said)
     }
 }

@@ -22,6 +22,8 @@ pub const RULE_ONCE: u8 = 12;
 pub const THREW: u8 = 0;
 pub const DONE: u8 = 1;
 pub const ADDRESSED: u8 = 2;
+// What a running call is seen doing, by `Sight::of`.
+pub const WRITES_OWN: u8 = 1;
 
 pub fn tool(tool: u8, path: u8, hints: [Option<bool>; 3], variant: u8) -> ToolSpec {
     let [read_only, consequential, idempotent] = hints;
