@@ -316,3 +316,38 @@ fn a_result_of_a_tool_flagged_while_its_call_ran_is_untrusted() {
         "{honest}"
     );
 }
+
+/// docs/classes.md, "What follows": a yes given on a rule card after its
+/// agent stopped waiting (kept for the same call) was given before the tool
+/// was flagged; it does not run the flagged tool, which is asked about again.
+#[test]
+fn a_late_yes_given_before_a_flag_does_not_run_the_flagged_tool() {
+    let mut core = core();
+    let rules = json!({"sites": {SITE: {"read": "allowed", "write": "ask_first", "delete": "off", "outside": "ask_first"}}});
+    core.set_rules(&rules.to_string(), "null").expect("rules");
+    let rule_yes = |core: &mut Toolgate, chat: &str, id: i64| {
+        let Step::Ask { card_id } = request(core, chat, id, "pin_note") else {
+            panic!("the rule asks first")
+        };
+        if chat == "a" {
+            // Its agent stops waiting: the yes is kept for its same call.
+            core.withdraw(chat, Some(&json!(id)));
+        }
+        let answer = serde_json::from_value(json!({"rule": "allow_once"})).expect("answer");
+        core.answer(card_id, answer, &tabs(), 0)
+            .expect("answered")
+            .step
+    };
+    assert!(matches!(rule_yes(&mut core, "a", 1), Step::Reply { .. }));
+    // Another chat's call of the tool reaches another site: flagged.
+    let Step::Run { run } = rule_yes(&mut core, "b", 2) else {
+        panic!("runs")
+    };
+    let away = by_script("GET", "https://tracker.example/collect");
+    observed(&mut core, &run, &[away]).expect("flagged");
+    reply(&mut core, &run);
+    assert!(
+        matches!(request(&mut core, "a", 3, "pin_note"), Step::Ask { .. }),
+        "asked about again, not run on the yes given before the flag"
+    );
+}

@@ -410,6 +410,7 @@ fn a_late_yes_lets_the_same_call_run_once_within_ten_minutes() {
         tool: "notes.create".into(),
         definition: "sha256:1".into(),
         arguments: arguments.to_string(),
+        flagged: false,
     };
     let mut yeses = LateYeses::default();
     let t0 = 1_000_000;

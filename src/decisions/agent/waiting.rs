@@ -29,6 +29,7 @@ impl SameCall {
             tool: call.target.name.clone(),
             definition: call.definition.clone(),
             arguments: canonical(&call.arguments),
+            flagged: call.broken.is_some(),
         }
     }
 }

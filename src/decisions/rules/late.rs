@@ -32,6 +32,11 @@ pub struct SameCall {
     /// The arguments as canonical JSON text (every object's keys in order,
     /// no spaces): the same arguments in any order are the same call.
     pub arguments: String,
+    /// The tool was flagged for breaking its hints, as the card said: a yes
+    /// given before a flag does not run a flagged tool (docs/classes.md,
+    /// "What follows").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flagged: bool,
 }
 
 /// The late yeses not yet used, kept with the session.
