@@ -355,9 +355,10 @@ impl Driver {
         let Some(rule) = super::site_rules::RuleTool::of(&call.site, &tool) else {
             return false;
         };
+        let flagged = self.model.flagged(&call.site, &call.target.name);
         self.model
             .rules
-            .take_late(chat, &rule, &call.arguments, self.now_ms)
+            .take_late(chat, &rule, &call.arguments, flagged, self.now_ms)
             .is_some()
     }
 }

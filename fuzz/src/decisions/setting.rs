@@ -191,9 +191,10 @@ impl Driver {
                 let late = if rule_yes {
                     None
                 } else {
+                    let flagged = self.model.flagged(&facts.site, &facts.name);
                     self.model
                         .rules
-                        .take_late(chat, &rule, arguments, self.now_ms)
+                        .take_late(chat, &rule, arguments, flagged, self.now_ms)
                 };
                 assert!(
                     rule_yes || late.is_some(),

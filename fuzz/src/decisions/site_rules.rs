@@ -334,13 +334,15 @@ impl Rules {
         });
     }
 
-    /// Uses a late yes for this call of `tool` as it is now, if one holds:
-    /// what its card said of the call.
+    /// Uses a late yes for this call of `tool` as it is now (`flagged`, or
+    /// not: a yes given before a flag does not run the flagged tool), if one
+    /// holds: what its card said of the call.
     pub fn take_late(
         &mut self,
         chat: &str,
         tool: &RuleTool,
         arguments: &str,
+        flagged: bool,
         now_ms: u64,
     ) -> Option<Said> {
         let found = self.late.iter().position(|y| {
@@ -349,6 +351,7 @@ impl Rules {
                 && y.name == tool.name
                 && y.definition == tool.definition
                 && same_arguments(&y.arguments, arguments)
+                && y.said.flagged == flagged
                 && now_ms < y.until_ms
         });
         found.map(|i| self.late.remove(i).said)
