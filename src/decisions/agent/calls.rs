@@ -273,9 +273,12 @@ impl Session {
             // A late yes for this same call counts as the rule card's yes.
             Some(Gate::AskFirst { because }) if !rule_yes => {
                 let Some(shown) = self.late_yes(chat, &call, world.now_ms) else {
-                    // The rule's card says what the chat read, and its yes
-                    // is this call's; and which condition or limit asks.
-                    call.untrusted = read;
+                    // The rule's card says what the chat read (what a card
+                    // of the call's said already, or what it says now), and
+                    // its yes is this call's; and which condition or limit asks.
+                    if warn {
+                        call.untrusted = read;
+                    }
                     call.asked_because = because.is_about_the_call().then_some(because);
                     return self.ask_rule(chat, id, call, world.now_ms);
                 };
