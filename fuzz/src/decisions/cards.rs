@@ -355,10 +355,14 @@ impl Driver {
         let Some(rule) = super::site_rules::RuleTool::of(&call.site, &tool) else {
             return false;
         };
-        let flagged = self.model.flagged(&call.site, &call.target.name);
+        // It asks again: the yes it used did not say what the chat read now.
+        let said = Said {
+            untrusted: false,
+            flagged: self.model.flagged(&call.site, &call.target.name),
+        };
         self.model
             .rules
-            .take_late(chat, &rule, &call.arguments, flagged, self.now_ms)
+            .take_late(chat, &rule, &call.arguments, said, self.now_ms)
             .is_some()
     }
 }

@@ -191,10 +191,14 @@ impl Driver {
                 let late = if rule_yes {
                     None
                 } else {
-                    let flagged = self.model.flagged(&facts.site, &facts.name);
+                    let said = Said {
+                        untrusted: facts.class != toolgate::page::classify::Class::ReadOnly
+                            && self.model.has_read_untrusted(chat),
+                        flagged: self.model.flagged(&facts.site, &facts.name),
+                    };
                     self.model
                         .rules
-                        .take_late(chat, &rule, arguments, flagged, self.now_ms)
+                        .take_late(chat, &rule, arguments, said, self.now_ms)
                 };
                 assert!(
                     rule_yes || late.is_some(),

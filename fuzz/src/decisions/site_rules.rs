@@ -334,26 +334,36 @@ impl Rules {
         });
     }
 
-    /// Uses a late yes for this call of `tool` as it is now (`flagged`, or
-    /// not: a yes given before a flag does not run the flagged tool), if one
-    /// holds: what its card said of the call.
+    /// Uses a late yes for this call of `tool` as it is now (`said`: flagged
+    /// or not, for a yes given before a flag does not run the flagged tool;
+    /// the chat read untrusted content or not), if one holds: what its card
+    /// said of the call.
+    /// With several for the same call, one whose card said the chat read
+    /// untrusted content is taken first when `untrusted` asks for it: the
+    /// model does not follow which of them the core used up on calls it
+    /// asked about again without running.
     pub fn take_late(
         &mut self,
         chat: &str,
         tool: &RuleTool,
         arguments: &str,
-        flagged: bool,
+        said: Said,
         now_ms: u64,
     ) -> Option<Said> {
-        let found = self.late.iter().position(|y| {
+        let same = |y: &&LateYes| {
             y.chat == chat
                 && y.site == tool.site
                 && y.name == tool.name
                 && y.definition == tool.definition
                 && same_arguments(&y.arguments, arguments)
-                && y.said.flagged == flagged
+                && y.said.flagged == said.flagged
                 && now_ms < y.until_ms
-        });
+        };
+        let found = self
+            .late
+            .iter()
+            .position(|y| same(&y) && (y.said.untrusted || !said.untrusted))
+            .or_else(|| self.late.iter().position(|y| same(&y)));
         found.map(|i| self.late.remove(i).said)
     }
 }
