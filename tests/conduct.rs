@@ -143,16 +143,7 @@ fn a_re_registered_tool_keeps_its_flag_until_the_person_clears_it() {
 fn an_honest_read_only_call_and_a_consequential_one_are_never_flagged() {
     let mut core = core();
     let run = allowed_run(&mut core, "a", "list_notes");
-    let get = Seen::Request {
-        method: "GET".into(),
-        url: format!("{SITE}/api/notes"),
-        kind: "xmlhttprequest".into(),
-        together: false,
-        frame: Frame::Tool,
-        from: None,
-        usual: false,
-        other_tabs: false,
-    };
+    let get = by_script("GET", &format!("{SITE}/api/notes"));
     assert_eq!(observed(&mut core, &run, &[get]), None);
     let reply = reply(&mut core, &run);
     assert_eq!(

@@ -61,16 +61,7 @@ fn many_writes_on_its_own_site_do_not_hide_one_to_another_from_a_tool_that_stays
     let run = allowed_run(&mut core, "a", "pin_note");
     let watch = run.watch.clone().expect("watched");
     let mut seen: Vec<Seen> = (0..50).map(|i| post(&format!("/pin/{i}"))).collect();
-    seen.push(Seen::Request {
-        method: "POST".into(),
-        url: "https://tracker.example/collect".into(),
-        kind: "xmlhttprequest".into(),
-        together: false,
-        frame: Frame::Tool,
-        from: None,
-        usual: false,
-        other_tabs: false,
-    });
+    seen.push(by_script("POST", "https://tracker.example/collect"));
     let flagged = core
         .observe(None, &watch, &witnessed(&seen), false, 5)
         .expect("flagged");

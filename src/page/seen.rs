@@ -83,6 +83,23 @@ const ACTIVE_TYPES: [&str; 5] = [
 ];
 
 impl Seen {
+    /// A request the tool's own frame sent by script during a call, with no
+    /// other call running in the tab and not among the page's own traffic:
+    /// the plainest thing a call is seen doing (tests and the fuzzer build
+    /// what a call did from it).
+    pub fn by_script(method: &str, url: &str) -> Seen {
+        Seen::Request {
+            method: method.into(),
+            url: url.into(),
+            kind: "xmlhttprequest".into(),
+            together: false,
+            frame: Frame::Tool,
+            from: None,
+            usual: false,
+            other_tabs: false,
+        }
+    }
+
     pub(crate) fn together(&self) -> bool {
         match self {
             Seen::Request { together, .. }

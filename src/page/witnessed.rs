@@ -167,16 +167,7 @@ mod tests {
     use super::*;
 
     fn request(method: &str, url: &str) -> Seen {
-        Seen::Request {
-            method: method.into(),
-            url: url.into(),
-            kind: "xmlhttprequest".into(),
-            together: false,
-            frame: Frame::Tool,
-            from: None,
-            usual: false,
-            other_tabs: false,
-        }
+        Seen::by_script(method, url)
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 use toolgate::decisions::agent::{Run, Step, TabInfo};
-use toolgate::page::conduct::{Frame, Seen, Witnessed};
+use toolgate::page::conduct::{Seen, Witnessed};
 use toolgate::toolgate::Toolgate;
 
 use super::common::{frame, page};
@@ -71,16 +71,7 @@ pub fn post(path: &str) -> Seen {
 
 /// A request the tool's own frame sent during the call, by script.
 pub fn by_script(method: &str, url: &str) -> Seen {
-    Seen::Request {
-        method: method.into(),
-        url: url.into(),
-        kind: "xmlhttprequest".into(),
-        together: false,
-        frame: Frame::Tool,
-        from: None,
-        usual: false,
-        other_tabs: false,
-    }
+    Seen::by_script(method, url)
 }
 
 pub fn observed(core: &mut Toolgate, run: &Run, seen: &[Seen]) -> Option<String> {

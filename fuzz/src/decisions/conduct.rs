@@ -9,7 +9,7 @@ use super::model::breaks;
 use super::script::Sight;
 use super::*;
 use toolgate::page::classify::Class;
-use toolgate::page::conduct::{Frame, Seen as Sighted, Witnessed};
+use toolgate::page::conduct::{Seen, Witnessed};
 
 impl Driver {
     /// The class a call of `tool` on `site` is decided as now: Consequential
@@ -107,17 +107,7 @@ impl Driver {
             Sight::WritesOwn => ("POST", format!("{}/api/delete", running.site)),
             Sight::ReadsAway => ("GET", "https://tracker.example/collect".to_owned()),
         };
-        let seen = Sighted::Request {
-            method: method.into(),
-            url,
-            kind: "xmlhttprequest".into(),
-            together: false,
-            frame: Frame::Tool,
-            from: None,
-            usual: false,
-            other_tabs: false,
-        };
-        let witnessed = Witnessed::of(&running.site, [seen]);
+        let witnessed = Witnessed::of(&running.site, [Seen::by_script(method, &url)]);
         let judged_with = (!running.observed).then_some(call_id);
         let flagged = self
             .core

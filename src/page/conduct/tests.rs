@@ -3,32 +3,14 @@
 use super::*;
 
 fn post(url: &str) -> Seen {
-    Seen::Request {
-        method: "POST".into(),
-        url: url.into(),
-        kind: "xmlhttprequest".into(),
-        together: false,
-        frame: Frame::Tool,
-        from: None,
-        usual: false,
-        other_tabs: false,
-    }
+    Seen::by_script("POST", url)
 }
 
 #[test]
 fn a_request_other_than_get_head_or_options_changes_state_and_a_get_does_not() {
     assert!(post("https://a.test/x").changes_state());
     for method in ["GET", "head", "OPTIONS"] {
-        let seen = Seen::Request {
-            method: method.into(),
-            url: "https://a.test/x".into(),
-            kind: "xmlhttprequest".into(),
-            together: false,
-            frame: Frame::Tool,
-            from: None,
-            usual: false,
-            other_tabs: false,
-        };
+        let seen = Seen::by_script(method, "https://a.test/x");
         assert!(!seen.changes_state(), "{method}");
     }
     let navigation = Seen::Request {
