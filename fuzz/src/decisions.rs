@@ -23,8 +23,9 @@
 //! - a running call seen doing something flags its tool exactly when its
 //!   hints said it would not (`conduct`, `model::breaks`); a flagged tool
 //!   is Consequential on its site, its results are untrusted, and each of
-//!   its calls, on every chat, runs only on a yes on a card that says so
-//!   (docs/classes.md, "Hints held to their word");
+//!   its calls, on every chat, runs only on a yes on a card that says so,
+//!   until the person clears the flag (docs/classes.md, "Hints held to
+//!   their word");
 //! - a core rebuilt from what it stored holds the same registry, answers and
 //!   cards, and decides the next new request as the core that did not stop.
 
@@ -88,8 +89,10 @@ struct Running {
     request_id: Value,
     site: String,
     name: String,
-    /// Its tool declared `untrustedContentHint: true` when it started.
+    /// Its tool declared `untrustedContentHint: true` when it started, and
+    /// was flagged then.
     declared_untrusted: bool,
+    flagged_at_start: bool,
     /// What the core watches it for (`Run::watch`), and what the model says
     /// its hints promise: Read only, staying on its site.
     watch: Option<toolgate::page::conduct::Watch>,
@@ -321,6 +324,7 @@ impl Driver {
                 conditions,
             } => self.set_conditions(*site, *tool, conditions),
             Act::Observe { call, sight } => self.observe(*call, *sight),
+            Act::ClearFlag { flag } => self.clear_flag(*flag),
         }
     }
 

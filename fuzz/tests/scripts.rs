@@ -512,9 +512,12 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                     call(1, 0, READ, 0),
                     answer(SITE_ALL),
                     answer(CALL_ONCE),
+                    // The person clears the flag: what the chat allowed holds again.
+                    Act::ClearFlag { flag: 0 },
+                    call(1, 0, READ, 0),
                 ],
             },
-            [5, 5, 4, 1],
+            [5, 5, 5, 1],
         ),
     ]
 }

@@ -80,6 +80,7 @@ impl Driver {
             site: facts.site.clone(),
             name: facts.name.clone(),
             declared_untrusted: tool.decl.hint(Hint::UntrustedContent) == HintState::True,
+            flagged_at_start: self.model.flagged(&facts.site, &facts.name),
             watch: run.watch.clone(),
             read_only,
             stays_on_site,
@@ -130,6 +131,24 @@ impl Driver {
             self.model.flag(&site, &name);
             self.flags = Some(flagged.record);
             self.seen.flagged += 1;
+        }
+    }
+}
+
+impl Driver {
+    /// The person clears the `flag`th flag the model holds (in the palette or
+    /// on the settings page), or one that is not there: the core clears
+    /// exactly those it holds.
+    pub(super) fn clear_flag(&mut self, flag: u8) {
+        let held = self.model.nth_flag(usize::from(flag % 4));
+        let (site, name) = held
+            .clone()
+            .unwrap_or_else(|| ("https://a.example".to_owned(), "none".to_owned()));
+        let record = self.core.clear_flag(&site, Some(&name));
+        assert_eq!(record.is_some(), held.is_some(), "cleared {name} on {site}");
+        if let Some(record) = record {
+            self.model.clear_flag(&site, &name);
+            self.flags = Some(record);
         }
     }
 }

@@ -128,7 +128,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 21;
+        const N: u64 = 22;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -235,6 +235,10 @@ impl Encode for Act {
                 variant(out, 20, N);
                 call.encode(out);
                 sight.encode(out);
+            }
+            Act::ClearFlag { flag } => {
+                variant(out, 21, N);
+                flag.encode(out);
             }
         }
     }

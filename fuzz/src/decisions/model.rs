@@ -221,6 +221,16 @@ impl Model {
         self.flags.contains(&(site.to_owned(), name.to_owned()))
     }
 
+    /// The `i`th flag, if there are that many (by site and name).
+    pub fn nth_flag(&self, i: usize) -> Option<(String, String)> {
+        self.flags.iter().nth(i).cloned()
+    }
+
+    /// The person cleared the flag: the tool's hints are trusted again.
+    pub fn clear_flag(&mut self, site: &str, name: &str) {
+        self.flags.remove(&(site.to_owned(), name.to_owned()));
+    }
+
     /// Whether a call runs without asking: nothing refuses it, and its
     /// width, its "Always allow" or the immediate retry covers it.
     pub fn allows(&self, chat: &str, tool: &Facts, arguments: &str, now_ms: u64) -> bool {

@@ -27,12 +27,12 @@ impl Driver {
             running.is_some(),
             "an outcome reaches a running call only"
         );
-        // A tool flagged when its call ends makes its result untrusted.
+        // A tool flagged when its call started or ends makes its result untrusted.
         let read_untrusted = running.filter(|r| {
             untrusted(
                 outcome,
                 r.declared_untrusted,
-                self.model.flagged(&r.site, &r.name),
+                r.flagged_at_start || self.model.flagged(&r.site, &r.name),
             )
         });
         if let Some(running) = read_untrusted {

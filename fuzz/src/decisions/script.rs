@@ -273,6 +273,11 @@ pub enum Act {
         call: u8,
         sight: u8,
     },
+    /// The person clears a flag (the `flag`th the model holds, or one
+    /// that is not there).
+    ClearFlag {
+        flag: u8,
+    },
 }
 
 /// One change of a site's rules: a kind's, an area's or a tool's level
