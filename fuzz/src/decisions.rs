@@ -252,9 +252,16 @@ impl Driver {
             }
             Act::OpenChat { chat, read_only } => {
                 let chat = CHATS[*chat as usize % CHATS.len()];
-                // Never closed here, so it always opens.
-                assert!(self.core.session.open_chat(chat, chat, *read_only).is_ok());
-                self.model.open_chat(chat, *read_only);
+                // It opens unless it ended.
+                let opened = self.core.session.open_chat(chat, chat, *read_only);
+                assert_eq!(
+                    opened.is_ok(),
+                    !self.model.closed(chat),
+                    "{chat}: {opened:?}"
+                );
+                if opened.is_ok() {
+                    self.model.open_chat(chat, *read_only);
+                }
             }
             Act::ListTabs { chat } => {
                 let chat = CHATS[*chat as usize % CHATS.len()];
@@ -325,6 +332,14 @@ impl Driver {
             } => self.set_conditions(*site, *tool, conditions),
             Act::Observe { call, sight } => self.observe(*call, *sight),
             Act::ClearFlag { flag } => self.clear_flag(*flag),
+            Act::CloseChat { chat } => {
+                // The shell withdraws its waiting requests first.
+                let index = *chat % 2;
+                self.withdraw(index, 0, true);
+                let chat = CHATS[usize::from(index)];
+                self.core.session.close_chat(chat);
+                self.model.close_chat(chat);
+            }
         }
     }
 
@@ -525,6 +540,10 @@ impl Driver {
         let facts = facts(&call, tool);
         let tool = tool.clone();
         let rule_yes = once.as_ref().is_some_and(|o| o.rule);
+        assert!(
+            !self.model.closed(chat),
+            "a call of chat {chat}, which ended, ran"
+        );
         let (chat_decides, late) = self.rule_ran(chat, &tool, &facts, &run.arguments, rule_yes);
         let yes = once.as_ref().map(|o| o.said).or(late);
         self.check_said(chat, id, &facts, yes);

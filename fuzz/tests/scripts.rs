@@ -519,6 +519,26 @@ fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             },
             [5, 5, 5, 1],
         ),
+        (
+            // docs/agents.md: an ended chat's requests are refused, and it
+            // cannot be opened again.
+            "an-ended-chat-runs-nothing",
+            Script {
+                acts: vec![
+                    page(0, vec![tool(READ, 0, READ_ONLY, 0)]),
+                    call(0, 0, READ, 0),
+                    answer(SITE_ALL),
+                    Act::CloseChat { chat: 0 },
+                    call(0, 0, READ, 0),
+                    Act::OpenChat {
+                        chat: 0,
+                        read_only: false,
+                    },
+                    call(0, 0, READ, 0),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
     ]
 }
 

@@ -128,7 +128,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 22;
+        const N: u64 = 23;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -239,6 +239,10 @@ impl Encode for Act {
             Act::ClearFlag { flag } => {
                 variant(out, 21, N);
                 flag.encode(out);
+            }
+            Act::CloseChat { chat } => {
+                variant(out, 22, N);
+                chat.encode(out);
             }
         }
     }

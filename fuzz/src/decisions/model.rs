@@ -180,6 +180,8 @@ pub struct Model {
     approval: BTreeMap<String, Approval>,
     /// The chats that have read untrusted content, for their whole life.
     untrusted: BTreeSet<String>,
+    /// The chats that ended.
+    closed: BTreeSet<String>,
     /// The tools flagged for breaking their hints, by site and name: they
     /// are Consequential on their site, and each call needs a yes on a card
     /// that says so (docs/classes.md, "What follows").
@@ -195,6 +197,16 @@ impl Model {
         if read_only {
             self.read_only.insert(chat.to_owned());
         }
+    }
+
+    /// docs/agents.md: an ended chat can never be opened again, and every
+    /// request it sends is refused.
+    pub fn close_chat(&mut self, chat: &str) {
+        self.closed.insert(chat.to_owned());
+    }
+
+    pub fn closed(&self, chat: &str) -> bool {
+        self.closed.contains(chat)
     }
 
     pub fn read_only(&self, chat: &str) -> bool {

@@ -278,6 +278,11 @@ pub enum Act {
     ClearFlag {
         flag: u8,
     },
+    /// A chat ends (its MCP session or connection closed): one of the first
+    /// two (the browser's own agent's chat never ends).
+    CloseChat {
+        chat: u8,
+    },
 }
 
 /// One change of a site's rules: a kind's, an area's or a tool's level
