@@ -143,6 +143,16 @@ fn a_native_call_to_a_consequential_tool_asks_the_site_question_then_runs_where_
     );
 }
 
+/// docs/agents.md: an ended chat's every request is refused, a call the
+/// browser's own WebMCP hands it included.
+#[test]
+fn an_ended_chats_native_call_is_refused() {
+    let mut h = Harness::new();
+    h.session.close_chat(CHAT);
+    let step = h.native(1, 0, "delete_note", json!({"title": "Old"}));
+    assert_eq!(error_of(&step), format!("chat {CHAT} was closed"));
+}
+
 /// ARCHITECTURE.md, "Budgets": requests waiting on a person hold at most
 /// 1 MB for one tab, counted as stored (600,000 bytes of arguments and the
 /// rest of the call: 600,313); past it a call is refused, and nothing waits.

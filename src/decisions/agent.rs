@@ -455,9 +455,8 @@ impl Session {
         if let Some(why) = budget::over_chat_id_bound(chat) {
             return Step::error(id, &RpcError::InvalidRequest(why));
         }
-        if self.answers.closed(chat) {
-            let error = RpcError::InvalidRequest(format!("chat {chat} was closed"));
-            return Step::error(id, &error);
+        if let Some(refused) = self.refused_if_closed(chat, id) {
+            return refused;
         }
         if let Some(step) = self.resume(chat, id) {
             return step;

@@ -2,8 +2,9 @@
 //! on cards; a chat id and label an agent chooses are bounded as stored
 //! (ARCHITECTURE.md, "Budgets").
 
-use super::{budget, Session};
+use super::{budget, RpcError, Session, Step};
 use crate::decisions::untrusted::Source;
+use serde_json::Value;
 
 impl Session {
     /// Opens a chat (the agent console's "New chat", an MCP session...).
@@ -31,6 +32,17 @@ impl Session {
         }
         self.unsaved = true;
         self.answers.close_chat(chat);
+    }
+
+    /// The refusal of request `id` of `chat` if the chat ended: every
+    /// request it sends is refused (docs/agents.md).
+    pub(super) fn refused_if_closed(&self, chat: &str, id: &Value) -> Option<Step> {
+        self.answers.closed(chat).then(|| {
+            Step::error(
+                id,
+                &RpcError::InvalidRequest(format!("chat {chat} was closed")),
+            )
+        })
     }
 
     /// The name a chat's cards give it: its label, or else its id.

@@ -42,8 +42,12 @@ pub struct Withdrawn {
 impl Session {
     /// Decides a call of the tool `call` names, in exactly the frame and
     /// document it names, as chat `chat`'s request `id`: the same site
-    /// question, call card, widths and durations as any agent's call.
+    /// question, call card, widths and durations as any agent's call; an
+    /// ended chat's, like its every request, is refused.
     pub fn frame_call(&mut self, chat: &str, id: &Value, call: &FrameCall, world: &World) -> Step {
+        if let Some(refused) = self.refused_if_closed(chat, id) {
+            return refused;
+        }
         self.tracking_changes(chat, |session| {
             if let Some(step) = session.resume(chat, id) {
                 return step;
