@@ -134,16 +134,11 @@ impl Session {
     /// call ran (by another call's conduct) is flagged when the call ends, and
     /// its result is untrusted (docs/cards.md, "What counts as untrusted").
     pub fn flag_if(&mut self, call_id: u64, flagged: impl Fn(&str, &str) -> bool) {
-        let call = match self.running.get_mut(&call_id) {
-            Some(call) => call,
-            None => match self.repeatable.get_mut(&call_id) {
-                Some(call) => call,
-                None => return,
-            },
+        let running = self.running.get_mut(&call_id);
+        let Some(call) = running.or(self.repeatable.get_mut(&call_id)) else {
+            return;
         };
-        if !call.from.flagged && flagged(&call.from.site, &call.from.tool) {
-            call.from.flagged = true;
-        }
+        call.from.flagged = call.from.flagged || flagged(&call.from.site, &call.from.tool);
     }
 
     /// Whether call `call_id` is running.
