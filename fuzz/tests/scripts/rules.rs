@@ -1,0 +1,205 @@
+//! The hand-written scripts about a site's rules (docs/rules.md): levels,
+//! areas, conditions, rule cards and their late yeses, unattended mode.
+//! scripts.rs runs them with the others.
+
+use super::acts::*;
+use toolgate_fuzz::decisions::{Act, ConditionSpec, Script, ToolSpec};
+
+pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
+    vec![
+        (
+            // Issue 26, attack 8: `note`, set apart as Allowed, registered
+            // again as a Delete tool, follows "Delete: Off".
+            "a-tool-changes-its-kind-under-its-own-rule",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(NOTE, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![tool_level(NOTE, ALLOWED)]),
+                    call(0, 0, NOTE, 0),
+                    answer(SITE_ALL),
+                    page(0, vec![kinded(NOTE, Kind::Delete, UNTAGGED, 0)]),
+                    call(0, 0, NOTE, 0),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
+        (
+            // Conditions on the arguments (docs/rules.md): EDIT set apart at
+            // Ask first, Allowed when x is at most 1. {"x": 1} runs once the
+            // site is answered; {"x": "one"} is refused by the schema before
+            // any condition; {} holds no test, and asks on the rule's card.
+            "a-condition-lets-small-calls-through",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![ToolSpec {
+                            schema: true,
+                            ..kinded(EDIT, Kind::Write, UNTAGGED, 0)
+                        }],
+                    ),
+                    rules(vec![tool_level(EDIT, ASK_FIRST)]),
+                    Act::Conditions {
+                        site: 0,
+                        tool: EDIT,
+                        conditions: vec![ConditionSpec {
+                            op: 0,
+                            value: 1,
+                            allow: true,
+                        }],
+                    },
+                    call(0, 0, EDIT, 1),
+                    answer(SITE_ALL),
+                    call(0, 0, EDIT, 2),
+                    call(0, 0, EDIT, 3),
+                    answer(RULE_ONCE),
+                ],
+            },
+            [2, 2, 2, 0],
+        ),
+        (
+            // Attack 9: the area "search" held Read tools when set to
+            // Allowed; a Delete tool tagged "search" later follows "Delete: Off".
+            "a-tag-carries-a-tool-into-an-area",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(READ, Kind::Read, SEARCH, 0)]),
+                    rules(vec![area_level(SEARCH, ALLOWED)]),
+                    page(0, vec![kinded(WIPE, Kind::Delete, SEARCH, 0)]),
+                    call(0, 0, READ, 0),
+                    answer(SITE_ALL),
+                    call(0, 0, WIPE, 0),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
+        (
+            // Attack 10: a yes given after the agent stopped waiting runs
+            // its same call once, of the definition its card showed only.
+            "a-late-yes-holds-for-the-definition-its-card-showed",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![kind_level(Kind::Write, ASK_FIRST)]),
+                    call(0, 0, EDIT, 1),
+                    stop_waiting(),
+                    answer(RULE_ONCE),
+                    // Registered again, changed: the yes is another tool's.
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 1)]),
+                    call(0, 0, EDIT, 1),
+                    stop_waiting(),
+                    answer(RULE_ONCE),
+                    // The yes for what it is now runs it, once.
+                    call(0, 0, EDIT, 1),
+                    call(0, 0, EDIT, 1),
+                    // Nobody answers within 10 minutes: the card closes.
+                    Act::Later { minutes: 11 },
+                ],
+            },
+            [3, 2, 1, 0],
+        ),
+        (
+            // A tool set apart that changed follows its area's level; a
+            // tool of a kind new in the area follows its kind's.
+            "a-changed-tool-follows-its-area-then-its-kind",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![
+                            kinded(NOTES_ADD, Kind::Write, UNTAGGED, 0),
+                            kinded(NOTE, Kind::Write, NOTES, 0),
+                        ],
+                    ),
+                    rules(vec![
+                        kind_level(Kind::Write, ALLOWED),
+                        area_level(NOTES, OFF),
+                        tool_level(NOTES_ADD, ALLOWED),
+                    ]),
+                    call(0, 0, NOTES_ADD, 0),
+                    answer(SITE_ALL),
+                    call(0, 0, NOTE, 0),
+                    // Changed: its own "Allowed" lapses, and the area's Off holds.
+                    page(0, vec![kinded(NOTES_ADD, Kind::Write, UNTAGGED, 1)]),
+                    call(0, 0, NOTES_ADD, 0),
+                    // Now an Outside tool, new in the area: its kind's level.
+                    rules(vec![kind_level(Kind::Outside, ALLOWED)]),
+                    page(0, vec![kinded(NOTES_ADD, Kind::Outside, UNTAGGED, 1)]),
+                    call(0, 0, NOTES_ADD, 0),
+                ],
+            },
+            [1, 1, 2, 0],
+        ),
+        (
+            // A rule card's yes meets the rule as it is when answered, and
+            // rule cards and late yeses outlive a restart.
+            "a-rule-card-meets-the-rule-of-its-answers-time",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(WIPE, Kind::Delete, UNTAGGED, 0)]),
+                    rules(vec![kind_level(Kind::Delete, ASK_FIRST)]),
+                    call(0, 0, WIPE, 0),
+                    Act::Restart {
+                        probe: spec(1, 0, WIPE, 0),
+                    },
+                    rules(vec![kind_level(Kind::Delete, OFF)]),
+                    answer(RULE_ONCE),
+                    rules(vec![kind_level(Kind::Delete, ASK_FIRST)]),
+                    answer(RULE_ONCE),
+                ],
+            },
+            [2, 2, 1, 1],
+        ),
+        (
+            // Found by the fuzzer: a site card's "Allow once" for a tool the
+            // page changed since, where the rule now asks first, opened a
+            // rule card for the tool as it no longer was.
+            "a-tool-changed-on-the-chats-card-meets-a-rule",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![tool_level(EDIT, ALLOWED)]),
+                    call(0, 0, EDIT, 0),
+                    page(0, vec![kinded(EDIT, Kind::Outside, UNTAGGED, 0)]),
+                    answer(SITE_ONCE),
+                ],
+            },
+            [1, 1, 0, 0],
+        ),
+        (
+            // An agent that stopped waiting on a rule card and sends its
+            // request again waits on it again: a yes then runs it now.
+            "a-resent-request-waits-again-on-its-rule-card",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(EDIT, Kind::Write, UNTAGGED, 0)]),
+                    rules(vec![kind_level(Kind::Write, ASK_FIRST)]),
+                    call(0, 0, EDIT, 1),
+                    stop_waiting(),
+                    Act::Resend { back: 0 },
+                    answer(RULE_ONCE),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
+        (
+            "unattended-ask-first-is-off",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![
+                            kinded(EDIT, Kind::Write, UNTAGGED, 0),
+                            kinded(READ, Kind::Read, UNTAGGED, 0),
+                        ],
+                    ),
+                    rules(vec![kind_level(Kind::Write, ASK_FIRST)]),
+                    Act::Unattended { on: true },
+                    call(0, 0, READ, 0),
+                    call(0, 0, EDIT, 0),
+                ],
+            },
+            [0, 0, 1, 0],
+        ),
+    ]
+}
