@@ -148,6 +148,43 @@ fn past_a_limit_a_call_asks_and_unattended_it_is_refused_with_the_wait() {
     assert_eq!(outcome(&h, &step), "run");
 }
 
+/// docs/rules.md, "Limits on how often": calls are counted while a limit
+/// holds. Calls made before it was set do not count; a limit changed to
+/// other numbers keeps counting what it counted.
+#[test]
+fn a_limit_counts_the_calls_made_while_it_holds() {
+    let mut h = with_transfer();
+    let limited = |h: &Harness, calls: u32| {
+        transfer_rules(
+            h,
+            json!({"limits": [{"target": "tool", "name": "transfer", "calls": calls, "minutes": 1}]}),
+        )
+    };
+    // A call a second after the last: what it met; a rule card is refused.
+    let call = |h: &mut Harness| {
+        h.now_ms += 1000;
+        let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+        let said = outcome(h, &step);
+        if said == "rule card" {
+            h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
+        }
+        finish(h, &step);
+        said
+    };
+    h.session.rules = transfer_rules(&h, json!({}));
+    for _ in 0..3 {
+        assert_eq!(call(&mut h), "run");
+    }
+    // Set now, at most 1 a minute: the three before do not count.
+    h.session.rules = limited(&h, 1);
+    assert_eq!(call(&mut h), "run");
+    assert_eq!(call(&mut h), "rule card");
+    // At most 2: the call counted under 1 still counts.
+    h.session.rules = limited(&h, 2);
+    assert_eq!(call(&mut h), "run");
+    assert_eq!(call(&mut h), "rule card");
+}
+
 /// docs/rules.md, "Limits on how often": an administrator's limit is named as
 /// theirs wherever it is said (the card, the agent's reason, the palette),
 /// beside the person's own, and still so once the worker stopped.

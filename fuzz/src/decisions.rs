@@ -41,7 +41,9 @@ mod site_rules;
 
 pub use encode::Encode;
 use model::{closing, every_answer, is_opaque, offered, untrusted, Facts, Model, Said};
-pub use script::{Act, CallSpec, ChangeSpec, ConditionSpec, OpSpec, Script, TargetSpec, ToolSpec};
+pub use script::{
+    Act, CallSpec, ChangeSpec, ConditionSpec, LimitSpec, OpSpec, Script, TargetSpec, ToolSpec,
+};
 use script::{Outcome, Slot, CHATS, TABS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -332,6 +334,11 @@ impl Driver {
             } => self.set_conditions(*site, *tool, conditions),
             Act::Observe { call, sight } => self.observe(*call, *sight),
             Act::ClearFlag { flag } => self.clear_flag(*flag),
+            Act::Limit {
+                site,
+                target,
+                every,
+            } => self.set_limit(*site, target, every.as_ref()),
             Act::CloseChat { chat } => {
                 // The shell withdraws its waiting requests first.
                 let index = *chat % 2;
@@ -561,6 +568,9 @@ impl Driver {
                 self.model
             );
         }
+        // It counts for the limits that hold for it (docs/rules.md).
+        let rule = site_rules::RuleTool::of(&site, &tool).expect("a run's tool is a tool");
+        self.model.rules.ran(chat, &rule, self.now_ms);
         let running = self.running_call(chat, id, run, &tool, &facts);
         self.running.insert(run.call_id, running);
         self.seen.ran += 1;

@@ -1,10 +1,11 @@
 //! The conditions the decision target sets on tools' arguments
-//! (docs/rules.md, "Conditions on a tool's arguments"), and their bytes.
+//! (docs/rules.md, "Conditions on a tool's arguments"), its limits on how
+//! often ("Limits on how often"), and their bytes.
 
 use super::encode::Encode;
 use arbitrary::Arbitrary;
 use serde_json::json;
-use toolgate::decisions::rules::Condition;
+use toolgate::decisions::rules::{Condition, Every};
 
 /// A condition with one test on the argument `x` (the property every
 /// fuzzed schema declares, a number): `op` 0 at most, 1 at least, 2 is;
@@ -41,5 +42,29 @@ impl Encode for ConditionSpec {
         self.op.encode(out);
         self.value.encode(out);
         self.allow.encode(out);
+    }
+}
+
+/// A limit: at most 1 to 3 calls (`calls`) in 1, 10 or 60 minutes
+/// (`window`), few enough that a script passes it.
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct LimitSpec {
+    pub calls: u8,
+    pub window: u8,
+}
+
+impl LimitSpec {
+    pub fn every(&self) -> Every {
+        Every {
+            calls: 1 + u32::from(self.calls % 3),
+            minutes: [1, 10, 60][self.window as usize % 3],
+        }
+    }
+}
+
+impl Encode for LimitSpec {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.calls.encode(out);
+        self.window.encode(out);
     }
 }

@@ -63,15 +63,21 @@ impl Encode for CallSpec {
     }
 }
 
-impl Encode for ChangeSpec {
+impl Encode for TargetSpec {
     fn encode(&self, out: &mut Vec<u8>) {
-        let (index, value) = match self.target {
+        let (index, value) = match *self {
             TargetSpec::Kind(k) => (0, k),
             TargetSpec::Area(a) => (1, a),
             TargetSpec::Tool(t) => (2, t),
         };
         variant(out, index, 3);
         value.encode(out);
+    }
+}
+
+impl Encode for ChangeSpec {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.target.encode(out);
         self.level.encode(out);
     }
 }
@@ -128,7 +134,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 23;
+        const N: u64 = 24;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -243,6 +249,16 @@ impl Encode for Act {
             Act::CloseChat { chat } => {
                 variant(out, 22, N);
                 chat.encode(out);
+            }
+            Act::Limit {
+                site,
+                target,
+                every,
+            } => {
+                variant(out, 23, N);
+                site.encode(out);
+                target.encode(out);
+                every.encode(out);
             }
         }
     }

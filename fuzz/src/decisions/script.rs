@@ -4,7 +4,7 @@
 //! each object with changing hints and tags, three chats, what they do, and
 //! what the person sets on the settings page (site rules, unattended).
 
-pub use super::conditions::ConditionSpec;
+pub use super::conditions::{ConditionSpec, LimitSpec};
 use arbitrary::Arbitrary;
 use serde_json::{json, Value};
 use toolgate::decisions::rules::{Change, Level, Target, ToolKind};
@@ -283,6 +283,13 @@ pub enum Act {
     CloseChat {
         chat: u8,
     },
+    /// A limit on how often set on the settings page (docs/rules.md,
+    /// "Limits on how often"), or removed (`None`).
+    Limit {
+        site: u8,
+        target: TargetSpec,
+        every: Option<LimitSpec>,
+    },
 }
 
 /// One change of a site's rules: a kind's, an area's or a tool's level
@@ -300,9 +307,9 @@ pub enum TargetSpec {
     Tool(u8),
 }
 
-impl ChangeSpec {
-    pub fn change(&self) -> Change {
-        let target = match self.target {
+impl TargetSpec {
+    pub fn target(&self) -> Target {
+        match *self {
             TargetSpec::Kind(k) => Target::Kind {
                 kind: ToolKind::ALL[k as usize % 4],
             },
@@ -312,11 +319,16 @@ impl ChangeSpec {
             TargetSpec::Tool(t) => Target::Tool {
                 name: name(t).to_owned(),
             },
-        };
+        }
+    }
+}
+
+impl ChangeSpec {
+    pub fn change(&self) -> Change {
         let level = self
             .level
             .map(|l| [Level::Allowed, Level::AskFirst, Level::Off][l as usize % 3]);
-        Change::level(target, level)
+        Change::level(self.target.target(), level)
     }
 }
 

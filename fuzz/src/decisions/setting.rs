@@ -6,7 +6,7 @@
 
 use super::site_rules::{Gate, RuleTool, ASK_MS};
 use super::*;
-use script::{ChangeSpec, ConditionSpec, RULE_SITES};
+use script::{ChangeSpec, ConditionSpec, LimitSpec, TargetSpec, RULE_SITES};
 use toolgate::decisions::rules::{
     site_schemas, site_tools, Change, Level, RuleBook, SeenTool, Target,
 };
@@ -25,13 +25,7 @@ impl Driver {
     pub(super) fn change_rules(&mut self, site: u8, changes: &[ChangeSpec]) {
         let site = RULE_SITES[site as usize % RULE_SITES.len()];
         let changes: Vec<Change> = changes.iter().map(ChangeSpec::change).collect();
-        let live = site_tools(&self.core.registry, site);
-        self.check_seen(site, &live);
-        let known = self.tools_seen.entry(site.to_owned()).or_default();
-        for tool in live {
-            known.insert(tool.name.clone(), tool);
-        }
-        let seen: Vec<SeenTool> = known.values().cloned().collect();
+        let seen = self.seen_on(site);
         let took = self.book.change(site, &changes, &seen, None);
         assert_eq!(
             took.is_ok(),
@@ -58,12 +52,7 @@ impl Driver {
                 None,
             )
         };
-        let live = site_tools(&self.core.registry, site);
-        let known = self.tools_seen.entry(site.to_owned()).or_default();
-        for tool in live {
-            known.insert(tool.name.clone(), tool);
-        }
-        let seen: Vec<SeenTool> = known.values().cloned().collect();
+        let seen = self.seen_on(site);
         let schemas = site_schemas(&self.core.registry, site);
         let took = self
             .book
@@ -99,10 +88,44 @@ impl Driver {
         }
     }
 
+    /// A limit on how often set or removed on the settings page.
+    pub(super) fn set_limit(&mut self, site: u8, target: &TargetSpec, every: Option<&LimitSpec>) {
+        let site = RULE_SITES[site as usize % RULE_SITES.len()];
+        let target = target.target();
+        let every = every.map(LimitSpec::every);
+        let change = Change {
+            limit: Some(every),
+            ..Change::level(target.clone(), None)
+        };
+        let seen = self.seen_on(site);
+        let took = self.book.change(site, &[change], &seen, None);
+        assert_eq!(
+            took.is_ok(),
+            self.model.rules.takes_limit(site, &target, &seen),
+            "the limit {every:?} on {target:?} of {site}: {took:?}"
+        );
+        if took.is_ok() {
+            self.model.rules.set_limit(site, &target, every);
+            hand_rules(&self.book, &mut self.core);
+        }
+    }
+
     pub(super) fn unattended(&mut self, on: bool) {
         self.book.unattended = on;
         self.model.rules.unattended = on;
         hand_rules(&self.book, &mut self.core);
+    }
+
+    /// The tools the settings page lists for `site`: those its open tabs
+    /// publish now (checked), and those seen before, each once, by name.
+    fn seen_on(&mut self, site: &str) -> Vec<SeenTool> {
+        let live = site_tools(&self.core.registry, site);
+        self.check_seen(site, &live);
+        let known = self.tools_seen.entry(site.to_owned()).or_default();
+        for tool in live {
+            known.insert(tool.name.clone(), tool);
+        }
+        known.values().cloned().collect()
     }
 
     /// Each tool the settings page lists is one the site publishes, with
@@ -159,9 +182,10 @@ impl Driver {
     /// do from `chat`.
     pub(super) fn gate(&self, chat: &str, site: &str, tool: &Tool, arguments: &str) -> Gate {
         RuleTool::of(site, tool).map_or(Gate::ChatDecides, |rule| {
+            let read_only = self.model.read_only(chat);
             self.model
                 .rules
-                .gate(self.model.read_only(chat), &rule, arguments)
+                .gate(chat, read_only, &rule, arguments, self.now_ms)
         })
     }
 

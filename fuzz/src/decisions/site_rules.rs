@@ -2,14 +2,15 @@
 //! none of the core's rule logic): per site a level per kind, and the tools
 //! and areas set apart with what the person saw when setting them; whether
 //! anyone is there to ask; and the yeses given after an agent stopped
-//! waiting. It says, for a tool as it is now, what its site's rule lets a
+//! waiting; the limits on how often, and the calls each chat made under
+//! them. It says, for a tool as it is now, what its site's rule lets a
 //! call do: the chat's answers decide, it asks first, or it is off.
 
 use super::model::Said;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate::decisions::agent::PageCall;
-use toolgate::decisions::rules::{Change, Level, SeenTool, Target, ToolKind};
+use toolgate::decisions::rules::{Change, Every, Level, SeenTool, Target, ToolKind};
 use toolgate::page::classify::Class;
 use toolgate::page::declaration::{Hint, HintState};
 use toolgate::page::registry::Tool;
@@ -85,6 +86,35 @@ struct SiteModel {
     /// tool's arguments"): each one test on `x`, its operator, its value,
     /// and the level it gives.
     conditions: BTreeMap<String, Vec<(&'static str, f64, Level)>>,
+    /// The limits on how often (docs/rules.md, "Limits on how often"), by
+    /// what they hold for: at most so many calls in so many minutes.
+    limits: BTreeMap<LimitOf, Every>,
+}
+
+/// What a limit holds for, by name, whatever the tool's definition.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum LimitOf {
+    Kind(ToolKind),
+    Area(String),
+    Tool(String),
+}
+
+impl LimitOf {
+    fn of(target: &Target) -> LimitOf {
+        match target {
+            Target::Kind { kind } => LimitOf::Kind(*kind),
+            Target::Area { area } => LimitOf::Area(area.clone()),
+            Target::Tool { name } => LimitOf::Tool(name.clone()),
+        }
+    }
+
+    fn covers(&self, tool: &RuleTool) -> bool {
+        match self {
+            LimitOf::Kind(kind) => *kind == tool.kind,
+            LimitOf::Area(area) => *area == tool.area,
+            LimitOf::Tool(name) => *name == tool.name,
+        }
+    }
 }
 
 impl Default for SiteModel {
@@ -102,6 +132,7 @@ impl Default for SiteModel {
             tools: BTreeMap::new(),
             areas: BTreeMap::new(),
             conditions: BTreeMap::new(),
+            limits: BTreeMap::new(),
         }
     }
 }
@@ -157,6 +188,9 @@ pub struct Rules {
     sites: BTreeMap<String, SiteModel>,
     pub unattended: bool,
     late: Vec<LateYes>,
+    /// When each chat's calls under a limit ran, by chat, site and what
+    /// the limit holds for: counted from when the limit holds.
+    times: BTreeMap<(String, String, LimitOf), Vec<u64>>,
 }
 
 /// The same arguments, in any order.
@@ -175,9 +209,17 @@ impl Rules {
         self.sites.contains_key(site)
     }
 
-    /// What the site's rule lets a call of `tool` do from a chat
-    /// (`read_only_chat`: opened Read only).
-    pub fn gate(&self, read_only_chat: bool, tool: &RuleTool, arguments: &str) -> Gate {
+    /// What the site's rule lets a call of `tool` do from `chat` at
+    /// `now_ms` (`read_only_chat`: opened Read only). A call past a limit
+    /// needs a yes as at Ask first.
+    pub fn gate(
+        &self,
+        chat: &str,
+        read_only_chat: bool,
+        tool: &RuleTool,
+        arguments: &str,
+        now_ms: u64,
+    ) -> Gate {
         let Some(site) = self.sites.get(&tool.site) else {
             return Gate::ChatDecides;
         };
@@ -186,6 +228,13 @@ impl Rules {
         }
         let arguments = serde_json::from_str(arguments).unwrap_or(Value::Null);
         match site.level(tool, &arguments) {
+            Level::Allowed if self.past_limit(chat, tool, now_ms) => {
+                if self.unattended {
+                    Gate::Off
+                } else {
+                    Gate::AskFirst
+                }
+            }
             Level::Allowed => Gate::ChatDecides,
             Level::Off => Gate::Off,
             // Unattended, Ask first acts as Off.
@@ -316,6 +365,68 @@ impl Rules {
             rules.conditions.remove(name);
         } else {
             rules.conditions.insert(name.to_owned(), conditions);
+        }
+    }
+
+    /// Whether the settings page takes a limit on `target` of `site`: a
+    /// kind's always; an area's or a tool's only once seen on the site, as
+    /// for levels.
+    pub fn takes_limit(&self, site: &str, target: &Target, seen: &[SeenTool]) -> bool {
+        match target {
+            Target::Kind { .. } => true,
+            Target::Area { area } => {
+                seen.iter().any(|t| t.area == *area)
+                    || self
+                        .sites
+                        .get(site)
+                        .is_some_and(|r| r.areas.contains_key(area))
+            }
+            Target::Tool { name } => seen.iter().any(|t| t.name == *name),
+        }
+    }
+
+    /// A limit set (`Some`) or removed on the settings page.
+    pub fn set_limit(&mut self, site: &str, target: &Target, every: Option<Every>) {
+        let rules = self.sites.entry(site.to_owned()).or_default();
+        match every {
+            Some(every) => rules.limits.insert(LimitOf::of(target), every),
+            None => rules.limits.remove(&LimitOf::of(target)),
+        };
+    }
+
+    /// The limits of `tool`'s site that hold for it now.
+    fn limits_of<'a>(
+        &'a self,
+        tool: &'a RuleTool,
+    ) -> impl Iterator<Item = (&'a LimitOf, Every)> + 'a {
+        self.sites
+            .get(&tool.site)
+            .into_iter()
+            .flat_map(|site| site.limits.iter())
+            .filter(|(of, _)| of.covers(tool))
+            .map(|(of, every)| (of, *every))
+    }
+
+    /// Whether a call of `tool` by `chat` at `now_ms` is past a limit: as
+    /// many calls as it allows ran within its window.
+    fn past_limit(&self, chat: &str, tool: &RuleTool, now_ms: u64) -> bool {
+        self.limits_of(tool).any(|(of, every)| {
+            let window = u64::from(every.minutes) * 60_000;
+            let key = (chat.to_owned(), tool.site.clone(), of.clone());
+            let ran = self.times.get(&key).map_or(0, |times| {
+                times.iter().filter(|&&t| t + window > now_ms).count()
+            });
+            ran >= every.calls as usize
+        })
+    }
+
+    /// A call of `tool` by `chat` ran at `now_ms`: it counts for each limit
+    /// that holds for it.
+    pub fn ran(&mut self, chat: &str, tool: &RuleTool, now_ms: u64) {
+        let keys: Vec<LimitOf> = self.limits_of(tool).map(|(of, _)| of.clone()).collect();
+        for of in keys {
+            let key = (chat.to_owned(), tool.site.clone(), of);
+            self.times.entry(key).or_default().push(now_ms);
         }
     }
 

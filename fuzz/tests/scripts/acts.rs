@@ -1,7 +1,9 @@
 //! The words the hand-written scripts are made of: the tools, answers,
 //! outcomes and changes each names, by the index the fuzzer's input gives it.
 
-use toolgate_fuzz::decisions::{Act, CallSpec, ChangeSpec, OpSpec, TargetSpec, ToolSpec};
+use toolgate_fuzz::decisions::{
+    Act, CallSpec, ChangeSpec, LimitSpec, OpSpec, TargetSpec, ToolSpec,
+};
 
 pub const EDIT: u8 = 0;
 pub const READ: u8 = 1;
@@ -100,6 +102,19 @@ pub fn tool_level(tool: u8, level: u8) -> ChangeSpec {
 /// One change of the rules of https://a.example (slot 0, tab 1).
 pub fn rules(changes: Vec<ChangeSpec>) -> Act {
     Act::Rules { site: 0, changes }
+}
+
+/// A limit on https://a.example: at most `calls` (1 to 3) calls in 1
+/// minute, per chat.
+pub fn limit(target: TargetSpec, calls: u8) -> Act {
+    Act::Limit {
+        site: 0,
+        target,
+        every: Some(LimitSpec {
+            calls: calls - 1,
+            window: 0,
+        }),
+    }
 }
 
 /// Chat 0 stops waiting on its last request.

@@ -3,7 +3,7 @@
 //! scripts.rs runs them with the others.
 
 use super::acts::*;
-use toolgate_fuzz::decisions::{Act, ConditionSpec, Script, ToolSpec};
+use toolgate_fuzz::decisions::{Act, ConditionSpec, Script, TargetSpec, ToolSpec};
 
 pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
     vec![
@@ -200,6 +200,28 @@ pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                 ],
             },
             [0, 0, 1, 0],
+        ),
+        (
+            // docs/rules.md, "Limits on how often": a tool the rules allow,
+            // at most 1 call a minute: the chat's second call within the
+            // minute asks on a rule card; a minute later one runs again
+            // without; unattended, the next is refused.
+            "a-limit-asks-past-its-calls",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(READ, Kind::Read, UNTAGGED, 0)]),
+                    limit(TargetSpec::Tool(READ), 1),
+                    call(0, 0, READ, 0),
+                    answer(SITE_ALL),
+                    call(0, 0, READ, 0),
+                    answer(RULE_ONCE),
+                    Act::Later { minutes: 1 },
+                    call(0, 0, READ, 0),
+                    Act::Unattended { on: true },
+                    call(0, 0, READ, 0),
+                ],
+            },
+            [2, 2, 3, 0],
         ),
     ]
 }
