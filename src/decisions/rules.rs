@@ -266,6 +266,11 @@ pub struct SiteRules {
     pub admin_levels: std::collections::BTreeSet<String>,
     #[serde(skip)]
     pub admin_owned_conditions: std::collections::BTreeSet<String>,
+    /// In rules bounded by an administrator's only, where the person has
+    /// rules of their own: the administrator's rules, which bound each call
+    /// whatever the person set (`SiteRules::level`).
+    #[serde(skip)]
+    pub admin: Option<Box<SiteRules>>,
 }
 
 /// A tool set apart as the person saw it when they set it.
@@ -300,6 +305,7 @@ impl SiteRules {
             admin_conditions: BTreeMap::new(),
             admin_levels: std::collections::BTreeSet::new(),
             admin_owned_conditions: std::collections::BTreeSet::new(),
+            admin: None,
         }
     }
 
@@ -329,39 +335,6 @@ impl SiteRules {
             ToolKind::Delete => &mut self.delete,
             ToolKind::Outside => &mut self.outside,
         }
-    }
-
-    /// A tool's level and what decided it: its own first, then its area's,
-    /// then its kind's.
-    pub fn level(&self, tool: RuleFacts) -> (Level, Because) {
-        let own = self.tools.get(tool.name).filter(|_| {
-            self.tool_definitions
-                .get(tool.name)
-                .is_none_or(|set_for| set_for == tool.definition)
-        });
-        let area = self.areas.get(tool.area).filter(|_| {
-            self.area_kinds
-                .get(tool.area)
-                .is_none_or(|kinds| kinds.contains(&tool.kind))
-        });
-        if let Some(&level) = own {
-            return (
-                level,
-                Because::Tool {
-                    name: tool.name.to_owned(),
-                    admin: self.admin_levels.contains(tool.name),
-                },
-            );
-        }
-        if let Some(&level) = area {
-            return (
-                level,
-                Because::Area {
-                    area: tool.area.to_owned(),
-                },
-            );
-        }
-        (self.kind(tool.kind), Because::Kind { kind: tool.kind })
     }
 
     /// Applies one change of the settings page, whole or not at all.

@@ -75,46 +75,24 @@ impl SiteRules {
     }
 
     /// The person's rules for a site (`own`; none set) bounded by the
-    /// administrator's, with which levels and conditions are theirs, so
-    /// that a card names whose rule asks.
+    /// administrator's. The person's stay as they set them, and each call
+    /// gets the narrower of what theirs and the administrator's say
+    /// (`SiteRules::level`); a site the person set no rules for has the
+    /// administrator's alone, each tool's level theirs, so that a card names
+    /// whose rule asks.
     fn bounded(own: Option<&SiteRules>, admin: &SiteRules) -> SiteRules {
-        // Without the person's, the administrator's levels and conditions
-        // are the rules; their limits are added once, below.
         let mut out = match own {
-            Some(own) => own.clone(),
+            Some(own) => SiteRules {
+                admin: Some(Box::new(admin.clone())),
+                ..own.clone()
+            },
+            // Their limits are added once, below.
             None => SiteRules {
                 limits: Vec::new(),
+                admin_levels: admin.tools.keys().cloned().collect(),
                 ..admin.clone()
             },
         };
-        for kind in ToolKind::ALL {
-            let level = out.kind(kind).max(admin.kind(kind));
-            *out.kind_mut(kind) = level;
-        }
-        for (map, bound) in [
-            (&mut out.areas, &admin.areas),
-            (&mut out.tools, &admin.tools),
-        ] {
-            for (key, &level) in bound.iter() {
-                let narrower = map.get(key.as_str()).map_or(level, |&own| own.max(level));
-                map.insert(key.clone(), narrower);
-            }
-        }
-        for (name, &level) in &admin.tools {
-            let person = own.and_then(|own| own.tools.get(name.as_str()));
-            if person.is_none_or(|&person| level > person) {
-                out.admin_levels.insert(name.clone());
-            }
-        }
-        // What an administrator sets holds by name, whatever the tool's
-        // definition or the area's kinds: the narrower of the two levels is
-        // never wider than the administrator's.
-        for name in admin.tools.keys() {
-            out.tool_definitions.remove(name.as_str());
-        }
-        for area in admin.areas.keys() {
-            out.area_kinds.remove(area.as_str());
-        }
         out.bound_more(admin, own);
         out
     }

@@ -26,6 +26,58 @@ impl AdminBound {
 }
 
 impl SiteRules {
+    /// A tool's level and what decided it: its own first, then its area's,
+    /// then its kind's. Under an administrator, theirs are read the same
+    /// way, and the narrower of the two holds (docs/rules.md, "Who can
+    /// change the rules"): a tool or area the person set apart is never
+    /// wider than the administrator's rules make it, nor one they set
+    /// apart wider than the person's.
+    pub fn level(&self, tool: RuleFacts) -> (Level, Because) {
+        let own = self.own_level(tool);
+        let Some(admin) = &self.admin else {
+            return own;
+        };
+        match admin.own_level(tool) {
+            (level, Because::Tool { name, .. }) if level > own.0 => {
+                (level, Because::Tool { name, admin: true })
+            }
+            theirs if theirs.0 > own.0 => theirs,
+            _ => own,
+        }
+    }
+
+    /// The level these rules alone give `tool`, and what decided it.
+    fn own_level(&self, tool: RuleFacts) -> (Level, Because) {
+        let own = self.tools.get(tool.name).filter(|_| {
+            self.tool_definitions
+                .get(tool.name)
+                .is_none_or(|set_for| set_for == tool.definition)
+        });
+        let area = self.areas.get(tool.area).filter(|_| {
+            self.area_kinds
+                .get(tool.area)
+                .is_none_or(|kinds| kinds.contains(&tool.kind))
+        });
+        if let Some(&level) = own {
+            return (
+                level,
+                Because::Tool {
+                    name: tool.name.to_owned(),
+                    admin: self.admin_levels.contains(tool.name),
+                },
+            );
+        }
+        if let Some(&level) = area {
+            return (
+                level,
+                Because::Area {
+                    area: tool.area.to_owned(),
+                },
+            );
+        }
+        (self.kind(tool.kind), Because::Kind { kind: tool.kind })
+    }
+
     /// A call's level and what decided it: the tool's own level with its
     /// conditions on `arguments` (the first that holds gives the level),
     /// then its area's, then its kind's; bounded by an administrator's
@@ -58,7 +110,7 @@ impl SiteRules {
         };
         let mine = match own {
             Some(own) => decide(tool.name, own, level, arguments).whose(
-                self.admin_levels.contains(tool.name),
+                matches!(because, Because::Tool { admin: true, .. }),
                 self.admin_owned_conditions.contains(tool.name),
             ),
             None => (level, because),
