@@ -255,6 +255,39 @@ fn an_administrators_conditions_bound_the_persons() {
     assert_eq!(outcome(&h, &step), "run");
 }
 
+/// docs/rules.md, "Who can change the rules": a condition of the person's
+/// that allows a call is not wider than the administrator's level for the
+/// tool (their Ask first, without conditions of theirs) nor their rule for
+/// its kind (Write Off), though the person set it before the policy did.
+#[test]
+fn the_persons_condition_is_not_wider_than_the_administrators_levels() {
+    let mut h = with_transfer();
+    let own = transfer_rules(&h, json!({}));
+    let admin_with = |site: Value| -> RuleBook {
+        serde_json::from_value(json!({"sites": {REMOTE: site}})).expect("admin")
+    };
+    let kinds =
+        json!({"read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"});
+    let mut tool_level = kinds.clone();
+    tool_level["tools"] = json!({"transfer": "ask_first"});
+    h.session.rules = own.bounded_by(&admin_with(tool_level));
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: your administrator's rule for this tool")
+    );
+    h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
+    let mut write_off = kinds;
+    write_off["write"] = json!("off");
+    h.session.rules = own.bounded_by(&admin_with(write_off));
+    assert_eq!(
+        h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": 5})),
+        "Nothing ran: transfer is Off on this site, by the rule for Write tools."
+    );
+}
+
 #[test]
 fn a_card_names_the_administrators_rule_where_the_person_set_none() {
     let mut h = with_transfer();

@@ -279,13 +279,18 @@ pub fn card(
             };
             let name = page_line(&call.target.name, NAME_CAP);
             let arguments = argument_rows(&call.arguments);
-            // The rule that asks, as it is now (the card may have waited).
-            // A condition or limit that asked is the call's own (docs/rules.md).
+            // The rule that asks, as it is now (the card may have waited), for
+            // this call's arguments. A condition or limit that asked is the
+            // call's own (docs/rules.md).
             let because = call.asked_because.clone().or_else(|| {
+                let arguments = serde_json::from_str(&call.arguments).ok();
                 call.target
                     .tool(world.registry)
                     .and_then(RuleFacts::of)
-                    .and_then(|facts| rules.sites.get(&pending.site).map(|r| r.level(facts).1))
+                    .and_then(|facts| {
+                        let rules = rules.sites.get(&pending.site)?;
+                        Some(rules.level_of_call(facts, arguments.as_ref()).1)
+                    })
             });
             let mut lines = vec![Line::ours("The agent wants to call \u{201c}")
                 .quote(name.clone())

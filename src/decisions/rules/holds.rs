@@ -33,17 +33,17 @@ impl SiteRules {
     /// wider than the administrator's rules make it, nor one they set
     /// apart wider than the person's.
     pub fn level(&self, tool: RuleFacts) -> (Level, Because) {
-        let own = self.own_level(tool);
-        let Some(admin) = &self.admin else {
-            return own;
-        };
-        match admin.own_level(tool) {
-            (level, Because::Tool { name, .. }) if level > own.0 => {
-                (level, Because::Tool { name, admin: true })
-            }
-            theirs if theirs.0 > own.0 => theirs,
-            _ => own,
-        }
+        narrower(self.own_level(tool), self.admin_level(tool))
+    }
+
+    /// The administrator's levels for `tool`, read as the person's are,
+    /// where these are the person's rules bounded by theirs.
+    fn admin_level(&self, tool: RuleFacts) -> Option<(Level, Because)> {
+        let (level, because) = self.admin.as_ref()?.own_level(tool);
+        Some(match because {
+            Because::Tool { name, .. } => (level, Because::Tool { name, admin: true }),
+            other => (level, other),
+        })
     }
 
     /// The level these rules alone give `tool`, and what decided it.
@@ -86,7 +86,7 @@ impl SiteRules {
     /// conditions could let a call through is listed, and each call of it
     /// decided on its arguments.
     pub fn level_of_call(&self, tool: RuleFacts, arguments: Option<&Value>) -> (Level, Because) {
-        let (level, because) = self.level(tool);
+        let (level, because) = self.own_level(tool);
         // The person's conditions hold with the tool's own level, for the
         // definition it was set for; an administrator's bound every call of
         // the tool by its name.
@@ -94,8 +94,13 @@ impl SiteRules {
             .then(|| self.conditions.get(tool.name))
             .flatten();
         let admin = self.admin_conditions.get(tool.name);
+        // The administrator's levels bound every call too, but for a tool
+        // they set with conditions, their conditions decide.
+        let floor = self
+            .admin_level(tool)
+            .filter(|(_, b)| admin.is_none() || !matches!(b, Because::Tool { .. }));
         if own.is_none() && admin.is_none() {
-            return (level, because);
+            return narrower((level, because), floor);
         }
         let Some(arguments) = arguments else {
             // The most any call could get: a tool that some call could run
@@ -106,7 +111,7 @@ impl SiteRules {
                 .map(|c| c.level)
                 .fold(level, Level::min);
             let bound = admin.map_or(Level::Allowed, AdminBound::widest);
-            return (widest.max(bound), because);
+            return narrower((widest.max(bound), because), floor);
         };
         let mine = match own {
             Some(own) => decide(tool.name, own, level, arguments).whose(
@@ -115,22 +120,16 @@ impl SiteRules {
             ),
             None => (level, because),
         };
-        match admin {
-            Some(admin) => {
-                let theirs = match decide(tool.name, &admin.conditions, admin.level, arguments) {
+        let theirs =
+            admin.map(
+                |admin| match decide(tool.name, &admin.conditions, admin.level, arguments) {
                     (level, Because::Condition { name, words }) => {
                         (level, Because::AdminCondition { name, words })
                     }
                     other => other,
-                };
-                if theirs.0 > mine.0 {
-                    theirs
-                } else {
-                    mine
-                }
-            }
-            None => mine,
-        }
+                },
+            );
+        narrower(narrower(mine, theirs), floor)
     }
 
     /// The conditions that hold with the tool's level (`because`: what
@@ -279,6 +278,15 @@ impl SiteRules {
                 self.admin_owned_conditions.insert(name.clone());
             }
         }
+    }
+}
+
+/// `mine`, unless `theirs` is narrower (docs/rules.md, "Who can change the
+/// rules"): on a tie, what decided `mine` is named.
+fn narrower(mine: (Level, Because), theirs: Option<(Level, Because)>) -> (Level, Because) {
+    match theirs {
+        Some(theirs) if theirs.0 > mine.0 => theirs,
+        _ => mine,
     }
 }
 
