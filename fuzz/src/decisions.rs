@@ -125,6 +125,8 @@ struct Driver {
     /// The rule book the worker stores, and the tools the settings page
     /// lists for each site (remembered by name once seen).
     book: RuleBook,
+    /// The administrator's policy as the worker reads it, once there is one.
+    admin: Option<RuleBook>,
     tools_seen: BTreeMap<String, BTreeMap<String, SeenTool>>,
     seen: Seen,
     /// The record of flags the worker stores (`Flagged::record`), handed
@@ -174,6 +176,7 @@ pub fn run_counted(script: &Script) -> Seen {
         records: BTreeMap::new(),
         session: None,
         book: RuleBook::default(),
+        admin: None,
         tools_seen: BTreeMap::new(),
         seen: Seen::default(),
         flags: None,
@@ -339,6 +342,7 @@ impl Driver {
                 target,
                 every,
             } => self.set_limit(*site, target, every.as_ref()),
+            Act::Policy { site, levels } => self.set_policy(*site, levels),
             Act::CloseChat { chat } => {
                 // The shell withdraws its waiting requests first.
                 let index = *chat % 2;

@@ -134,7 +134,7 @@ impl Encode for OpSpec {
 
 impl Encode for Act {
     fn encode(&self, out: &mut Vec<u8>) {
-        const N: u64 = 24;
+        const N: u64 = 25;
         match self {
             Act::Page { slot, ops } => {
                 variant(out, 0, N);
@@ -259,6 +259,11 @@ impl Encode for Act {
                 site.encode(out);
                 target.encode(out);
                 every.encode(out);
+            }
+            Act::Policy { site, levels } => {
+                variant(out, 24, N);
+                site.encode(out);
+                levels.encode(out);
             }
         }
     }

@@ -49,7 +49,7 @@ impl Driver {
         let mut rebuilt = Toolgate::from_storage(&self.records, self.session.as_deref())
             .expect("storage reads back");
         // The worker hands the stored rules and flags to the core when it starts.
-        setting::hand_rules(&self.book, &mut rebuilt);
+        setting::hand_rules(&self.book, self.admin.as_ref(), &mut rebuilt);
         if let Some(record) = &self.flags {
             rebuilt.set_flags(record).expect("the flags read back");
         }

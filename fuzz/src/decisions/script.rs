@@ -290,6 +290,13 @@ pub enum Act {
         target: TargetSpec,
         every: Option<LimitSpec>,
     },
+    /// An administrator's policy for a site (docs/rules.md, "Who can change
+    /// the rules"): the levels it sets, replacing the last for that site; a
+    /// kind it leaves out is not bounded. Toolgate is managed from then on.
+    Policy {
+        site: u8,
+        levels: Vec<ChangeSpec>,
+    },
 }
 
 /// One change of a site's rules: a kind's, an area's or a tool's level

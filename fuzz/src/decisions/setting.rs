@@ -8,14 +8,16 @@ use super::site_rules::{Gate, RuleTool, ASK_MS};
 use super::*;
 use script::{ChangeSpec, ConditionSpec, LimitSpec, TargetSpec, RULE_SITES};
 use toolgate::decisions::rules::{
-    site_schemas, site_tools, Change, Level, RuleBook, SeenTool, Target,
+    site_schemas, site_tools, Change, Level, RuleBook, SeenTool, SiteRules, Target, ToolKind,
 };
 
-/// The stored rule book handed to a core whole (`setRules`), as the worker
-/// does when it changes and when it starts.
-pub(super) fn hand_rules(book: &RuleBook, core: &mut Toolgate) {
+/// The stored rule book handed to a core whole (`setRules`), with the
+/// administrator's when Toolgate is managed, as the worker does when either
+/// changes and when it starts.
+pub(super) fn hand_rules(book: &RuleBook, admin: Option<&RuleBook>, core: &mut Toolgate) {
     let text = serde_json::to_string(book).expect("a rule book is JSON");
-    core.set_rules(&text, "null").expect("the rules read back");
+    let admin = serde_json::to_string(&admin).expect("a rule book is JSON");
+    core.set_rules(&text, &admin).expect("the rules read back");
 }
 
 impl Driver {
@@ -26,7 +28,7 @@ impl Driver {
         let site = RULE_SITES[site as usize % RULE_SITES.len()];
         let changes: Vec<Change> = changes.iter().map(ChangeSpec::change).collect();
         let seen = self.seen_on(site);
-        let took = self.book.change(site, &changes, &seen, None);
+        let took = self.book.change(site, &changes, &seen, self.admin.as_ref());
         assert_eq!(
             took.is_ok(),
             self.model.rules.takes(site, &changes, &seen),
@@ -34,7 +36,7 @@ impl Driver {
         );
         if took.is_ok() {
             self.model.rules.change(site, &changes, &seen);
-            hand_rules(&self.book, &mut self.core);
+            hand_rules(&self.book, self.admin.as_ref(), &mut self.core);
         }
     }
 
@@ -56,14 +58,16 @@ impl Driver {
         let schemas = site_schemas(&self.core.registry, site);
         let took = self
             .book
-            .change_with(site, &[change], &seen, None, &schemas);
+            .change_with(site, &[change], &seen, self.admin.as_ref(), &schemas);
+        let kind = seen.iter().find(|t| t.name == name).map(|t| t.kind);
         let takes = self.model.rules.takes_conditions(
             site,
             name,
             specs.len(),
             &seen,
             schemas.contains_key(name),
-        );
+        ) && (specs.iter().all(|c| !c.allow)
+            || self.model.rules.may_allow_conditionally(site, name, kind));
         assert_eq!(
             took.is_ok(),
             takes,
@@ -84,7 +88,7 @@ impl Driver {
             self.model
                 .rules
                 .set_conditions(site, name, conditions, &seen);
-            hand_rules(&self.book, &mut self.core);
+            hand_rules(&self.book, self.admin.as_ref(), &mut self.core);
         }
     }
 
@@ -98,7 +102,9 @@ impl Driver {
             ..Change::level(target.clone(), None)
         };
         let seen = self.seen_on(site);
-        let took = self.book.change(site, &[change], &seen, None);
+        let took = self
+            .book
+            .change(site, &[change], &seen, self.admin.as_ref());
         assert_eq!(
             took.is_ok(),
             self.model.rules.takes_limit(site, &target, &seen),
@@ -106,14 +112,48 @@ impl Driver {
         );
         if took.is_ok() {
             self.model.rules.set_limit(site, &target, every);
-            hand_rules(&self.book, &mut self.core);
+            hand_rules(&self.book, self.admin.as_ref(), &mut self.core);
         }
+    }
+
+    /// An administrator's policy for a site: its levels, each kind it
+    /// leaves out not bounded.
+    pub(super) fn set_policy(&mut self, site: u8, levels: &[ChangeSpec]) {
+        let site = RULE_SITES[site as usize % RULE_SITES.len()];
+        let levels: Vec<Change> = levels.iter().map(ChangeSpec::change).collect();
+        let mut theirs = SiteRules::with_kinds(
+            Level::Allowed,
+            Level::Allowed,
+            Level::Allowed,
+            Level::Allowed,
+        );
+        for change in &levels {
+            let Some(level) = change.level else { continue };
+            match &change.target {
+                Target::Kind { kind } => match kind {
+                    ToolKind::Read => theirs.read = level,
+                    ToolKind::Write => theirs.write = level,
+                    ToolKind::Delete => theirs.delete = level,
+                    ToolKind::Outside => theirs.outside = level,
+                },
+                Target::Area { area } => {
+                    theirs.areas.insert(area.clone(), level);
+                }
+                Target::Tool { name } => {
+                    theirs.tools.insert(name.clone(), level);
+                }
+            }
+        }
+        let admin = self.admin.get_or_insert_with(RuleBook::default);
+        admin.sites.insert(site.to_owned(), theirs);
+        self.model.rules.set_policy(site, &levels);
+        hand_rules(&self.book, self.admin.as_ref(), &mut self.core);
     }
 
     pub(super) fn unattended(&mut self, on: bool) {
         self.book.unattended = on;
         self.model.rules.unattended = on;
-        hand_rules(&self.book, &mut self.core);
+        hand_rules(&self.book, self.admin.as_ref(), &mut self.core);
     }
 
     /// The tools the settings page lists for `site`: those its open tabs

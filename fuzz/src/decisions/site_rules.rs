@@ -3,7 +3,7 @@
 //! and areas set apart with what the person saw when setting them; whether
 //! anyone is there to ask; and the yeses given after an agent stopped
 //! waiting; the limits on how often, and the calls each chat made under
-//! them. It says, for a tool as it is now, what its site's rule lets a
+//! them; an administrator's levels, which bound the person's call by call. It says, for a tool as it is now, what its site's rule lets a
 //! call do: the chat's answers decide, it asks first, or it is off.
 
 use super::model::Said;
@@ -182,6 +182,24 @@ struct LateYes {
     said: Said,
 }
 
+/// An administrator's levels for a site (docs/rules.md, "Who can change the
+/// rules"), by name: a kind, area or tool they leave out is not bounded.
+#[derive(Clone, Debug, Default)]
+struct AdminSite {
+    kinds: BTreeMap<ToolKind, Level>,
+    areas: BTreeMap<String, Level>,
+    tools: BTreeMap<String, Level>,
+}
+
+impl AdminSite {
+    /// Their level for `tool`: its own, then its area's, then its kind's.
+    fn level(&self, tool: &RuleTool) -> Level {
+        let kind = self.kinds.get(&tool.kind);
+        let found = self.tools.get(&tool.name).or(self.areas.get(&tool.area));
+        found.or(kind).copied().unwrap_or(Level::Allowed)
+    }
+}
+
 /// What the person set on the settings page, and the late yeses.
 #[derive(Clone, Debug, Default)]
 pub struct Rules {
@@ -191,6 +209,8 @@ pub struct Rules {
     /// When each chat's calls under a limit ran, by chat, site and what
     /// the limit holds for: counted from when the limit holds.
     times: BTreeMap<(String, String, LimitOf), Vec<u64>>,
+    /// The administrator's levels by site, once Toolgate is managed.
+    admin: Option<BTreeMap<String, AdminSite>>,
 }
 
 /// The same arguments, in any order.
@@ -205,8 +225,59 @@ fn same_arguments(a: &str, b: &str) -> bool {
 }
 
 impl Rules {
+    /// The person's rules or the administrator's hold on `site`.
     pub fn has_rules(&self, site: &str) -> bool {
-        self.sites.contains_key(site)
+        self.sites.contains_key(site) || self.admin_of(site).is_some()
+    }
+
+    fn admin_of(&self, site: &str) -> Option<&AdminSite> {
+        self.admin.as_ref()?.get(site)
+    }
+
+    /// An administrator's policy for `site`: the levels `levels` set.
+    pub fn set_policy(&mut self, site: &str, levels: &[Change]) {
+        let mut theirs = AdminSite::default();
+        for change in levels {
+            let Some(level) = change.level else { continue };
+            match &change.target {
+                Target::Kind { kind } => theirs.kinds.insert(*kind, level),
+                Target::Area { area } => theirs.areas.insert(area.clone(), level),
+                Target::Tool { name } => theirs.tools.insert(name.clone(), level),
+            };
+        }
+        self.admin
+            .get_or_insert_with(BTreeMap::new)
+            .insert(site.to_owned(), theirs);
+    }
+
+    /// Under a policy, whether the person may set `target` of `site` to
+    /// `level`: Delete or Outside the site to Allowed, an area to Allowed,
+    /// or a tool of those kinds (`kind`) are the administrator's alone, and
+    /// no level is wider than theirs for the same kind, area or tool.
+    fn may(&self, site: &str, target: &Target, level: Level, kind: Option<ToolKind>) -> bool {
+        if self.admin.is_none() {
+            return true;
+        }
+        let owners_only = |kind: ToolKind| matches!(kind, ToolKind::Delete | ToolKind::Outside);
+        let only_theirs = match target {
+            Target::Kind { kind } => owners_only(*kind),
+            Target::Area { .. } => true,
+            Target::Tool { .. } => kind.is_some_and(owners_only),
+        };
+        if level == Level::Allowed && only_theirs {
+            return false;
+        }
+        let Some(theirs) = self.admin_of(site) else {
+            return true;
+        };
+        let bound = match target {
+            Target::Kind { kind } => {
+                Some(theirs.kinds.get(kind).copied().unwrap_or(Level::Allowed))
+            }
+            Target::Area { area } => theirs.areas.get(area).copied(),
+            Target::Tool { name } => theirs.tools.get(name).copied(),
+        };
+        bound.is_none_or(|bound| level >= bound)
     }
 
     /// What the site's rule lets a call of `tool` do from `chat` at
@@ -220,14 +291,20 @@ impl Rules {
         arguments: &str,
         now_ms: u64,
     ) -> Gate {
-        let Some(site) = self.sites.get(&tool.site) else {
+        let own = self.sites.get(&tool.site);
+        let theirs = self.admin_of(&tool.site);
+        if own.is_none() && theirs.is_none() {
             return Gate::ChatDecides;
-        };
+        }
         if read_only_chat && tool.kind != ToolKind::Read {
             return Gate::Off;
         }
         let arguments = serde_json::from_str(arguments).unwrap_or(Value::Null);
-        match site.level(tool, &arguments) {
+        // The narrower of the person's level for the call and the
+        // administrator's (docs/rules.md, "Who can change the rules").
+        let mine = own.map_or(Level::Allowed, |site| site.level(tool, &arguments));
+        let level = mine.max(theirs.map_or(Level::Allowed, |t| t.level(tool)));
+        match level {
             Level::Allowed if self.past_limit(chat, tool, now_ms) => {
                 if self.unattended {
                     Gate::Off
@@ -255,6 +332,14 @@ impl Rules {
         }
         let mut apart = 0;
         for change in changes {
+            let kind = seen
+                .iter()
+                .find(|t| Some(&t.name) == tool_name(&change.target));
+            if let Some(level) = change.level {
+                if !self.may(site, &change.target, level, kind.map(|t| t.kind)) {
+                    return false;
+                }
+            }
             match &change.target {
                 Target::Kind { .. } if change.level.is_none() => return false,
                 Target::Kind { .. } => {}
@@ -342,6 +427,16 @@ impl Rules {
             .get(site)
             .is_some_and(|s| s.tools.contains_key(name));
         count <= 5 && seen.iter().any(|t| t.name == name) && (count == 0 || (schema && set_apart))
+    }
+
+    /// Under a policy, whether a condition of the tool `name` of `site` may
+    /// give Allowed: only where the tool itself could be set to Allowed
+    /// (`kind`: its kind), and not against the administrator's level for it.
+    pub fn may_allow_conditionally(&self, site: &str, name: &str, kind: Option<ToolKind>) -> bool {
+        let tool = Target::Tool {
+            name: name.to_owned(),
+        };
+        self.may(site, &tool, Level::Allowed, kind)
     }
 
     /// Conditions the settings page took: they hold with the tool's level,
@@ -476,5 +571,13 @@ impl Rules {
             .position(|y| same(&y) && (y.said.untrusted || !said.untrusted))
             .or_else(|| self.late.iter().position(|y| same(&y)));
         found.map(|i| self.late.remove(i).said)
+    }
+}
+
+/// The name a change's target names, if a tool.
+fn tool_name(target: &Target) -> Option<&String> {
+    match target {
+        Target::Tool { name } => Some(name),
+        _ => None,
     }
 }

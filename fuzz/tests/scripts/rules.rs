@@ -223,5 +223,32 @@ pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             },
             [2, 2, 3, 0],
         ),
+        (
+            // docs/rules.md, "Who can change the rules": under the
+            // administrator's Read Ask first and Delete Off, a Read tool the
+            // person set to Allowed still asks, and a Delete tool they set
+            // to Ask first stays Off.
+            "an-administrators-kinds-hold-over-tools-set-apart",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![
+                            kinded(READ, Kind::Read, UNTAGGED, 0),
+                            kinded(WIPE, Kind::Delete, UNTAGGED, 0),
+                        ],
+                    ),
+                    policy(vec![
+                        kind_level(Kind::Read, ASK_FIRST),
+                        kind_level(Kind::Delete, OFF),
+                    ]),
+                    rules(vec![tool_level(READ, ALLOWED), tool_level(WIPE, ASK_FIRST)]),
+                    call(0, 0, READ, 0),
+                    answer(RULE_ONCE),
+                    call(0, 0, WIPE, 0),
+                ],
+            },
+            [1, 1, 1, 0],
+        ),
     ]
 }
