@@ -284,7 +284,7 @@ fn the_persons_condition_is_not_wider_than_the_administrators_levels() {
     h.session.rules = own.bounded_by(&admin_with(write_off));
     assert_eq!(
         h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": 5})),
-        "Nothing ran: transfer is Off on this site, by the rule for Write tools."
+        "Nothing ran: transfer is Off on this site, by the administrator's rule for Write tools."
     );
 }
 

@@ -527,7 +527,8 @@ fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower
         (
             Level::Off,
             Because::Kind {
-                kind: ToolKind::Outside
+                kind: ToolKind::Outside,
+                admin: false
             }
         )
     );
@@ -536,9 +537,24 @@ fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower
         (
             Level::Off,
             Because::Kind {
-                kind: ToolKind::Delete
+                kind: ToolKind::Delete,
+                admin: true
             }
         )
+    );
+    // The set-apart page says whose rule holds.
+    let standings = held.standings(REMOTE, &seen);
+    let says = |name: &str| {
+        let standing = standings.iter().find(|s| s.name == name).expect("listed");
+        standing.says.clone()
+    };
+    assert_eq!(
+        says("delete_note"),
+        "Off, by your administrator's rule for Delete tools"
+    );
+    assert_eq!(
+        says("add_note"),
+        "Off, by the rule for Outside the site tools"
     );
     assert!(held.unattended, "unattended if either says so");
     // A site only the administrator sets is held to the administrator's
@@ -631,12 +647,12 @@ fn a_tool_set_apart_is_never_wider_than_the_other_ones_rule_for_its_kind() {
     let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
     assert_eq!(
         shown.rule.as_deref(),
-        Some("Ask first: the rule for tools that only look things up")
+        Some("Ask first: your administrator's rule for tools that only look things up")
     );
     h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
     assert_eq!(
         h.call_said("c", 1, "delete_note", json!({"id": "1"})),
-        "Nothing ran: delete_note is Off on this site, by the rule for Delete tools."
+        "Nothing ran: delete_note is Off on this site, by the administrator's rule for Delete tools."
     );
     // add_note (Outside): the administrator allows the tool, the person's
     // rule for Outside tools asks first.

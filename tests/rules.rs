@@ -100,7 +100,8 @@ fn a_tools_own_level_comes_first_then_its_areas_then_its_kinds() {
         (
             Level::AskFirst,
             Because::Kind {
-                kind: ToolKind::Write
+                kind: ToolKind::Write,
+                admin: false,
             }
         )
     );
@@ -116,7 +117,8 @@ fn a_tools_own_level_comes_first_then_its_areas_then_its_kinds() {
         (
             Level::Allowed,
             Because::Area {
-                area: "notes".into()
+                area: "notes".into(),
+                admin: false,
             }
         )
     );
@@ -148,7 +150,8 @@ fn a_tools_own_level_comes_first_then_its_areas_then_its_kinds() {
     assert_eq!(
         rules.level(t).1,
         Because::Area {
-            area: "notes".into()
+            area: "notes".into(),
+            admin: false,
         }
     );
     rules
@@ -163,7 +166,8 @@ fn a_tools_own_level_comes_first_then_its_areas_then_its_kinds() {
         (
             Level::AskFirst,
             Because::Kind {
-                kind: ToolKind::Write
+                kind: ToolKind::Write,
+                admin: false,
             }
         )
     );
@@ -322,7 +326,8 @@ fn a_rule_bounds_the_chat_off_hides_ask_first_asks_allowed_lets_the_chat_decide(
         gate(Some(&rules), write, attended),
         Gate::AskFirst {
             because: Because::Kind {
-                kind: ToolKind::Write
+                kind: ToolKind::Write,
+                admin: false,
             }
         }
     );

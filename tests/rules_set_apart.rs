@@ -52,7 +52,8 @@ fn a_rule_set_apart_holds_for_the_definition_and_the_kinds_the_person_saw() {
         (
             Level::Off,
             Because::Kind {
-                kind: ToolKind::Delete
+                kind: ToolKind::Delete,
+                admin: false,
             }
         )
     );
@@ -62,7 +63,8 @@ fn a_rule_set_apart_holds_for_the_definition_and_the_kinds_the_person_saw() {
         (
             Level::Off,
             Because::Kind {
-                kind: ToolKind::Delete
+                kind: ToolKind::Delete,
+                admin: false,
             }
         )
     );

@@ -154,21 +154,22 @@ pub enum Because {
     },
     Area {
         area: String,
+        /// The level is the administrator's: theirs is narrower than the
+        /// person's rules for the tool (docs/rules.md, "Who can change the rules").
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        admin: bool,
     },
     Kind {
         kind: ToolKind,
+        /// The level is the administrator's, as for `Area`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        admin: bool,
     },
     /// A condition of the tool's held: "transfer: amount is at least 100"
     /// (docs/rules.md, "Conditions on a tool's arguments").
-    Condition {
-        name: String,
-        words: String,
-    },
+    Condition { name: String, words: String },
     /// An administrator's condition for the tool held.
-    AdminCondition {
-        name: String,
-        words: String,
-    },
+    AdminCondition { name: String, words: String },
     /// The tool's own level holds, since none of its conditions did; `words`
     /// say why those that allow did not ("amount is more than 20").
     Unmet {
@@ -179,10 +180,7 @@ pub enum Because {
         admin: bool,
     },
     /// The call is past a limit (docs/rules.md, "Limits on how often").
-    Limit {
-        name: String,
-        limit: Limit,
-    },
+    Limit { name: String, limit: Limit },
 }
 
 /// The facts of a tool that its rule depends on.

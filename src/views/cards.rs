@@ -355,9 +355,13 @@ fn broken_line(name: &str, broken: &Broken) -> Line {
 fn asks_first_line(because: &Because, site: &str) -> Line {
     let tail = "Allow once lets this call run, this once.";
     match because {
-        Because::Area { area } => Line::ours("It asks first because of the rule for the area ")
-            .quote(area_shown(area))
-            .say(format!(" on {site}. {tail}")),
+        Because::Area { area, admin } => Line::ours(if *admin {
+            "It asks first because of your administrator's rule for the area "
+        } else {
+            "It asks first because of the rule for the area "
+        })
+        .quote(area_shown(area))
+        .say(format!(" on {site}. {tail}")),
         _ if because.is_about_the_call() => Line::ours(format!(
             "It asks first on {site}: {}. {tail}",
             because.plain()

@@ -9,8 +9,12 @@ impl Because {
     pub fn text(&self) -> String {
         match self {
             Because::Tool { name, .. } => format!("the rule for the tool {name}"),
-            Because::Area { area } => format!("the rule for the area {}", area_shown(area)),
-            Because::Kind { kind } => format!("the rule for {} tools", kind.label()),
+            Because::Area { area, admin } => {
+                format!("{} for the area {}", rule(*admin, false), area_shown(area))
+            }
+            Because::Kind { kind, admin } => {
+                format!("{} for {} tools", rule(*admin, false), kind.label())
+            }
             Because::Condition { name, words } => {
                 format!("{name}: {words}, by the condition of the tool {name}")
             }
@@ -31,8 +35,10 @@ impl Because {
     pub fn plain(&self) -> String {
         match self {
             Because::Tool { admin, .. } => format!("{} rule for this tool", whose(*admin)),
-            Because::Area { area } => format!("the rule for the area {}", area_shown(area)),
-            Because::Kind { kind } => format!("the rule for {}", kind.plain()),
+            Because::Area { area, admin } => {
+                format!("{} for the area {}", rule(*admin, true), area_shown(area))
+            }
+            Because::Kind { kind, admin } => format!("{} for {}", rule(*admin, true), kind.plain()),
             Because::Condition { name, words } => {
                 format!("{name}: {words}, by your condition for this tool")
             }
@@ -56,6 +62,17 @@ impl Because {
             self,
             Because::Condition { .. } | Because::AdminCondition { .. } | Because::Limit { .. }
         ) || matches!(self, Because::Unmet { words, .. } if !words.is_empty())
+    }
+}
+
+/// A rule for a kind or an area: the one the person reads on the settings
+/// page, or their administrator's, said to the agent (`text`) or on a card
+/// (`plain`, "your administrator's").
+fn rule(admin: bool, plain: bool) -> &'static str {
+    match (admin, plain) {
+        (false, _) => "the rule",
+        (true, false) => "the administrator's rule",
+        (true, true) => "your administrator's rule",
     }
 }
 

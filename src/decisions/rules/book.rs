@@ -312,8 +312,19 @@ impl RuleBook {
                     definition: &tool.definition,
                 });
                 let from = match &because {
-                    Because::Area { area } => format!("by the area {}", super::area_shown(area)),
-                    Because::Kind { kind } => format!("by the rule for {} tools", kind.label()),
+                    Because::Area { area, admin: false } => {
+                        format!("by the area {}", super::area_shown(area))
+                    }
+                    Because::Area { area, admin: true } => format!(
+                        "by your administrator's rule for the area {}",
+                        super::area_shown(area)
+                    ),
+                    Because::Kind { kind, admin: false } => {
+                        format!("by the rule for {} tools", kind.label())
+                    }
+                    Because::Kind { kind, admin: true } => {
+                        format!("by your administrator's rule for {} tools", kind.label())
+                    }
                     _ => "set apart".to_owned(),
                 };
                 let more = rules.more_words(

@@ -42,6 +42,8 @@ impl SiteRules {
         let (level, because) = self.admin.as_ref()?.own_level(tool);
         Some(match because {
             Because::Tool { name, .. } => (level, Because::Tool { name, admin: true }),
+            Because::Area { area, .. } => (level, Because::Area { area, admin: true }),
+            Because::Kind { kind, .. } => (level, Because::Kind { kind, admin: true }),
             other => (level, other),
         })
     }
@@ -72,10 +74,12 @@ impl SiteRules {
                 level,
                 Because::Area {
                     area: tool.area.to_owned(),
+                    admin: false,
                 },
             );
         }
-        (self.kind(tool.kind), Because::Kind { kind: tool.kind })
+        let kind = tool.kind;
+        (self.kind(kind), Because::Kind { kind, admin: false })
     }
 
     /// A call's level and what decided it: the tool's own level with its
