@@ -342,7 +342,11 @@ impl Driver {
                 target,
                 every,
             } => self.set_limit(*site, target, every.as_ref()),
-            Act::Policy { site, levels } => self.set_policy(*site, levels),
+            Act::Policy {
+                site,
+                levels,
+                unattended,
+            } => self.set_policy(*site, levels, *unattended),
             Act::CloseChat { chat } => {
                 // The shell withdraws its waiting requests first.
                 let index = *chat % 2;
@@ -561,7 +565,7 @@ impl Driver {
         if chat_decides && once.is_none() {
             // Unattended, what a site's rule allows runs without the
             // chat's questions, but not against its refusals.
-            let unattended = self.model.rules.unattended
+            let unattended = self.model.rules.is_unattended()
                 && self.model.rules.has_rules(&site)
                 && !self.model.refuses(chat, &facts);
             assert!(

@@ -260,10 +260,15 @@ impl Encode for Act {
                 target.encode(out);
                 every.encode(out);
             }
-            Act::Policy { site, levels } => {
+            Act::Policy {
+                site,
+                levels,
+                unattended,
+            } => {
                 variant(out, 24, N);
                 site.encode(out);
                 levels.encode(out);
+                unattended.encode(out);
             }
         }
     }

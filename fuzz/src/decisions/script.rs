@@ -296,6 +296,8 @@ pub enum Act {
     Policy {
         site: u8,
         levels: Vec<ChangeSpec>,
+        /// The policy's unattended mode, which the person cannot turn off.
+        unattended: bool,
     },
 }
 

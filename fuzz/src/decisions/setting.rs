@@ -118,7 +118,7 @@ impl Driver {
 
     /// An administrator's policy for a site: its levels, each kind it
     /// leaves out not bounded.
-    pub(super) fn set_policy(&mut self, site: u8, levels: &[ChangeSpec]) {
+    pub(super) fn set_policy(&mut self, site: u8, levels: &[ChangeSpec], unattended: bool) {
         let site = RULE_SITES[site as usize % RULE_SITES.len()];
         let levels: Vec<Change> = levels.iter().map(ChangeSpec::change).collect();
         let mut theirs = SiteRules::with_kinds(
@@ -146,7 +146,8 @@ impl Driver {
         }
         let admin = self.admin.get_or_insert_with(RuleBook::default);
         admin.sites.insert(site.to_owned(), theirs);
-        self.model.rules.set_policy(site, &levels);
+        admin.unattended = unattended;
+        self.model.rules.set_policy(site, &levels, unattended);
         hand_rules(&self.book, self.admin.as_ref(), &mut self.core);
     }
 

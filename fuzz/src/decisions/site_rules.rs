@@ -211,6 +211,8 @@ pub struct Rules {
     times: BTreeMap<(String, String, LimitOf), Vec<u64>>,
     /// The administrator's levels by site, once Toolgate is managed.
     admin: Option<BTreeMap<String, AdminSite>>,
+    /// The administrator's policy says unattended.
+    admin_unattended: bool,
 }
 
 /// The same arguments, in any order.
@@ -225,6 +227,12 @@ fn same_arguments(a: &str, b: &str) -> bool {
 }
 
 impl Rules {
+    /// Unattended mode, the person's or the administrator's (docs/rules.md,
+    /// "Who can change the rules"): no card opens.
+    pub fn is_unattended(&self) -> bool {
+        self.unattended || self.admin_unattended
+    }
+
     /// The person's rules or the administrator's hold on `site`.
     pub fn has_rules(&self, site: &str) -> bool {
         self.sites.contains_key(site) || self.admin_of(site).is_some()
@@ -235,7 +243,8 @@ impl Rules {
     }
 
     /// An administrator's policy for `site`: the levels `levels` set.
-    pub fn set_policy(&mut self, site: &str, levels: &[Change]) {
+    pub fn set_policy(&mut self, site: &str, levels: &[Change], unattended: bool) {
+        self.admin_unattended = unattended;
         let mut theirs = AdminSite::default();
         for change in levels {
             let Some(level) = change.level else { continue };
@@ -306,7 +315,7 @@ impl Rules {
         let level = mine.max(theirs.map_or(Level::Allowed, |t| t.level(tool)));
         match level {
             Level::Allowed if self.past_limit(chat, tool, now_ms) => {
-                if self.unattended {
+                if self.is_unattended() {
                     Gate::Off
                 } else {
                     Gate::AskFirst
@@ -315,7 +324,7 @@ impl Rules {
             Level::Allowed => Gate::ChatDecides,
             Level::Off => Gate::Off,
             // Unattended, Ask first acts as Off.
-            Level::AskFirst if self.unattended => Gate::Off,
+            Level::AskFirst if self.is_unattended() => Gate::Off,
             Level::AskFirst => Gate::AskFirst,
         }
     }

@@ -119,7 +119,11 @@ pub fn limit(target: TargetSpec, calls: u8) -> Act {
 
 /// An administrator's policy for https://a.example: these levels.
 pub fn policy(levels: Vec<ChangeSpec>) -> Act {
-    Act::Policy { site: 0, levels }
+    Act::Policy {
+        site: 0,
+        levels,
+        unattended: false,
+    }
 }
 
 /// Chat 0 stops waiting on its last request.
