@@ -63,7 +63,10 @@ impl Driver {
                 "a card asks again after its rule's yes only for untrusted content: {call:?}"
             );
         }
-        assert!(!self.model.rules.is_unattended(), "unattended, no card opens");
+        assert!(
+            !self.model.rules.is_unattended(),
+            "unattended, no card opens"
+        );
         // docs/cards.md, "After untrusted content": once the chat has read
         // some, a call of a tool that is not Read only gets the per-call
         // confirmation (or its rule's card), which says so, never the site
