@@ -185,6 +185,35 @@ fn a_limit_counts_the_calls_made_while_it_holds() {
     assert_eq!(call(&mut h), "rule card");
 }
 
+/// docs/rules.md, "Limits on how often": a limit of the person's and one of
+/// the administrator's for the same tool each count a call once.
+#[test]
+fn the_persons_and_the_administrators_limits_on_one_tool_count_each_call_once() {
+    let mut h = with_transfer();
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "limits": [{"target": "tool", "name": "transfer", "calls": 10, "minutes": 1}]}}}))
+    .expect("admin");
+    let own = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}),
+    );
+    h.session.rules = own.bounded_by(&admin);
+    for _ in 0..3 {
+        let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+        assert_eq!(outcome(&h, &step), "run");
+        finish(&mut h, &step);
+        h.now_ms += 1000;
+    }
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer")
+    );
+}
+
 /// docs/rules.md, "Limits on how often": an administrator's limit is named as
 /// theirs wherever it is said (the card, the agent's reason, the palette),
 /// beside the person's own, and still so once the worker stopped.

@@ -195,7 +195,7 @@ impl CallTimes {
             }
         }
         let first = limits.first()?;
-        let full = self.count() + limits.len() > TIMES_IN_ALL;
+        let full = self.count() + keys(site, limits).len() > TIMES_IN_ALL;
         full.then(|| {
             let oldest = self
                 .0
@@ -216,12 +216,13 @@ impl CallTimes {
     /// `limits`, and forgets what every window has passed.
     pub fn record(&mut self, chat: &str, site: &str, limits: &[&Limit], now_ms: u64) {
         self.forget(now_ms);
-        if limits.is_empty() || self.count() + limits.len() > TIMES_IN_ALL {
+        let counted = keys(site, limits);
+        if counted.is_empty() || self.count() + counted.len() > TIMES_IN_ALL {
             return;
         }
         let keys = self.0.entry(chat.to_owned()).or_default();
-        for limit in limits {
-            let times = keys.entry(limit.key(site)).or_default();
+        for key in counted {
+            let times = keys.entry(key).or_default();
             times.push(now_ms);
             if times.len() > TIMES_PER_KEY {
                 times.remove(0);
@@ -240,6 +241,15 @@ impl CallTimes {
         }
         self.0.retain(|_, keys| !keys.is_empty());
     }
+}
+
+/// The keys `limits` count a call under, each once: the person's limit and
+/// the administrator's for the same kind, area or tool count the same calls.
+fn keys(site: &str, limits: &[&Limit]) -> Vec<String> {
+    let mut keys: Vec<String> = limits.iter().map(|limit| limit.key(site)).collect();
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 /// A wait in words: "42 seconds", "3 minutes".
