@@ -34,6 +34,7 @@ mod conditions;
 mod conduct;
 mod encode;
 mod model;
+mod policy;
 mod restart;
 mod script;
 mod setting;
@@ -42,7 +43,8 @@ mod site_rules;
 pub use encode::Encode;
 use model::{closing, every_answer, is_opaque, offered, untrusted, Facts, Model, Said};
 pub use script::{
-    Act, CallSpec, ChangeSpec, ConditionSpec, LimitSpec, OpSpec, Script, TargetSpec, ToolSpec,
+    Act, CallSpec, ChangeSpec, ConditionSpec, LimitSpec, OpSpec, PolicyLimit, Script, TargetSpec,
+    ToolSpec,
 };
 use script::{Outcome, Slot, CHATS, TABS};
 use serde_json::{json, Value};
@@ -345,8 +347,9 @@ impl Driver {
             Act::Policy {
                 site,
                 levels,
+                limits,
                 unattended,
-            } => self.set_policy(*site, levels, *unattended),
+            } => self.set_policy(*site, levels, limits, *unattended),
             Act::CloseChat { chat } => {
                 // The shell withdraws its waiting requests first.
                 let index = *chat % 2;

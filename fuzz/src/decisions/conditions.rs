@@ -3,9 +3,10 @@
 //! often ("Limits on how often"), and their bytes.
 
 use super::encode::Encode;
+use super::script::TargetSpec;
 use arbitrary::Arbitrary;
 use serde_json::json;
-use toolgate::decisions::rules::{Condition, Every};
+use toolgate::decisions::rules::{Condition, Every, Limit};
 
 /// A condition with one test on the argument `x` (the property every
 /// fuzzed schema declares, a number): `op` 0 at most, 1 at least, 2 is;
@@ -66,5 +67,29 @@ impl Encode for LimitSpec {
     fn encode(&self, out: &mut Vec<u8>) {
         self.calls.encode(out);
         self.window.encode(out);
+    }
+}
+
+/// A limit of an administrator's policy: on a kind, an area or a tool.
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct PolicyLimit {
+    pub target: TargetSpec,
+    pub every: LimitSpec,
+}
+
+impl PolicyLimit {
+    pub fn limit(&self) -> Limit {
+        Limit {
+            target: self.target.target(),
+            every: self.every.every(),
+            admin: false,
+        }
+    }
+}
+
+impl Encode for PolicyLimit {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.target.encode(out);
+        self.every.encode(out);
     }
 }

@@ -263,11 +263,13 @@ impl Encode for Act {
             Act::Policy {
                 site,
                 levels,
+                limits,
                 unattended,
             } => {
                 variant(out, 24, N);
                 site.encode(out);
                 levels.encode(out);
+                limits.encode(out);
                 unattended.encode(out);
             }
         }

@@ -6,7 +6,7 @@
 
 use super::site_rules::{Gate, RuleTool, ASK_MS};
 use super::*;
-use script::{ChangeSpec, ConditionSpec, LimitSpec, TargetSpec, RULE_SITES};
+use script::{ChangeSpec, ConditionSpec, LimitSpec, PolicyLimit, TargetSpec, RULE_SITES};
 use toolgate::decisions::rules::{
     site_schemas, site_tools, Change, Level, RuleBook, SeenTool, SiteRules, Target, ToolKind,
 };
@@ -118,7 +118,13 @@ impl Driver {
 
     /// An administrator's policy for a site: its levels, each kind it
     /// leaves out not bounded.
-    pub(super) fn set_policy(&mut self, site: u8, levels: &[ChangeSpec], unattended: bool) {
+    pub(super) fn set_policy(
+        &mut self,
+        site: u8,
+        levels: &[ChangeSpec],
+        limits: &[PolicyLimit],
+        unattended: bool,
+    ) {
         let site = RULE_SITES[site as usize % RULE_SITES.len()];
         let levels: Vec<Change> = levels.iter().map(ChangeSpec::change).collect();
         let mut theirs = SiteRules::with_kinds(
@@ -144,10 +150,13 @@ impl Driver {
                 }
             }
         }
+        theirs.limits = limits.iter().map(PolicyLimit::limit).collect();
+        self.model
+            .rules
+            .set_policy(site, &levels, &theirs.limits, unattended);
         let admin = self.admin.get_or_insert_with(RuleBook::default);
         admin.sites.insert(site.to_owned(), theirs);
         admin.unattended = unattended;
-        self.model.rules.set_policy(site, &levels, unattended);
         hand_rules(&self.book, self.admin.as_ref(), &mut self.core);
     }
 

@@ -3,14 +3,17 @@
 //! and areas set apart with what the person saw when setting them; whether
 //! anyone is there to ask; and the yeses given after an agent stopped
 //! waiting; the limits on how often, and the calls each chat made under
-//! them; an administrator's levels, which bound the person's call by call. It says, for a tool as it is now, what its site's rule lets a
-//! call do: the chat's answers decide, it asks first, or it is off.
+//! them; an administrator's policy (`super::policy`), which bounds the
+//! person's rules call by call. It says, for a tool as it is now, what its
+//! site's rule lets a call do: the chat's answers decide, it asks first, or
+//! it is off.
 
 use super::model::Said;
+use super::policy::{Policy, PolicySite};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate::decisions::agent::PageCall;
-use toolgate::decisions::rules::{Change, Every, Level, SeenTool, Target, ToolKind};
+use toolgate::decisions::rules::{Change, Every, Level, Limit, SeenTool, Target, ToolKind};
 use toolgate::page::classify::Class;
 use toolgate::page::declaration::{Hint, HintState};
 use toolgate::page::registry::Tool;
@@ -93,14 +96,14 @@ struct SiteModel {
 
 /// What a limit holds for, by name, whatever the tool's definition.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum LimitOf {
+pub(super) enum LimitOf {
     Kind(ToolKind),
     Area(String),
     Tool(String),
 }
 
 impl LimitOf {
-    fn of(target: &Target) -> LimitOf {
+    pub(super) fn of(target: &Target) -> LimitOf {
         match target {
             Target::Kind { kind } => LimitOf::Kind(*kind),
             Target::Area { area } => LimitOf::Area(area.clone()),
@@ -182,24 +185,6 @@ struct LateYes {
     said: Said,
 }
 
-/// An administrator's levels for a site (docs/rules.md, "Who can change the
-/// rules"), by name: a kind, area or tool they leave out is not bounded.
-#[derive(Clone, Debug, Default)]
-struct AdminSite {
-    kinds: BTreeMap<ToolKind, Level>,
-    areas: BTreeMap<String, Level>,
-    tools: BTreeMap<String, Level>,
-}
-
-impl AdminSite {
-    /// Their level for `tool`: its own, then its area's, then its kind's.
-    fn level(&self, tool: &RuleTool) -> Level {
-        let kind = self.kinds.get(&tool.kind);
-        let found = self.tools.get(&tool.name).or(self.areas.get(&tool.area));
-        found.or(kind).copied().unwrap_or(Level::Allowed)
-    }
-}
-
 /// What the person set on the settings page, and the late yeses.
 #[derive(Clone, Debug, Default)]
 pub struct Rules {
@@ -209,10 +194,8 @@ pub struct Rules {
     /// When each chat's calls under a limit ran, by chat, site and what
     /// the limit holds for: counted from when the limit holds.
     times: BTreeMap<(String, String, LimitOf), Vec<u64>>,
-    /// The administrator's levels by site, once Toolgate is managed.
-    admin: Option<BTreeMap<String, AdminSite>>,
-    /// The administrator's policy says unattended.
-    admin_unattended: bool,
+    /// The administrator's policy, once Toolgate is managed.
+    admin: Option<Policy>,
 }
 
 /// The same arguments, in any order.
@@ -230,7 +213,7 @@ impl Rules {
     /// Unattended mode, the person's or the administrator's (docs/rules.md,
     /// "Who can change the rules"): no card opens.
     pub fn is_unattended(&self) -> bool {
-        self.unattended || self.admin_unattended
+        self.unattended || self.admin.as_ref().is_some_and(|p| p.unattended)
     }
 
     /// The person's rules or the administrator's hold on `site`.
@@ -238,55 +221,29 @@ impl Rules {
         self.sites.contains_key(site) || self.admin_of(site).is_some()
     }
 
-    fn admin_of(&self, site: &str) -> Option<&AdminSite> {
-        self.admin.as_ref()?.get(site)
+    fn admin_of(&self, site: &str) -> Option<&PolicySite> {
+        self.admin.as_ref()?.site(site)
     }
 
-    /// An administrator's policy for `site`: the levels `levels` set.
-    pub fn set_policy(&mut self, site: &str, levels: &[Change], unattended: bool) {
-        self.admin_unattended = unattended;
-        let mut theirs = AdminSite::default();
-        for change in levels {
-            let Some(level) = change.level else { continue };
-            match &change.target {
-                Target::Kind { kind } => theirs.kinds.insert(*kind, level),
-                Target::Area { area } => theirs.areas.insert(area.clone(), level),
-                Target::Tool { name } => theirs.tools.insert(name.clone(), level),
-            };
-        }
-        self.admin
-            .get_or_insert_with(BTreeMap::new)
-            .insert(site.to_owned(), theirs);
+    /// An administrator's policy for `site` (`Policy::set`).
+    pub fn set_policy(
+        &mut self,
+        site: &str,
+        levels: &[Change],
+        limits: &[Limit],
+        unattended: bool,
+    ) {
+        let policy = self.admin.get_or_insert_with(Policy::default);
+        policy.set(site, levels, limits, unattended);
     }
 
-    /// Under a policy, whether the person may set `target` of `site` to
-    /// `level`: Delete or Outside the site to Allowed, an area to Allowed,
-    /// or a tool of those kinds (`kind`) are the administrator's alone, and
-    /// no level is wider than theirs for the same kind, area or tool.
+    /// Whether the person may set `target` of `site` to `level` (`kind`:
+    /// the tool's, for a tool): anything unmanaged; under a policy, what
+    /// `Policy::may` says.
     fn may(&self, site: &str, target: &Target, level: Level, kind: Option<ToolKind>) -> bool {
-        if self.admin.is_none() {
-            return true;
-        }
-        let owners_only = |kind: ToolKind| matches!(kind, ToolKind::Delete | ToolKind::Outside);
-        let only_theirs = match target {
-            Target::Kind { kind } => owners_only(*kind),
-            Target::Area { .. } => true,
-            Target::Tool { .. } => kind.is_some_and(owners_only),
-        };
-        if level == Level::Allowed && only_theirs {
-            return false;
-        }
-        let Some(theirs) = self.admin_of(site) else {
-            return true;
-        };
-        let bound = match target {
-            Target::Kind { kind } => {
-                Some(theirs.kinds.get(kind).copied().unwrap_or(Level::Allowed))
-            }
-            Target::Area { area } => theirs.areas.get(area).copied(),
-            Target::Tool { name } => theirs.tools.get(name).copied(),
-        };
-        bound.is_none_or(|bound| level >= bound)
+        self.admin
+            .as_ref()
+            .is_none_or(|policy| policy.may(site, target, level, kind))
     }
 
     /// What the site's rule lets a call of `tool` do from `chat` at
@@ -503,10 +460,16 @@ impl Rules {
         &'a self,
         tool: &'a RuleTool,
     ) -> impl Iterator<Item = (&'a LimitOf, Every)> + 'a {
-        self.sites
+        let mine = self
+            .sites
             .get(&tool.site)
             .into_iter()
-            .flat_map(|site| site.limits.iter())
+            .flat_map(|site| site.limits.iter());
+        let theirs = self
+            .admin_of(&tool.site)
+            .into_iter()
+            .flat_map(|site| site.limits.iter().map(|(of, every)| (of, every)));
+        mine.chain(theirs)
             .filter(|(of, _)| of.covers(tool))
             .map(|(of, every)| (of, *every))
     }
@@ -527,7 +490,9 @@ impl Rules {
     /// A call of `tool` by `chat` ran at `now_ms`: it counts for each limit
     /// that holds for it.
     pub fn ran(&mut self, chat: &str, tool: &RuleTool, now_ms: u64) {
-        let keys: Vec<LimitOf> = self.limits_of(tool).map(|(of, _)| of.clone()).collect();
+        // The person's limit and the administrator's for the same kind,
+        // area or tool count the same calls, each once.
+        let keys: BTreeSet<LimitOf> = self.limits_of(tool).map(|(of, _)| of.clone()).collect();
         for of in keys {
             let key = (chat.to_owned(), tool.site.clone(), of);
             self.times.entry(key).or_default().push(now_ms);

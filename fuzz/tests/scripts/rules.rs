@@ -3,7 +3,9 @@
 //! scripts.rs runs them with the others.
 
 use super::acts::*;
-use toolgate_fuzz::decisions::{Act, ConditionSpec, Script, TargetSpec, ToolSpec};
+use toolgate_fuzz::decisions::{
+    Act, ConditionSpec, LimitSpec, PolicyLimit, Script, TargetSpec, ToolSpec,
+};
 
 pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
     vec![
@@ -249,6 +251,36 @@ pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                 ],
             },
             [1, 1, 1, 0],
+        ),
+        (
+            // docs/rules.md, "Limits on how often": the person's limit of 2
+            // calls a minute and the administrator's of 3 on the same tool
+            // count each call once: the second call runs, the third asks.
+            "the-persons-and-the-administrators-limits-count-each-call-once",
+            Script {
+                acts: vec![
+                    page(0, vec![kinded(READ, Kind::Read, UNTAGGED, 0)]),
+                    Act::Policy {
+                        site: 0,
+                        levels: Vec::new(),
+                        limits: vec![PolicyLimit {
+                            target: TargetSpec::Tool(READ),
+                            every: LimitSpec {
+                                calls: 2,
+                                window: 0,
+                            },
+                        }],
+                        unattended: false,
+                    },
+                    limit(TargetSpec::Tool(READ), 2),
+                    call(0, 0, READ, 0),
+                    answer(SITE_ALL),
+                    call(0, 0, READ, 0),
+                    call(0, 0, READ, 0),
+                    answer(RULE_ONCE),
+                ],
+            },
+            [2, 2, 3, 0],
         ),
     ]
 }
