@@ -43,8 +43,8 @@ mod site_rules;
 pub use encode::Encode;
 use model::{closing, every_answer, is_opaque, offered, untrusted, Facts, Model, Said};
 pub use script::{
-    Act, CallSpec, ChangeSpec, ConditionSpec, LimitSpec, OpSpec, PolicyLimit, Script, TargetSpec,
-    ToolSpec,
+    Act, CallSpec, ChangeSpec, ConditionSpec, LimitSpec, OpSpec, PolicyConditions, PolicyLimit,
+    Script, TargetSpec, ToolSpec,
 };
 use script::{Outcome, Slot, CHATS, TABS};
 use serde_json::{json, Value};
@@ -347,9 +347,10 @@ impl Driver {
             Act::Policy {
                 site,
                 levels,
+                conditions,
                 limits,
                 unattended,
-            } => self.set_policy(*site, levels, limits, *unattended),
+            } => self.set_policy(*site, levels, conditions, limits, *unattended),
             Act::CloseChat { chat } => {
                 // The shell withdraws its waiting requests first.
                 let index = *chat % 2;

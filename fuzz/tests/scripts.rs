@@ -379,6 +379,7 @@ fn each_script_reaches_what_it_is_about() {
             "a-limit-asks-past-its-calls" => [1, 0],
             "an-administrators-kinds-hold-over-tools-set-apart" => [1, 0],
             "the-persons-and-the-administrators-limits-count-each-call-once" => [1, 0],
+            "a-policy-set-after-the-persons-condition-bounds-it" => [1, 0],
             _ => [0, 0],
         };
         assert_eq!([seen.rule_asked, seen.late_ran], rules, "{name}: {seen:?}");

@@ -5,8 +5,8 @@
 use super::encode::Encode;
 use super::script::TargetSpec;
 use arbitrary::Arbitrary;
-use serde_json::json;
-use toolgate::decisions::rules::{Condition, Every, Limit};
+use serde_json::{json, Value};
+use toolgate::decisions::rules::{Condition, Every, Level, Limit};
 
 /// A condition with one test on the argument `x` (the property every
 /// fuzzed schema declares, a number): `op` 0 at most, 1 at least, 2 is;
@@ -18,8 +18,35 @@ pub struct ConditionSpec {
     pub allow: bool,
 }
 
+/// A condition as the model holds it: its operator, its value, and the
+/// level it gives.
+pub type Held = (&'static str, f64, Level);
+
+/// The level the first of `conditions` whose test holds on `arguments`
+/// gives; a missing `x`, or one that is not a number, holds no test.
+pub fn first_held(conditions: &[Held], arguments: &Value) -> Option<Level> {
+    let x = arguments.get("x").and_then(Value::as_f64);
+    let held = conditions.iter().find(|(op, value, _)| match (*op, x) {
+        ("at_most", Some(x)) => x <= *value,
+        ("at_least", Some(x)) => x >= *value,
+        ("is", Some(x)) => x == *value,
+        _ => false,
+    });
+    held.map(|(_, _, level)| *level)
+}
+
 impl ConditionSpec {
     pub const OPS: [&'static str; 3] = ["at_most", "at_least", "is"];
+
+    /// The condition as the model holds it.
+    pub fn held(&self) -> Held {
+        let level = if self.allow {
+            Level::Allowed
+        } else {
+            Level::AskFirst
+        };
+        (self.op(), f64::from(self.value()), level)
+    }
 
     pub fn op(&self) -> &'static str {
         Self::OPS[self.op as usize % 3]
@@ -91,5 +118,19 @@ impl Encode for PolicyLimit {
     fn encode(&self, out: &mut Vec<u8>) {
         self.target.encode(out);
         self.every.encode(out);
+    }
+}
+
+/// An administrator's conditions for a tool, by name.
+#[derive(Arbitrary, Clone, Debug, PartialEq)]
+pub struct PolicyConditions {
+    pub tool: u8,
+    pub conditions: Vec<ConditionSpec>,
+}
+
+impl Encode for PolicyConditions {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.tool.encode(out);
+        self.conditions.encode(out);
     }
 }

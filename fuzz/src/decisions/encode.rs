@@ -263,12 +263,14 @@ impl Encode for Act {
             Act::Policy {
                 site,
                 levels,
+                conditions,
                 limits,
                 unattended,
             } => {
                 variant(out, 24, N);
                 site.encode(out);
                 levels.encode(out);
+                conditions.encode(out);
                 limits.encode(out);
                 unattended.encode(out);
             }

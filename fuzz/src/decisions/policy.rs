@@ -1,13 +1,23 @@
 //! A model of an administrator's policy, written from docs/rules.md ("Who
 //! can change the rules") alone: by site, the levels it sets by name (a
-//! kind, area or tool it leaves out is not bounded) and its limits on how
-//! often, which count beside the person's; and its unattended mode, which
-//! the person cannot turn off. `super::site_rules` bounds the person's
+//! kind, area or tool it leaves out is not bounded), its conditions on
+//! tools' arguments and its limits on how often, which count beside the
+//! person's; and its unattended mode, which the person cannot turn off. `super::site_rules` bounds the person's
 //! rules with it.
 
+use super::conditions::{first_held, Held};
 use super::site_rules::{LimitOf, RuleTool};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use toolgate::decisions::rules::{Change, Every, Level, Limit, Target, ToolKind};
+
+/// What a policy sets for a site: levels (as changes of the settings page
+/// would), conditions by tool name, limits.
+pub struct PolicySet<'a> {
+    pub levels: &'a [Change],
+    pub conditions: Vec<(String, Vec<Held>)>,
+    pub limits: &'a [Limit],
+}
 
 /// What a policy sets for one site.
 #[derive(Clone, Debug, Default)]
@@ -15,15 +25,29 @@ pub struct PolicySite {
     kinds: BTreeMap<ToolKind, Level>,
     areas: BTreeMap<String, Level>,
     tools: BTreeMap<String, Level>,
+    conditions: BTreeMap<String, Vec<Held>>,
     pub limits: Vec<(LimitOf, Every)>,
 }
 
 impl PolicySite {
-    /// Their level for `tool`: its own, then its area's, then its kind's.
-    pub fn level(&self, tool: &RuleTool) -> Level {
-        let kind = self.kinds.get(&tool.kind);
-        let found = self.tools.get(&tool.name).or(self.areas.get(&tool.area));
-        found.or(kind).copied().unwrap_or(Level::Allowed)
+    /// Their level for a call of `tool` with `arguments`: its own, then
+    /// its area's, then its kind's. Their conditions for the tool decide
+    /// where they set its level (none that holds: that level); without a
+    /// level of theirs, a condition can only narrow what its area's or
+    /// kind's level gives.
+    pub fn level(&self, tool: &RuleTool, arguments: &Value) -> Level {
+        let own = self.tools.get(&tool.name).copied();
+        let area = self.areas.get(&tool.area);
+        let around = area.or(self.kinds.get(&tool.kind)).copied();
+        let around = around.unwrap_or(Level::Allowed);
+        let Some(conditions) = self.conditions.get(&tool.name) else {
+            return own.unwrap_or(around);
+        };
+        let held = first_held(conditions, arguments);
+        match own {
+            Some(own) => held.unwrap_or(own),
+            None => held.unwrap_or(Level::Allowed).max(around),
+        }
     }
 }
 
@@ -37,10 +61,13 @@ pub struct Policy {
 impl Policy {
     /// A new policy for `site`: the levels `levels` set, and `limits`; the
     /// policy's unattended mode.
-    pub fn set(&mut self, site: &str, levels: &[Change], limits: &[Limit], unattended: bool) {
+    pub fn set(&mut self, site: &str, set: PolicySet, unattended: bool) {
         self.unattended = unattended;
-        let mut theirs = PolicySite::default();
-        for change in levels {
+        let mut theirs = PolicySite {
+            conditions: set.conditions.into_iter().collect(),
+            ..PolicySite::default()
+        };
+        for change in set.levels {
             let Some(level) = change.level else { continue };
             match &change.target {
                 Target::Kind { kind } => theirs.kinds.insert(*kind, level),
@@ -48,7 +75,8 @@ impl Policy {
                 Target::Tool { name } => theirs.tools.insert(name.clone(), level),
             };
         }
-        theirs.limits = limits
+        theirs.limits = set
+            .limits
             .iter()
             .map(|limit| (LimitOf::of(&limit.target), limit.every))
             .collect();
@@ -57,6 +85,26 @@ impl Policy {
 
     pub fn site(&self, site: &str) -> Option<&PolicySite> {
         self.sites.get(site)
+    }
+
+    /// Whether a condition of the person's for the tool `name` of `site`
+    /// may give Allowed, as far as their rule for the tool goes: not where
+    /// they set it to Ask first or Off, unless a condition of theirs for it
+    /// gives Allowed.
+    pub fn may_allow_conditionally(&self, site: &str, name: &str) -> bool {
+        let Some(theirs) = self.site(site) else {
+            return true;
+        };
+        let level = theirs.tools.get(name).copied();
+        let bound = match theirs.conditions.get(name) {
+            Some(held) => Some(
+                held.iter()
+                    .map(|(_, _, level)| *level)
+                    .fold(level.unwrap_or(Level::Allowed), Level::min),
+            ),
+            None => level,
+        };
+        bound.is_none_or(|bound| bound == Level::Allowed)
     }
 
     /// Whether the person may set `target` of `site` to `level`: Delete or

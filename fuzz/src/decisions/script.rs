@@ -4,7 +4,7 @@
 //! each object with changing hints and tags, three chats, what they do, and
 //! what the person sets on the settings page (site rules, unattended).
 
-pub use super::conditions::{ConditionSpec, LimitSpec, PolicyLimit};
+pub use super::conditions::{ConditionSpec, LimitSpec, PolicyConditions, PolicyLimit};
 use arbitrary::Arbitrary;
 use serde_json::{json, Value};
 use toolgate::decisions::rules::{Change, Level, Target, ToolKind};
@@ -296,6 +296,8 @@ pub enum Act {
     Policy {
         site: u8,
         levels: Vec<ChangeSpec>,
+        /// Its conditions on tools' arguments, by tool.
+        conditions: Vec<PolicyConditions>,
         /// Its limits on how often, which count beside the person's.
         limits: Vec<PolicyLimit>,
         /// The policy's unattended mode, which the person cannot turn off.

@@ -4,9 +4,12 @@
 //! every run and every new card meets its site's rule for the tool as it is
 //! now, as the model (`site_rules`) reads docs/rules.md.
 
+use super::policy::PolicySet;
 use super::site_rules::{Gate, RuleTool, ASK_MS};
 use super::*;
-use script::{ChangeSpec, ConditionSpec, LimitSpec, PolicyLimit, TargetSpec, RULE_SITES};
+use script::{
+    ChangeSpec, ConditionSpec, LimitSpec, PolicyConditions, PolicyLimit, TargetSpec, RULE_SITES,
+};
 use toolgate::decisions::rules::{
     site_schemas, site_tools, Change, Level, RuleBook, SeenTool, SiteRules, Target, ToolKind,
 };
@@ -74,17 +77,7 @@ impl Driver {
             "conditions {specs:?} on {name} of {site}: {took:?}"
         );
         if took.is_ok() {
-            let conditions = specs
-                .iter()
-                .map(|c| {
-                    let level = if c.allow {
-                        Level::Allowed
-                    } else {
-                        Level::AskFirst
-                    };
-                    (c.op(), f64::from(c.value()), level)
-                })
-                .collect();
+            let conditions = specs.iter().map(ConditionSpec::held).collect();
             self.model
                 .rules
                 .set_conditions(site, name, conditions, &seen);
@@ -122,6 +115,7 @@ impl Driver {
         &mut self,
         site: u8,
         levels: &[ChangeSpec],
+        conditions: &[PolicyConditions],
         limits: &[PolicyLimit],
         unattended: bool,
     ) {
@@ -151,9 +145,21 @@ impl Driver {
             }
         }
         theirs.limits = limits.iter().map(PolicyLimit::limit).collect();
-        self.model
-            .rules
-            .set_policy(site, &levels, &theirs.limits, unattended);
+        let mut held = Vec::new();
+        for set in conditions.iter().filter(|c| !c.conditions.is_empty()) {
+            let name = script::name(set.tool).to_owned();
+            let specs = set.conditions.iter().take(5);
+            let conditions = specs.clone().map(ConditionSpec::condition).collect();
+            theirs.conditions.insert(name.clone(), conditions);
+            held.retain(|(n, _)| *n != name);
+            held.push((name, specs.map(ConditionSpec::held).collect()));
+        }
+        let set = PolicySet {
+            levels: &levels,
+            conditions: held,
+            limits: &theirs.limits,
+        };
+        self.model.rules.set_policy(site, set, unattended);
         let admin = self.admin.get_or_insert_with(RuleBook::default);
         admin.sites.insert(site.to_owned(), theirs);
         admin.unattended = unattended;

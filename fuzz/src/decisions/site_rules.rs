@@ -8,12 +8,13 @@
 //! site's rule lets a call do: the chat's answers decide, it asks first, or
 //! it is off.
 
+use super::conditions::{first_held, Held};
 use super::model::Said;
-use super::policy::{Policy, PolicySite};
+use super::policy::{Policy, PolicySet, PolicySite};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate::decisions::agent::PageCall;
-use toolgate::decisions::rules::{Change, Every, Level, Limit, SeenTool, Target, ToolKind};
+use toolgate::decisions::rules::{Change, Every, Level, SeenTool, Target, ToolKind};
 use toolgate::page::classify::Class;
 use toolgate::page::declaration::{Hint, HintState};
 use toolgate::page::registry::Tool;
@@ -88,7 +89,7 @@ struct SiteModel {
     /// The conditions of tools set apart (docs/rules.md, "Conditions on a
     /// tool's arguments"): each one test on `x`, its operator, its value,
     /// and the level it gives.
-    conditions: BTreeMap<String, Vec<(&'static str, f64, Level)>>,
+    conditions: BTreeMap<String, Vec<Held>>,
     /// The limits on how often (docs/rules.md, "Limits on how often"), by
     /// what they hold for: at most so many calls in so many minutes.
     limits: BTreeMap<LimitOf, Every>,
@@ -149,18 +150,12 @@ impl SiteModel {
             .get(&tool.name)
             .filter(|(_, saw)| *saw == tool.definition)
         {
-            // The first condition whose test holds on the arguments; a
-            // missing `x`, or one that is not a number, holds no test.
-            let x = arguments.get("x").and_then(Value::as_f64);
-            let held = self.conditions.get(&tool.name).and_then(|conditions| {
-                conditions.iter().find(|(op, value, _)| match (*op, x) {
-                    ("at_most", Some(x)) => x <= *value,
-                    ("at_least", Some(x)) => x >= *value,
-                    ("is", Some(x)) => x == *value,
-                    _ => false,
-                })
-            });
-            return held.map_or(*level, |(_, _, level)| *level);
+            // The first condition whose test holds on the arguments.
+            let held = self
+                .conditions
+                .get(&tool.name)
+                .and_then(|conditions| first_held(conditions, arguments));
+            return held.unwrap_or(*level);
         }
         if let Some((level, _)) = self
             .areas
@@ -226,15 +221,9 @@ impl Rules {
     }
 
     /// An administrator's policy for `site` (`Policy::set`).
-    pub fn set_policy(
-        &mut self,
-        site: &str,
-        levels: &[Change],
-        limits: &[Limit],
-        unattended: bool,
-    ) {
+    pub fn set_policy(&mut self, site: &str, set: PolicySet, unattended: bool) {
         let policy = self.admin.get_or_insert_with(Policy::default);
-        policy.set(site, levels, limits, unattended);
+        policy.set(site, set, unattended);
     }
 
     /// Whether the person may set `target` of `site` to `level` (`kind`:
@@ -269,7 +258,7 @@ impl Rules {
         // The narrower of the person's level for the call and the
         // administrator's (docs/rules.md, "Who can change the rules").
         let mine = own.map_or(Level::Allowed, |site| site.level(tool, &arguments));
-        let level = mine.max(theirs.map_or(Level::Allowed, |t| t.level(tool)));
+        let level = mine.max(theirs.map_or(Level::Allowed, |t| t.level(tool, &arguments)));
         match level {
             Level::Allowed if self.past_limit(chat, tool, now_ms) => {
                 if self.is_unattended() {
@@ -403,6 +392,10 @@ impl Rules {
             name: name.to_owned(),
         };
         self.may(site, &tool, Level::Allowed, kind)
+            && self
+                .admin
+                .as_ref()
+                .is_none_or(|policy| policy.may_allow_conditionally(site, name))
     }
 
     /// Conditions the settings page took: they hold with the tool's level,
@@ -411,7 +404,7 @@ impl Rules {
         &mut self,
         site: &str,
         name: &str,
-        conditions: Vec<(&'static str, f64, Level)>,
+        conditions: Vec<Held>,
         seen: &[SeenTool],
     ) {
         let rules = self.sites.entry(site.to_owned()).or_default();

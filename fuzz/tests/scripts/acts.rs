@@ -122,6 +122,7 @@ pub fn policy(levels: Vec<ChangeSpec>) -> Act {
     Act::Policy {
         site: 0,
         levels,
+        conditions: Vec::new(),
         limits: Vec::new(),
         unattended: false,
     }

@@ -263,6 +263,7 @@ pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                     Act::Policy {
                         site: 0,
                         levels: Vec::new(),
+                        conditions: Vec::new(),
                         limits: vec![PolicyLimit {
                             target: TargetSpec::Tool(READ),
                             every: LimitSpec {
@@ -281,6 +282,39 @@ pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
                 ],
             },
             [2, 2, 3, 0],
+        ),
+        (
+            // docs/rules.md, "Who can change the rules": the person's
+            // condition lets {"x": 1} through; a policy set later, with EDIT
+            // at Ask first, asks for the same call.
+            "a-policy-set-after-the-persons-condition-bounds-it",
+            Script {
+                acts: vec![
+                    page(
+                        0,
+                        vec![ToolSpec {
+                            schema: true,
+                            ..kinded(EDIT, Kind::Write, UNTAGGED, 0)
+                        }],
+                    ),
+                    rules(vec![tool_level(EDIT, ASK_FIRST)]),
+                    Act::Conditions {
+                        site: 0,
+                        tool: EDIT,
+                        conditions: vec![ConditionSpec {
+                            op: 0,
+                            value: 1,
+                            allow: true,
+                        }],
+                    },
+                    call(0, 0, EDIT, 1),
+                    answer(SITE_ALL),
+                    policy(vec![tool_level(EDIT, ASK_FIRST)]),
+                    call(0, 0, EDIT, 1),
+                    answer(RULE_ONCE),
+                ],
+            },
+            [2, 2, 2, 0],
         ),
     ]
 }
