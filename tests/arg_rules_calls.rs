@@ -317,6 +317,32 @@ fn the_persons_condition_is_not_wider_than_the_administrators_levels() {
     );
 }
 
+/// docs/rules.md, "Who can change the rules": where the administrator's
+/// conditions for a tool ask and the person's level for it would not, the
+/// card names the administrator's rule.
+#[test]
+fn where_the_administrators_conditions_ask_the_card_names_theirs() {
+    let mut h = with_transfer();
+    let definition = h.definition_of(1, "transfer");
+    let own: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "tools": {"transfer": "allowed"}, "tool_definitions": {"transfer": definition}}}}))
+    .expect("own");
+    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "tools": {"transfer": "ask_first"},
+        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}}}}))
+    .expect("admin");
+    h.session.rules = own.bounded_by(&admin);
+    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: transfer: amount is more than 20, by your administrator's rule for this tool")
+    );
+}
+
 #[test]
 fn a_card_names_the_administrators_rule_where_the_person_set_none() {
     let mut h = with_transfer();

@@ -124,15 +124,10 @@ impl SiteRules {
             ),
             None => (level, because),
         };
-        let theirs =
-            admin.map(
-                |admin| match decide(tool.name, &admin.conditions, admin.level, arguments) {
-                    (level, Because::Condition { name, words }) => {
-                        (level, Because::AdminCondition { name, words })
-                    }
-                    other => other,
-                },
-            );
+        // What theirs decide is named theirs, whichever condition or level.
+        let theirs = admin.map(|admin| {
+            decide(tool.name, &admin.conditions, admin.level, arguments).whose(true, true)
+        });
         narrower(narrower(mine, theirs), floor)
     }
 
