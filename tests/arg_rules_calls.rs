@@ -27,15 +27,25 @@ fn with_transfer() -> Harness {
     h
 }
 
-fn transfer_rules(h: &Harness, extra: Value) -> RuleBook {
-    let definition = h.definition_of(1, "transfer");
-    let mut site = json!({"read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
-        "tools": {"transfer": "ask_first"}, "tool_definitions": {"transfer": definition},
-        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}});
-    for (key, value) in extra.as_object().expect("an object") {
+/// A rule book for the remote site: Read, Write and Outside the site
+/// Allowed, Delete Off, and what `more` sets besides.
+fn remote_book(more: Value) -> RuleBook {
+    let mut site =
+        json!({"read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"});
+    for (key, value) in more.as_object().expect("an object") {
         site[key] = value.clone();
     }
     serde_json::from_value(json!({"sites": {REMOTE: site}})).expect("rules")
+}
+
+fn transfer_rules(h: &Harness, extra: Value) -> RuleBook {
+    let definition = h.definition_of(1, "transfer");
+    let mut more = json!({"tools": {"transfer": "ask_first"}, "tool_definitions": {"transfer": definition},
+        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}});
+    for (key, value) in extra.as_object().expect("an object") {
+        more[key] = value.clone();
+    }
+    remote_book(more)
 }
 
 /// Ends `step`'s call, if it ran, as a tool that answered "ok"; the reply.
@@ -190,10 +200,8 @@ fn a_limit_counts_the_calls_made_while_it_holds() {
 #[test]
 fn the_persons_and_the_administrators_limits_on_one_tool_count_each_call_once() {
     let mut h = with_transfer();
-    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
-        "limits": [{"target": "tool", "name": "transfer", "calls": 10, "minutes": 1}]}}}))
-    .expect("admin");
+    let admin = remote_book(json!({
+        "limits": [{"target": "tool", "name": "transfer", "calls": 10, "minutes": 1}]}));
     let own = transfer_rules(
         &h,
         json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}),
@@ -220,10 +228,8 @@ fn the_persons_and_the_administrators_limits_on_one_tool_count_each_call_once() 
 #[test]
 fn an_administrators_limit_is_named_as_theirs() {
     let mut h = with_transfer();
-    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
-        "limits": [{"target": "tool", "name": "transfer", "calls": 1, "minutes": 1}]}}}))
-    .expect("admin");
+    let admin = remote_book(json!({
+        "limits": [{"target": "tool", "name": "transfer", "calls": 1, "minutes": 1}]}));
     let own = transfer_rules(
         &h,
         json!({"limits": [{"target": "kind", "kind": "write", "calls": 5, "minutes": 10}]}),
@@ -266,11 +272,9 @@ fn an_administrators_limit_is_named_as_theirs() {
 fn an_administrators_conditions_bound_the_persons() {
     let mut h = with_transfer();
     let own = transfer_rules(&h, json!({}));
-    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+    let admin = remote_book(json!({
         "tools": {"transfer": "ask_first"},
-        "conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "ana"}], "level": "allowed"}]}}}}))
-    .expect("admin");
+        "conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "ana"}], "level": "allowed"}]}}));
     h.session.rules = own.bounded_by(&admin);
     // Both allow: runs. The person's allows, the administrator's does not: asks.
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 15}));
@@ -292,14 +296,8 @@ fn an_administrators_conditions_bound_the_persons() {
 fn the_persons_condition_is_not_wider_than_the_administrators_levels() {
     let mut h = with_transfer();
     let own = transfer_rules(&h, json!({}));
-    let admin_with = |site: Value| -> RuleBook {
-        serde_json::from_value(json!({"sites": {REMOTE: site}})).expect("admin")
-    };
-    let kinds =
-        json!({"read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"});
-    let mut tool_level = kinds.clone();
-    tool_level["tools"] = json!({"transfer": "ask_first"});
-    h.session.rules = own.bounded_by(&admin_with(tool_level));
+    let tool_level = remote_book(json!({"tools": {"transfer": "ask_first"}}));
+    h.session.rules = own.bounded_by(&tool_level);
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     assert_eq!(outcome(&h, &step), "rule card");
     let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
@@ -308,9 +306,8 @@ fn the_persons_condition_is_not_wider_than_the_administrators_levels() {
         Some("Ask first: your administrator's rule for this tool")
     );
     h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
-    let mut write_off = kinds;
-    write_off["write"] = json!("off");
-    h.session.rules = own.bounded_by(&admin_with(write_off));
+    let write_off = remote_book(json!({"write": "off"}));
+    h.session.rules = own.bounded_by(&write_off);
     assert_eq!(
         h.call_said("c", 1, "transfer", json!({"to": "ana", "amount": 5})),
         "Nothing ran: transfer is Off on this site, by the administrator's rule for Write tools."
@@ -324,15 +321,11 @@ fn the_persons_condition_is_not_wider_than_the_administrators_levels() {
 fn where_the_administrators_conditions_ask_the_card_names_theirs() {
     let mut h = with_transfer();
     let definition = h.definition_of(1, "transfer");
-    let own: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
-        "tools": {"transfer": "allowed"}, "tool_definitions": {"transfer": definition}}}}))
-    .expect("own");
-    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+    let own = remote_book(json!({
+        "tools": {"transfer": "allowed"}, "tool_definitions": {"transfer": definition}}));
+    let admin = remote_book(json!({
         "tools": {"transfer": "ask_first"},
-        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}}}}))
-    .expect("admin");
+        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}}));
     h.session.rules = own.bounded_by(&admin);
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
     assert_eq!(outcome(&h, &step), "rule card");
@@ -346,11 +339,9 @@ fn where_the_administrators_conditions_ask_the_card_names_theirs() {
 #[test]
 fn a_card_names_the_administrators_rule_where_the_person_set_none() {
     let mut h = with_transfer();
-    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+    let admin = remote_book(json!({
         "tools": {"transfer": "ask_first"},
-        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}}}}))
-    .expect("admin");
+        "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}}));
     let rule_of = |h: &mut Harness, amount: u32| {
         let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": amount}));
         card(&h.session, card_id(&step), &h.world())
@@ -379,10 +370,8 @@ fn a_card_names_the_administrators_rule_where_the_person_set_none() {
         Some("Ask first: transfer: amount is more than 20, by your rule for this tool")
     );
     // A tool level of theirs alone, without conditions.
-    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
-        "tools": {"transfer": "ask_first"}}}}))
-    .expect("admin");
+    let admin = remote_book(json!({
+        "tools": {"transfer": "ask_first"}}));
     h.session.rules = RuleBook::default().bounded_by(&admin);
     assert_eq!(
         rule_of(&mut h, 5).as_deref(),
@@ -393,13 +382,9 @@ fn a_card_names_the_administrators_rule_where_the_person_set_none() {
 #[test]
 fn an_administrators_condition_that_asks_holds_without_a_level_of_theirs() {
     let mut h = with_transfer();
-    let admin: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
-        "conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "mallory"}], "level": "ask_first"}]}}}}))
-    .expect("admin");
-    let own: RuleBook = serde_json::from_value(json!({"sites": {REMOTE: {
-        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed"}}}))
-    .expect("own");
+    let admin = remote_book(json!({
+        "conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "mallory"}], "level": "ask_first"}]}}));
+    let own = remote_book(json!({}));
     h.session.rules = own.bounded_by(&admin);
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 500}));
     assert_eq!(outcome(&h, &step), "run");
