@@ -257,9 +257,10 @@ pub struct SiteRules {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub admin_conditions: BTreeMap<String, AdminBound>,
     /// In rules bounded by an administrator's only: the tools whose own
-    /// level is the administrator's (the person set none, or a wider one),
-    /// and those whose conditions are theirs (the person did not set the
-    /// tool apart), so that a card names whose rule asks.
+    /// level is the administrator's (on a site the person set no rules for,
+    /// where these rules are theirs alone), and those whose conditions are
+    /// theirs (the person did not set the tool apart), so that a card names
+    /// whose rule asks.
     #[serde(skip)]
     pub admin_levels: std::collections::BTreeSet<String>,
     #[serde(skip)]
