@@ -65,6 +65,17 @@ fn finish(h: &mut Harness, step: &toolgate::decisions::agent::Step) -> Option<Va
         .map(|(_, _, reply)| reply.value().clone())
 }
 
+/// `count` calls of transfer with a small amount, a second apart, each of
+/// which must run (and is finished).
+fn run_small_transfers(h: &mut Harness, count: usize) {
+    for _ in 0..count {
+        let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+        assert_eq!(outcome(h, &step), "run");
+        finish(h, &step);
+        h.now_ms += 1000;
+    }
+}
+
 #[test]
 fn a_call_is_decided_on_its_arguments_after_the_schema() {
     let mut h = with_transfer();
@@ -133,12 +144,7 @@ fn past_a_limit_a_call_asks_and_unattended_it_is_refused_with_the_wait() {
         &h,
         json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}),
     );
-    for _ in 0..3 {
-        let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
-        assert_eq!(outcome(&h, &step), "run");
-        finish(&mut h, &step);
-        h.now_ms += 1000;
-    }
+    run_small_transfers(&mut h, 3);
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     assert_eq!(outcome(&h, &step), "rule card");
     let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
@@ -207,12 +213,7 @@ fn the_persons_and_the_administrators_limits_on_one_tool_count_each_call_once() 
         json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}),
     );
     h.session.rules = own.bounded_by(&admin);
-    for _ in 0..3 {
-        let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
-        assert_eq!(outcome(&h, &step), "run");
-        finish(&mut h, &step);
-        h.now_ms += 1000;
-    }
+    run_small_transfers(&mut h, 3);
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     assert_eq!(outcome(&h, &step), "rule card");
     let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");

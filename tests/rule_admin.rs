@@ -194,3 +194,57 @@ fn a_tool_set_apart_is_never_wider_than_the_other_ones_rule_for_its_kind() {
     let step = h.call("c", 1, "add_note", json!({"title": "hi", "text": "hi"}));
     assert_eq!(outcome(&h, &step), "rule card");
 }
+
+/// docs/rules.md, "Who can change the rules": an administrator's rule for an
+/// area, narrower than the person's rules for the tool, is named as theirs
+/// on the rule's card (its line quotes the area as page text) and on the
+/// set-apart page.
+#[test]
+fn an_administrators_area_rule_is_named_as_theirs() {
+    use toolgate::decisions::rules::site_tools;
+    use toolgate::views::text::Part;
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    let seen = site_tools(&h.registry, REMOTE);
+    let admin = rules(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+        "areas": {"list_notes": "ask_first"},
+    }}}));
+    let own = rules(json!({"sites": {REMOTE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
+    }}}));
+    let held = own.bounded_by(&admin);
+    let standings = held.standings(REMOTE, &seen);
+    let list = standings
+        .iter()
+        .find(|s| s.name == "list_notes")
+        .expect("listed");
+    assert_eq!(
+        list.says,
+        "Ask first, by your administrator's rule for the area list_notes"
+    );
+    h.session.rules = held;
+    let step = h.call("c", 1, "list_notes", json!({}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: your administrator's rule for the area list_notes")
+    );
+    let asks = shown
+        .lines
+        .iter()
+        .find(|line| {
+            matches!(line.0.first(), Some(Part::Toolgate(t)) if t.starts_with("It asks first"))
+        })
+        .expect("the line that says why it asks");
+    assert_eq!(
+        asks.0[..2],
+        [
+            Part::Toolgate(
+                "It asks first because of your administrator's rule for the area ".into()
+            ),
+            Part::Page("list_notes".into()),
+        ]
+    );
+}
