@@ -93,18 +93,18 @@ fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower
     );
     assert!(held.unattended, "unattended if either says so");
     // A site only the administrator sets is held to the administrator's
-    // rules, each tool's level theirs (a card names whose rule asks).
+    // rules, each of them theirs (a card names whose rule asks).
     let alone = RuleBook::default().bounded_by(&admin);
     let alone = alone.sites.get(REMOTE).expect("rules");
     assert_eq!(
         Some(&toolgate::decisions::rules::SiteRules {
-            admin_levels: Default::default(),
+            admin_alone: false,
             admin_owned_conditions: Default::default(),
             ..alone.clone()
         }),
         admin.sites.get(REMOTE)
     );
-    assert!(alone.admin_levels.contains("list_notes"));
+    assert!(alone.admin_alone);
 
     // Changes: Delete or Outside to Allowed, an area to Allowed, or allowing a
     // Delete tool are for the administrator alone; nor can a level be wider
@@ -246,5 +246,62 @@ fn an_administrators_area_rule_is_named_as_theirs() {
             ),
             Part::Page("list_notes".into()),
         ]
+    );
+}
+
+/// docs/rules.md, "Who can change the rules": on a site the person set no
+/// rules for, the administrator's rules are the site's, and a card, the
+/// agent and the set-apart page name each of them as theirs: the kind's,
+/// the area's and the tool's alike.
+#[test]
+fn on_a_site_the_person_set_no_rules_for_the_administrators_rules_are_named_as_theirs() {
+    use toolgate::decisions::rules::site_tools;
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    let seen = site_tools(&h.registry, REMOTE);
+    let admin = rules(json!({"sites": {REMOTE: {
+        "read": "ask_first", "write": "allowed", "delete": "off", "outside": "allowed",
+        "areas": {"send_note": "ask_first"},
+        "tools": {"add_note": "off"},
+    }}}));
+    let held = RuleBook::default().bounded_by(&admin);
+    let standings = held.standings(REMOTE, &seen);
+    let says = |name: &str| {
+        standings
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.says.clone())
+            .expect("listed")
+    };
+    assert_eq!(
+        says("list_notes"),
+        "Ask first, by your administrator's rule for Read tools"
+    );
+    assert_eq!(
+        says("send_note"),
+        "Ask first, by your administrator's rule for the area send_note"
+    );
+    assert_eq!(
+        says("add_note"),
+        "Off, set apart by your administrator"
+    );
+    h.session.rules = held;
+    let step = h.call("c", 1, "list_notes", json!({}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: your administrator's rule for tools that only look things up")
+    );
+    let step = h.call("c", 1, "send_note", json!({"id": "1"}));
+    assert_eq!(outcome(&h, &step), "rule card");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    assert_eq!(
+        shown.rule.as_deref(),
+        Some("Ask first: your administrator's rule for the area send_note")
+    );
+    assert_eq!(
+        h.call_said("c", 1, "delete_note", json!({"id": "1"})),
+        "Nothing ran: delete_note is Off on this site, by the administrator's rule for Delete tools."
     );
 }

@@ -256,13 +256,12 @@ pub struct SiteRules {
     /// conditions, which bound every call of it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub admin_conditions: BTreeMap<String, AdminBound>,
-    /// In rules bounded by an administrator's only: the tools whose own
-    /// level is the administrator's (on a site the person set no rules for,
-    /// where these rules are theirs alone), and those whose conditions are
-    /// theirs (the person did not set the tool apart), so that a card names
-    /// whose rule asks.
+    /// In rules bounded by an administrator's only: whether these rules are
+    /// theirs alone (a site the person set no rules for), and the tools
+    /// whose conditions are theirs (the person did not set the tool apart),
+    /// so that a card names whose rule asks.
     #[serde(skip)]
-    pub admin_levels: std::collections::BTreeSet<String>,
+    pub admin_alone: bool,
     #[serde(skip)]
     pub admin_owned_conditions: std::collections::BTreeSet<String>,
     /// In rules bounded by an administrator's only, where the person has
@@ -302,7 +301,7 @@ impl SiteRules {
             conditions: BTreeMap::new(),
             limits: Vec::new(),
             admin_conditions: BTreeMap::new(),
-            admin_levels: std::collections::BTreeSet::new(),
+            admin_alone: false,
             admin_owned_conditions: std::collections::BTreeSet::new(),
             admin: None,
         }

@@ -75,7 +75,7 @@ test('an administrator\'s policy bounds the person\'s rules: shown on the settin
     await consolePage.getByLabel('Tool name').fill('delete_note');
     await consolePage.getByLabel('Arguments (JSON object)').fill('{}');
     await consolePage.getByRole('button', { name: 'Call by name' }).click();
-    assert.equal((await result(consolePage, 1)).decision, 'Refused: Nothing ran: delete_note is Off on this site, by the rule for Delete tools.');
+    assert.equal((await result(consolePage, 1)).decision, "Refused: Nothing ran: delete_note is Off on this site, by the administrator's rule for Delete tools.");
     // The agent extension the policy names may connect, as a chat named after it; the page says who allowed it.
     const isAgent = (sw) => sw.url().startsWith(`chrome-extension://${AGENT_ID}/`);
     const agentSw = browser.context.serviceWorkers().find(isAgent) ?? await browser.context.waitForEvent('serviceworker', { predicate: isAgent });
@@ -132,7 +132,7 @@ test('a policy tightened while the browser was closed holds from the first call 
     const { reply } = await callAnswering(worker, cardWatcher(browser.context), 'admin-test',
       callRequest(1, tabId, 'delete_note', { title: 'Old draft' }), ['Allow this call only']);
     const said = reply.result?.content?.[0]?.text ?? JSON.stringify(reply);
-    assert.ok(/delete_note is Off on this site, by the rule for Delete tools|the administrator's policy changed as Toolgate started/.test(said), said);
+    assert.ok(/delete_note is Off on this site, by the administrator's rule for Delete tools|the administrator's policy changed as Toolgate started/.test(said), said);
     assert.equal(reply.result.isError, true);
     await notes.locator('#notes', { hasText: 'Old draft' }).waitFor();
     // The new policy is now the one kept: the next start begins from it.

@@ -78,8 +78,7 @@ impl SiteRules {
     /// administrator's. The person's stay as they set them, and each call
     /// gets the narrower of what theirs and the administrator's say
     /// (`SiteRules::level`); a site the person set no rules for has the
-    /// administrator's alone, each tool's level theirs, so that a card names
-    /// whose rule asks.
+    /// administrator's alone, each of them named theirs on a card.
     fn bounded(own: Option<&SiteRules>, admin: &SiteRules) -> SiteRules {
         let mut out = match own {
             Some(own) => SiteRules {
@@ -89,7 +88,7 @@ impl SiteRules {
             // Their limits are added once, below.
             None => SiteRules {
                 limits: Vec::new(),
-                admin_levels: admin.tools.keys().cloned().collect(),
+                admin_alone: true,
                 ..admin.clone()
             },
         };
@@ -324,6 +323,9 @@ impl RuleBook {
                     }
                     Because::Kind { kind, admin: true } => {
                         format!("by your administrator's rule for {} tools", kind.label())
+                    }
+                    Because::Tool { admin: true, .. } => {
+                        "set apart by your administrator".to_owned()
                     }
                     _ => "set apart".to_owned(),
                 };

@@ -65,7 +65,7 @@ impl SiteRules {
                 level,
                 Because::Tool {
                     name: tool.name.to_owned(),
-                    admin: self.admin_levels.contains(tool.name),
+                    admin: self.admin_alone,
                 },
             );
         }
@@ -74,12 +74,13 @@ impl SiteRules {
                 level,
                 Because::Area {
                     area: tool.area.to_owned(),
-                    admin: false,
+                    admin: self.admin_alone,
                 },
             );
         }
         let kind = tool.kind;
-        (self.kind(kind), Because::Kind { kind, admin: false })
+        let admin = self.admin_alone;
+        (self.kind(kind), Because::Kind { kind, admin })
     }
 
     /// A call's level and what decided it: the tool's own level with its
