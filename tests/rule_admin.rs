@@ -281,10 +281,7 @@ fn on_a_site_the_person_set_no_rules_for_the_administrators_rules_are_named_as_t
         says("send_note"),
         "Ask first, by your administrator's rule for the area send_note"
     );
-    assert_eq!(
-        says("add_note"),
-        "Off, set apart by your administrator"
-    );
+    assert_eq!(says("add_note"), "Off, set apart by your administrator");
     h.session.rules = held;
     let step = h.call("c", 1, "list_notes", json!({}));
     assert_eq!(outcome(&h, &step), "rule card");
