@@ -28,7 +28,9 @@ mod frames;
 mod kept;
 mod listing;
 mod waiting;
-pub use budget::{stored_len, HeldBytes, CHAT_ID_BYTES, LABEL_CHARS, REQUEST_ID_BYTES};
+pub use budget::{
+    stored_len, HeldBytes, CARDS_PER_TAB, CHAT_ID_BYTES, LABEL_CHARS, REQUEST_ID_BYTES,
+};
 pub use frames::{FrameCall, Withdrawn};
 pub use kept::{page_outcome, RunningCall};
 pub use waiting::Expired;

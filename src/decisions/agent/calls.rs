@@ -250,6 +250,7 @@ impl Session {
         let rule = call.target.tool(world.registry).and_then(RuleFacts::of);
         let mut rule_yes = call.rule_yes;
         let mut late_shown = Vec::new();
+        let mut late_taken = None;
         let judged = rule.map(|rule| {
             let mode = Mode {
                 read_only_chat: self.answers.read_only(chat),
@@ -272,7 +273,7 @@ impl Session {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
             // A late yes for this same call counts as the rule card's yes.
             Some(Gate::AskFirst { because }) if !rule_yes => {
-                let Some(shown) = self.late_yes(chat, &call, world.now_ms) else {
+                let Some(yes) = self.late_yes(chat, &call, world.now_ms) else {
                     // The rule's card says what the chat read (what a card
                     // of the call's said already, or what it says now), and
                     // its yes is this call's; and which condition or limit asks.
@@ -285,10 +286,11 @@ impl Session {
                 rule_yes = true;
                 // A late yes on a card that said what the chat read answers
                 // for it too, unless the chat has read more since.
-                if warn && read.iter().all(|source| shown.contains(source)) {
-                    late_shown = shown;
+                if warn && read.iter().all(|source| yes.untrusted.contains(source)) {
+                    late_shown = yes.untrusted.clone();
                     warn = false;
                 }
+                late_taken = Some(yes);
             }
             _ => {}
         }
@@ -327,7 +329,13 @@ impl Session {
                     return untrusted_refusal(id, &call);
                 }
                 let site = call.site.clone();
-                self.ask(chat, id, Action::Call(call), CardKind::Call, site, changed)
+                let step = self.ask(chat, id, Action::Call(call), CardKind::Call, site, changed);
+                // A card that could not open leaves the late yes as it was:
+                // the person's answer is not used up by a call that did not run.
+                if let (Step::Reply { .. }, Some(yes)) = (&step, late_taken) {
+                    self.late_yeses.put_back(yes);
+                }
+                step
             }
             Decision::Run { why } => {
                 if !late_shown.is_empty() {

@@ -53,14 +53,14 @@ fn canonical(text: &str) -> String {
 }
 
 impl Session {
-    /// Uses a late yes for this call, if one waits for it: what its card
-    /// said the chat had read.
+    /// Uses a late yes for this call, if one waits for it (its `untrusted`:
+    /// what its card said the chat had read).
     pub(super) fn late_yes(
         &mut self,
         chat: &str,
         call: &PageCall,
         now_ms: u64,
-    ) -> Option<Vec<crate::decisions::untrusted::Source>> {
+    ) -> Option<crate::decisions::rules::LateYes> {
         if self.late_yeses.is_empty() {
             return None;
         }

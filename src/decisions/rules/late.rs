@@ -54,11 +54,18 @@ impl LateYeses {
     }
 
     /// Uses the yes for this call, if one is still open: it runs once.
-    /// Gives what its card said the chat had read.
-    pub fn take(&mut self, call: &SameCall, now_ms: u64) -> Option<Vec<Source>> {
+    pub fn take(&mut self, call: &SameCall, now_ms: u64) -> Option<LateYes> {
         self.0.retain(|yes| yes.until_ms > now_ms);
         let index = self.0.iter().position(|yes| yes.call == *call)?;
-        Some(self.0.remove(index).untrusted)
+        Some(self.0.remove(index))
+    }
+
+    /// Gives back a yes taken for a call that then did not run (the card
+    /// it needed could not open): it waits as it did, until its time, in
+    /// its place among the others (they are kept in the order given).
+    pub fn put_back(&mut self, yes: LateYes) {
+        let at = self.0.partition_point(|y| y.until_ms <= yes.until_ms);
+        self.0.insert(at, yes);
     }
 
     pub fn is_empty(&self) -> bool {
