@@ -256,6 +256,21 @@ fn a_change_sets_conditions_only_on_a_tool_set_apart_and_within_the_administrato
         &schemas(),
     )
     .expect("narrower is fine");
+    // Where the administrator's level for the tool is Allowed, an Allowed
+    // condition is not wider than theirs (docs/rules.md, the policy's table).
+    let allows: RuleBook = serde_json::from_value(json!({"sites": {SITE: {
+        "read": "allowed", "write": "allowed", "delete": "off", "outside": "ask_first",
+        "tools": {"transfer": "allowed"}}}}))
+    .expect("admin");
+    book.clone()
+        .change_with(
+            SITE,
+            &[conditions_change("transfer", vec![allow()])],
+            &tools,
+            Some(&allows),
+            &schemas(),
+        )
+        .expect("as wide as theirs");
     // Putting the tool back removes its conditions.
     book.change_with(
         SITE,
