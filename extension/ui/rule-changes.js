@@ -6,3 +6,13 @@ export async function changeRules(site, changes) {
   const answer = await chrome.runtime.sendMessage({ type: 'change_rules', site, changes });
   return answer?.error ?? null;
 }
+
+// Why `level` cannot be chosen where an administrator's policy set `bound`
+// for the same kind, area or tool (docs/rules.md, "Who can change the
+// rules"): their words (`words.wider_than_admin`, from the core), or null.
+// `words.levels` runs from the widest level to the narrowest.
+export function widerThanAdmin(words, bound, level) {
+  const order = words.levels.map(({ key }) => key);
+  if (!order.includes(bound) || order.indexOf(level) >= order.indexOf(bound)) return null;
+  return words.wider_than_admin.find(([value]) => value === bound)[1];
+}

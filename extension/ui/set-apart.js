@@ -5,7 +5,7 @@
 // worker, whose core checks it (the limits, the tools seen) and stores it
 // whole or not at all. Names the page chose are shown as text, never as HTML.
 import { $, el, pageText } from './dom.js';
-import { changeRules } from './rule-changes.js';
+import { changeRules, widerThanAdmin } from './rule-changes.js';
 import { conditionsEditor } from './conditions-editor.js';
 import { limitControl, limitOf } from './limit-control.js';
 
@@ -33,19 +33,27 @@ function lapsed(tool, rules) {
   return null;
 }
 
+// Why a person under an administrator's policy cannot choose `level` for an
+// area or a tool (docs/rules.md, "Who can change the rules"), or null:
+// Allowed where it is the administrator's alone (`allowedIsAdmins`), or a
+// level wider than the one the policy set for it (`bound`).
+const refusedBy = (allowedIsAdmins, bound) => (level) => (allowedIsAdmins && level === 'allowed' ? ADMINS_ONLY : null)
+  ?? widerThanAdmin(WORDS, bound, level);
+
 // A level menu: "As its kinds" (or "As its area and kind") then the three
-// levels; under an administrator's policy, Allowed only where a person may
-// choose it (docs/rules.md, "Who can change the rules").
+// levels; under an administrator's policy, each level a person may not
+// choose greyed out, with why (`refused`, from `refusedBy`).
 // On a site without rules, each level says in its own words that choosing
 // it starts the site's rules from the defaults (`starts`).
-function levelMenu(label, backText, current, onChange, allowedIsAdmins, starts) {
-  const select = el('select', { class: 'level-menu', 'aria-label': label, title: allowedIsAdmins ? ADMINS_ONLY : null }, [
+function levelMenu(label, backText, current, onChange, refused, starts) {
+  const why = LEVELS.map(([value]) => refused(value)).filter(Boolean);
+  const select = el('select', { class: 'level-menu', 'aria-label': label, title: why.length ? why.join(' ') : null }, [
     el('option', { value: '', text: backText, selected: current === undefined }),
     ...LEVELS.map(([value, text]) => el('option', {
       value,
       text: starts ? `${text}, and start this site's rules from the defaults` : text,
       selected: current === value,
-      disabled: allowedIsAdmins && value === 'allowed',
+      disabled: refused(value) !== null,
     })),
   ]);
   let before = select.value;
@@ -99,6 +107,8 @@ async function main() {
   // What each tool's conditions can look at, by name (only tools open now).
   let properties = offered && typeof offered === 'object' && !('error' in offered) ? offered : {};
   const managed = policy.unattended !== undefined || policy.sites !== undefined;
+  // The levels the administrator set for this site's areas and tools.
+  const bounds = (managed && policy.sites?.[site]) || {};
   const tools = Array.isArray(listed) ? listed : [];
   let starts = !book?.sites?.[site];
   const rules = book?.sites?.[site] ?? { ...NEW_RULES, areas: {}, tools: {} };
@@ -195,7 +205,8 @@ async function main() {
         holds,
         ' ',
         levelMenu(`What agents may do with ${nameShown}`, 'As its area and kind', rules.tools[tool.name],
-          (level) => send({ target: 'tool', name: tool.name }, level), managed && (tool.kind === 'delete' || tool.kind === 'outside'), starts),
+          (level) => send({ target: 'tool', name: tool.name }, level),
+          refusedBy(managed && (tool.kind === 'delete' || tool.kind === 'outside'), bounds.tools?.[tool.name]), starts),
         ...[lapsed(tool, rules)].filter(Boolean).map((why) => el('p', { class: 'lapsed', text: why })),
         extras,
       ]);
@@ -220,7 +231,7 @@ async function main() {
         summary,
         ' ',
         levelMenu(`What the tools of ${areaShown.get(area)} may do`, 'As its kinds', rules.areas[area],
-          (level) => send({ target: 'area', area }, level), managed, starts),
+          (level) => send({ target: 'area', area }, level), refusedBy(managed, bounds.areas?.[area]), starts),
       ]),
       el('div', { class: 'rule-extras area-extras' }, [limit.node]),
       list,

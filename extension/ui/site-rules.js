@@ -5,7 +5,7 @@
 // change, so they reach agents from their next call (background/rules.js).
 // Site names are shown as text, never as HTML.
 import { $, el, pageText } from './dom.js';
-import { changeRules as change } from './rule-changes.js';
+import { changeRules as change, widerThanAdmin } from './rule-changes.js';
 import { limitControl, limitOf } from './limit-control.js';
 
 const RULES_KEY = 'rules';
@@ -22,7 +22,6 @@ const NEW_RULES = WORDS.new_rules;
 const READ_FREELY = WORDS.read_freely.levels;
 
 const host = (site) => site.replace(/^[a-z]+:\/\//, '');
-const LEVEL_ORDER = LEVELS.map(([value]) => value); // from most to least
 export const levelLabel = (value) => LEVELS.find(([v]) => v === value)?.[1] ?? value;
 export const kindLabel = (value) => KINDS.find(([v]) => v === value)?.[1] ?? value;
 
@@ -36,11 +35,7 @@ async function managed() {
 export function refusedLevel(admin, site, kind, level) {
   if (!admin) return null;
   if (level === 'allowed' && (kind === 'delete' || kind === 'outside')) return WORDS.owners_only;
-  const bound = admin.sites?.[site]?.[kind];
-  if (LEVEL_ORDER.includes(bound) && LEVEL_ORDER.indexOf(level) < LEVEL_ORDER.indexOf(bound)) {
-    return WORDS.wider_than_admin.find(([value]) => value === bound)[1];
-  }
-  return null;
+  return widerThanAdmin(WORDS, admin.sites?.[site]?.[kind], level);
 }
 
 async function stored() {

@@ -33,7 +33,7 @@ test('an administrator\'s policy bounds the person\'s rules: shown on the settin
   await mkdir(POLICY_DIR, { recursive: true });
   await writeFile(POLICY_FILE, JSON.stringify({
     '3rdparty': { extensions: { [TOOLGATE_ID]: {
-      sites: { [site]: { write: 'ask_first', delete: 'off' } },
+      sites: { [site]: { write: 'ask_first', delete: 'off', tools: { list_notes: 'ask_first' }, areas: { add_note: 'off' } } },
       agentExtensions: [{ id: AGENT_ID, label: 'Policy agent' }],
     } } },
   }));
@@ -56,6 +56,24 @@ test('an administrator\'s policy bounds the person\'s rules: shown on the settin
     // The core's words (src/views/rule_words.rs), the same a refused change gives, without "Nothing was saved."
     assert.equal((await card.locator('.why').first().innerText()).trim(), 'Your administrator set this to Ask first; you can choose less, never more.');
     assert.match((await card.locator('.why').nth(1).innerText()).trim(), /^Letting agents delete or act outside the site without asking is for your administrator to decide: Delete, Outside the site, an area, or a tool of those kinds cannot be set to Allowed\.$/);
+
+    // The set-apart page greys out, with why, what is wider than the
+    // administrator's level for the same tool or area, as well as what is theirs alone.
+    const apart = await browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/set-apart.html?site=${encodeURIComponent(site)}`);
+    await apart.locator('.area-row button', { hasText: /^list_notes$/ }).click();
+    const greyed = (name) => apart.getByRole('combobox', { name, exact: true })
+      .evaluate((s) => [[...s.options].filter((o) => o.disabled).map((o) => o.value), s.title]);
+    assert.deepStrictEqual(await greyed('What agents may do with list_notes'),
+      [['allowed'], 'Your administrator set this to Ask first; you can choose less, never more.']);
+    const [areaGreyed, areaWhy] = await greyed('What the tools of add_note may do');
+    assert.deepStrictEqual(areaGreyed, ['allowed', 'ask_first']);
+    assert.match(areaWhy, /^Letting agents delete or act outside the site without asking is for your administrator to decide.* Your administrator set this to Off; you can choose less, never more\.$/);
+    // A Write tool the policy does not name: nothing greyed (its area's Off
+    // holds over it all the same, and the page says so beside it).
+    await apart.locator('.area-row button', { hasText: /^add_note$/ }).click();
+    assert.deepStrictEqual(await greyed('What agents may do with add_note'), [[], '']);
+    await apart.locator('li.tool .holds', { hasText: "Off, by your administrator's rule for the area add_note" }).waitFor();
+    await apart.close();
 
     // A wider change is refused by the worker too, however it is sent, and nothing is saved.
     const refused = await settings.evaluate((s) => chrome.runtime.sendMessage({
