@@ -5,7 +5,8 @@
 
 use serde_json::json;
 use toolgate::decisions::answers::{Answer, RuleAnswer, SiteAnswer};
-use toolgate::decisions::rules::RuleBook;
+use toolgate::decisions::rules::{site_tools, RuleBook, SeenTool};
+use toolgate::views::cards::Card;
 mod common;
 #[path = "common/harness.rs"]
 mod harness;
@@ -17,11 +18,33 @@ fn rules(book: serde_json::Value) -> RuleBook {
     serde_json::from_value(book).expect("a rule book")
 }
 
+/// The Notes example with chat "c" allowing every tool on the remote site,
+/// and the tools seen there.
+fn allowed_all() -> (Harness, Vec<SeenTool>) {
+    let mut h = Harness::new();
+    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
+    let seen = site_tools(&h.registry, REMOTE);
+    (h, seen)
+}
+
+/// Chat "c"'s call of `tool`, which must open a rule card: its id, and the card.
+fn rule_card(h: &mut Harness, tool: &str, arguments: serde_json::Value) -> (u64, Card) {
+    let step = h.call("c", 1, tool, arguments);
+    assert_eq!(outcome(h, &step), "rule card", "{tool}");
+    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    (card_id(&step), shown)
+}
+
+/// What the set-apart page says of tool `name` under `book`.
+fn says(book: &RuleBook, seen: &[SeenTool], name: &str) -> String {
+    let standings = book.standings(REMOTE, seen);
+    let standing = standings.iter().find(|s| s.name == name).expect("listed");
+    standing.says.clone()
+}
+
 #[test]
 fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower() {
-    use toolgate::decisions::rules::{
-        site_tools, Because, Change, Level, RuleError, RuleFacts, ToolKind,
-    };
+    use toolgate::decisions::rules::{Because, Change, Level, RuleError, RuleFacts, ToolKind};
     let h = Harness::new();
     let seen = site_tools(&h.registry, REMOTE);
     let changes = |value: serde_json::Value| -> Vec<Change> {
@@ -78,11 +101,7 @@ fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower
         )
     );
     // The set-apart page says whose rule holds.
-    let standings = held.standings(REMOTE, &seen);
-    let says = |name: &str| {
-        let standing = standings.iter().find(|s| s.name == name).expect("listed");
-        standing.says.clone()
-    };
+    let says = |name: &str| says(&held, &seen, name);
     assert_eq!(
         says("delete_note"),
         "Off, by your administrator's rule for Delete tools"
@@ -159,10 +178,8 @@ fn under_an_administrator_the_persons_rules_are_bounded_and_can_only_be_narrower
 /// set apart is not wider than the person's rule for its kind.
 #[test]
 fn a_tool_set_apart_is_never_wider_than_the_other_ones_rule_for_its_kind() {
-    use toolgate::decisions::rules::{site_tools, Change};
-    let mut h = Harness::new();
-    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
-    let seen = site_tools(&h.registry, REMOTE);
+    use toolgate::decisions::rules::Change;
+    let (mut h, seen) = allowed_all();
     let admin = rules(json!({"sites": {REMOTE: {
         "read": "ask_first", "write": "allowed", "delete": "off", "outside": "allowed",
         "tools": {"add_note": "allowed"},
@@ -177,22 +194,19 @@ fn a_tool_set_apart_is_never_wider_than_the_other_ones_rule_for_its_kind() {
     own.change(REMOTE, &changes, &seen, Some(&admin))
         .expect("narrower than the administrator's, for what each sets");
     h.session.rules = own.bounded_by(&admin);
-    let step = h.call("c", 1, "list_notes", json!({}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (asked, shown) = rule_card(&mut h, "list_notes", json!({}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for tools that only look things up")
     );
-    h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
+    h.answer(asked, Answer::Rule(RuleAnswer::Refuse));
     assert_eq!(
         h.call_said("c", 1, "delete_note", json!({"id": "1"})),
         "Nothing ran: delete_note is Off on this site, by the administrator's rule for Delete tools."
     );
     // add_note (Outside): the administrator allows the tool, the person's
     // rule for Outside tools asks first.
-    let step = h.call("c", 1, "add_note", json!({"title": "hi", "text": "hi"}));
-    assert_eq!(outcome(&h, &step), "rule card");
+    rule_card(&mut h, "add_note", json!({"title": "hi", "text": "hi"}));
 }
 
 /// docs/rules.md, "Who can change the rules": an administrator's rule for an
@@ -201,11 +215,8 @@ fn a_tool_set_apart_is_never_wider_than_the_other_ones_rule_for_its_kind() {
 /// set-apart page.
 #[test]
 fn an_administrators_area_rule_is_named_as_theirs() {
-    use toolgate::decisions::rules::site_tools;
     use toolgate::views::text::Part;
-    let mut h = Harness::new();
-    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
-    let seen = site_tools(&h.registry, REMOTE);
+    let (mut h, seen) = allowed_all();
     let admin = rules(json!({"sites": {REMOTE: {
         "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
         "areas": {"list_notes": "ask_first"},
@@ -214,19 +225,12 @@ fn an_administrators_area_rule_is_named_as_theirs() {
         "read": "allowed", "write": "allowed", "delete": "off", "outside": "allowed",
     }}}));
     let held = own.bounded_by(&admin);
-    let standings = held.standings(REMOTE, &seen);
-    let list = standings
-        .iter()
-        .find(|s| s.name == "list_notes")
-        .expect("listed");
     assert_eq!(
-        list.says,
+        says(&held, &seen, "list_notes"),
         "Ask first, by your administrator's rule for the area list_notes"
     );
     h.session.rules = held;
-    let step = h.call("c", 1, "list_notes", json!({}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (_, shown) = rule_card(&mut h, "list_notes", json!({}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for the area list_notes")
@@ -255,24 +259,14 @@ fn an_administrators_area_rule_is_named_as_theirs() {
 /// the area's and the tool's alike.
 #[test]
 fn on_a_site_the_person_set_no_rules_for_the_administrators_rules_are_named_as_theirs() {
-    use toolgate::decisions::rules::site_tools;
-    let mut h = Harness::new();
-    with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
-    let seen = site_tools(&h.registry, REMOTE);
+    let (mut h, seen) = allowed_all();
     let admin = rules(json!({"sites": {REMOTE: {
         "read": "ask_first", "write": "allowed", "delete": "off", "outside": "allowed",
         "areas": {"send_note": "ask_first"},
         "tools": {"add_note": "off"},
     }}}));
     let held = RuleBook::default().bounded_by(&admin);
-    let standings = held.standings(REMOTE, &seen);
-    let says = |name: &str| {
-        standings
-            .iter()
-            .find(|s| s.name == name)
-            .map(|s| s.says.clone())
-            .expect("listed")
-    };
+    let says = |name: &str| says(&held, &seen, name);
     assert_eq!(
         says("list_notes"),
         "Ask first, by your administrator's rule for Read tools"
@@ -283,16 +277,12 @@ fn on_a_site_the_person_set_no_rules_for_the_administrators_rules_are_named_as_t
     );
     assert_eq!(says("add_note"), "Off, set apart by your administrator");
     h.session.rules = held;
-    let step = h.call("c", 1, "list_notes", json!({}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (_, shown) = rule_card(&mut h, "list_notes", json!({}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for tools that only look things up")
     );
-    let step = h.call("c", 1, "send_note", json!({"id": "1"}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (_, shown) = rule_card(&mut h, "send_note", json!({"id": "1"}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for the area send_note")
