@@ -84,9 +84,7 @@ fn a_call_is_decided_on_its_arguments_after_the_schema() {
     assert_eq!(outcome(&h, &step), "run");
     finish(&mut h, &step);
     // Over 20: the rule's card, naming the condition that was not met.
-    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (step, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: transfer: amount is more than 20, by your rule for this tool")
@@ -128,9 +126,7 @@ fn a_changed_definition_drops_the_conditions_with_the_level() {
     // The kind's level holds (Write: Ask first here), whatever the amount.
     rules.sites.get_mut(REMOTE).expect("site").write = Level::AskFirst;
     h.session.rules = rules;
-    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 15}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (_, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 15}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: the rule for tools that change things on the site")
@@ -145,9 +141,7 @@ fn past_a_limit_a_call_asks_and_unattended_it_is_refused_with_the_wait() {
         json!({"limits": [{"target": "tool", "name": "transfer", "calls": 3, "minutes": 1}]}),
     );
     run_small_transfers(&mut h, 3);
-    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (step, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer")
@@ -214,9 +208,7 @@ fn the_persons_and_the_administrators_limits_on_one_tool_count_each_call_once() 
     );
     h.session.rules = own.bounded_by(&admin);
     run_small_transfers(&mut h, 3);
-    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (_, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer")
@@ -249,10 +241,8 @@ fn an_administrators_limit_is_named_as_theirs() {
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     assert_eq!(outcome(&h, &step), "run");
     finish(&mut h, &step);
-    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
-    assert_eq!(outcome(&h, &step), "rule card");
+    let (step, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     let said = "Ask first: transfer: more than 1 call in 1 minute in this chat, by your administrator's limit for the tool transfer";
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
     assert_eq!(shown.rule.as_deref(), Some(said));
     // Stored and read back, as the worker does when it starts again (the
     // rules are handed to it again from where they are stored).
@@ -299,9 +289,7 @@ fn the_persons_condition_is_not_wider_than_the_administrators_levels() {
     let own = transfer_rules(&h, json!({}));
     let tool_level = remote_book(json!({"tools": {"transfer": "ask_first"}}));
     h.session.rules = own.bounded_by(&tool_level);
-    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (step, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for this tool")
@@ -328,9 +316,7 @@ fn where_the_administrators_conditions_ask_the_card_names_theirs() {
         "tools": {"transfer": "ask_first"},
         "conditions": {"transfer": [{"when": [{"path": "amount", "op": "at_most", "value": 20}], "level": "allowed"}]}}));
     h.session.rules = own.bounded_by(&admin);
-    let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (_, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: transfer: amount is more than 20, by your administrator's rule for this tool")
@@ -390,9 +376,7 @@ fn an_administrators_condition_that_asks_holds_without_a_level_of_theirs() {
     let step = h.call("c", 1, "transfer", json!({"to": "ana", "amount": 500}));
     assert_eq!(outcome(&h, &step), "run");
     finish(&mut h, &step);
-    let step = h.call("c", 1, "transfer", json!({"to": "mallory", "amount": 1}));
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
+    let (_, shown) = h.rule_card("c", 1, "transfer", json!({"to": "mallory", "amount": 1}));
     assert_eq!(
         shown.rule.as_deref(),
         Some(

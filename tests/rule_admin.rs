@@ -6,7 +6,6 @@
 use serde_json::json;
 use toolgate::decisions::answers::{Answer, RuleAnswer, SiteAnswer};
 use toolgate::decisions::rules::{site_tools, RuleBook, SeenTool};
-use toolgate::views::cards::Card;
 mod common;
 #[path = "common/harness.rs"]
 mod harness;
@@ -25,14 +24,6 @@ fn allowed_all() -> (Harness, Vec<SeenTool>) {
     with_site_answer(&mut h, "c", SiteAnswer::AllowAll);
     let seen = site_tools(&h.registry, REMOTE);
     (h, seen)
-}
-
-/// Chat "c"'s call of `tool`, which must open a rule card: its id, and the card.
-fn rule_card(h: &mut Harness, tool: &str, arguments: serde_json::Value) -> (u64, Card) {
-    let step = h.call("c", 1, tool, arguments);
-    assert_eq!(outcome(h, &step), "rule card", "{tool}");
-    let shown = card(&h.session, card_id(&step), &h.world()).expect("a card");
-    (card_id(&step), shown)
 }
 
 /// What the set-apart page says of tool `name` under `book`.
@@ -194,19 +185,19 @@ fn a_tool_set_apart_is_never_wider_than_the_other_ones_rule_for_its_kind() {
     own.change(REMOTE, &changes, &seen, Some(&admin))
         .expect("narrower than the administrator's, for what each sets");
     h.session.rules = own.bounded_by(&admin);
-    let (asked, shown) = rule_card(&mut h, "list_notes", json!({}));
+    let (step, shown) = h.rule_card("c", 1, "list_notes", json!({}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for tools that only look things up")
     );
-    h.answer(asked, Answer::Rule(RuleAnswer::Refuse));
+    h.answer(card_id(&step), Answer::Rule(RuleAnswer::Refuse));
     assert_eq!(
         h.call_said("c", 1, "delete_note", json!({"id": "1"})),
         "Nothing ran: delete_note is Off on this site, by the administrator's rule for Delete tools."
     );
     // add_note (Outside): the administrator allows the tool, the person's
     // rule for Outside tools asks first.
-    rule_card(&mut h, "add_note", json!({"title": "hi", "text": "hi"}));
+    h.rule_card("c", 1, "add_note", json!({"title": "hi", "text": "hi"}));
 }
 
 /// docs/rules.md, "Who can change the rules": an administrator's rule for an
@@ -230,7 +221,7 @@ fn an_administrators_area_rule_is_named_as_theirs() {
         "Ask first, by your administrator's rule for the area list_notes"
     );
     h.session.rules = held;
-    let (_, shown) = rule_card(&mut h, "list_notes", json!({}));
+    let (_, shown) = h.rule_card("c", 1, "list_notes", json!({}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for the area list_notes")
@@ -277,12 +268,12 @@ fn on_a_site_the_person_set_no_rules_for_the_administrators_rules_are_named_as_t
     );
     assert_eq!(says("add_note"), "Off, set apart by your administrator");
     h.session.rules = held;
-    let (_, shown) = rule_card(&mut h, "list_notes", json!({}));
+    let (_, shown) = h.rule_card("c", 1, "list_notes", json!({}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for tools that only look things up")
     );
-    let (_, shown) = rule_card(&mut h, "send_note", json!({"id": "1"}));
+    let (_, shown) = h.rule_card("c", 1, "send_note", json!({"id": "1"}));
     assert_eq!(
         shown.rule.as_deref(),
         Some("Ask first: your administrator's rule for the area send_note")

@@ -131,6 +131,14 @@ impl Harness {
         self.checked(|session, world| session.request(chat, &request.to_string(), world))
     }
 
+    /// A call that must open a rule card: its step, and the card it shows.
+    pub fn rule_card(&mut self, chat: &str, tab: i64, tool: &str, args: Value) -> (Step, Card) {
+        let step = self.call(chat, tab, tool, args);
+        assert_eq!(outcome(self, &step), "rule card", "{tool}");
+        let shown = card(&self.session, card_id(&step), &self.world()).expect("a card");
+        (step, shown)
+    }
+
     /// What a call comes to, in a word (see `outcome`).
     pub fn call_said(&mut self, chat: &str, tab: i64, tool: &str, args: Value) -> String {
         let step = self.call(chat, tab, tool, args);

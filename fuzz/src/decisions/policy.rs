@@ -2,8 +2,8 @@
 //! can change the rules") alone: by site, the levels it sets by name (a
 //! kind, area or tool it leaves out is not bounded), its conditions on
 //! tools' arguments and its limits on how often, which count beside the
-//! person's; and its unattended mode, which the person cannot turn off. `super::site_rules` bounds the person's
-//! rules with it.
+//! person's; and its unattended mode, which the person cannot turn off.
+//! `super::site_rules` bounds the person's rules with it.
 
 use super::conditions::{first_held, Held};
 use super::site_rules::{LimitOf, RuleTool};
@@ -15,7 +15,7 @@ use toolgate::decisions::rules::{Change, Every, Level, Limit, Target, ToolKind};
 /// would), conditions by tool name, limits.
 pub struct PolicySet<'a> {
     pub levels: &'a [Change],
-    pub conditions: Vec<(String, Vec<Held>)>,
+    pub conditions: BTreeMap<String, Vec<Held>>,
     pub limits: &'a [Limit],
 }
 
@@ -59,12 +59,12 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// A new policy for `site`: the levels `levels` set, and `limits`; the
-    /// policy's unattended mode.
+    /// A new policy for `site`: its levels, conditions and limits (`set`);
+    /// the policy's unattended mode.
     pub fn set(&mut self, site: &str, set: PolicySet, unattended: bool) {
         self.unattended = unattended;
         let mut theirs = PolicySite {
-            conditions: set.conditions.into_iter().collect(),
+            conditions: set.conditions,
             ..PolicySite::default()
         };
         for change in set.levels {

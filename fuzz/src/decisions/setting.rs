@@ -145,14 +145,14 @@ impl Driver {
             }
         }
         theirs.limits = limits.iter().map(PolicyLimit::limit).collect();
-        let mut held = Vec::new();
+        // A tool named twice keeps the later, in the policy as in the model.
+        let mut held = BTreeMap::new();
         for set in conditions.iter().filter(|c| !c.conditions.is_empty()) {
             let name = script::name(set.tool).to_owned();
             let specs = set.conditions.iter().take(5);
             let conditions = specs.clone().map(ConditionSpec::condition).collect();
             theirs.conditions.insert(name.clone(), conditions);
-            held.retain(|(n, _)| *n != name);
-            held.push((name, specs.map(ConditionSpec::held).collect()));
+            held.insert(name, specs.map(ConditionSpec::held).collect());
         }
         let set = PolicySet {
             levels: &levels,

@@ -7,6 +7,30 @@ use toolgate_fuzz::decisions::{
     Act, ConditionSpec, LimitSpec, PolicyLimit, Script, TargetSpec, ToolSpec,
 };
 
+/// EDIT, with a schema, set apart at Ask first, and Allowed when x is at
+/// most 1.
+fn edit_allowed_up_to_one() -> Vec<Act> {
+    vec![
+        page(
+            0,
+            vec![ToolSpec {
+                schema: true,
+                ..kinded(EDIT, Kind::Write, UNTAGGED, 0)
+            }],
+        ),
+        rules(vec![tool_level(EDIT, ASK_FIRST)]),
+        Act::Conditions {
+            site: 0,
+            tool: EDIT,
+            conditions: vec![ConditionSpec {
+                op: 0,
+                value: 1,
+                allow: true,
+            }],
+        },
+    ]
+}
+
 pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
     vec![
         (
@@ -32,30 +56,17 @@ pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             // any condition; {} holds no test, and asks on the rule's card.
             "a-condition-lets-small-calls-through",
             Script {
-                acts: vec![
-                    page(
-                        0,
-                        vec![ToolSpec {
-                            schema: true,
-                            ..kinded(EDIT, Kind::Write, UNTAGGED, 0)
-                        }],
-                    ),
-                    rules(vec![tool_level(EDIT, ASK_FIRST)]),
-                    Act::Conditions {
-                        site: 0,
-                        tool: EDIT,
-                        conditions: vec![ConditionSpec {
-                            op: 0,
-                            value: 1,
-                            allow: true,
-                        }],
-                    },
-                    call(0, 0, EDIT, 1),
-                    answer(SITE_ALL),
-                    call(0, 0, EDIT, 2),
-                    call(0, 0, EDIT, 3),
-                    answer(RULE_ONCE),
-                ],
+                acts: [
+                    edit_allowed_up_to_one(),
+                    vec![
+                        call(0, 0, EDIT, 1),
+                        answer(SITE_ALL),
+                        call(0, 0, EDIT, 2),
+                        call(0, 0, EDIT, 3),
+                        answer(RULE_ONCE),
+                    ],
+                ]
+                .concat(),
             },
             [2, 2, 2, 0],
         ),
@@ -289,30 +300,17 @@ pub fn scripts() -> Vec<(&'static str, Script, [usize; 4])> {
             // at Ask first, asks for the same call.
             "a-policy-set-after-the-persons-condition-bounds-it",
             Script {
-                acts: vec![
-                    page(
-                        0,
-                        vec![ToolSpec {
-                            schema: true,
-                            ..kinded(EDIT, Kind::Write, UNTAGGED, 0)
-                        }],
-                    ),
-                    rules(vec![tool_level(EDIT, ASK_FIRST)]),
-                    Act::Conditions {
-                        site: 0,
-                        tool: EDIT,
-                        conditions: vec![ConditionSpec {
-                            op: 0,
-                            value: 1,
-                            allow: true,
-                        }],
-                    },
-                    call(0, 0, EDIT, 1),
-                    answer(SITE_ALL),
-                    policy(vec![tool_level(EDIT, ASK_FIRST)]),
-                    call(0, 0, EDIT, 1),
-                    answer(RULE_ONCE),
-                ],
+                acts: [
+                    edit_allowed_up_to_one(),
+                    vec![
+                        call(0, 0, EDIT, 1),
+                        answer(SITE_ALL),
+                        policy(vec![tool_level(EDIT, ASK_FIRST)]),
+                        call(0, 0, EDIT, 1),
+                        answer(RULE_ONCE),
+                    ],
+                ]
+                .concat(),
             },
             [2, 2, 2, 0],
         ),
