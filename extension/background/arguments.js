@@ -39,16 +39,32 @@ function withoutFormats(schema) {
   return copy;
 }
 
-// The validator of `schemaText` (JSON text). Throws where the validator
-// cannot read the schema.
-function validatorFor(schemaText) {
-  let validator = compiled.get(schemaText);
-  if (!validator) {
-    validator = new Validator(withoutFormats(JSON.parse(schemaText)), '2020-12', false);
-    if (compiled.size >= KEEP) compiled.delete(compiled.keys().next().value);
-    compiled.set(schemaText, validator);
+// Whether the validator can build a RegExp for `schema`: it does for a
+// `pattern` or a `patternProperties` keyword only, so only where some object
+// in the schema has such a key. Its data (`enum`, `const`, `default`) is
+// looked through too: a superset, never a pattern missed.
+function namesPatterns(schema) {
+  const left = [schema];
+  while (left.length) {
+    const node = left.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (!Array.isArray(node) && (Object.hasOwn(node, 'pattern') || Object.hasOwn(node, 'patternProperties'))) return true;
+    for (const value of Object.values(node)) left.push(value);
   }
-  return validator;
+  return false;
+}
+
+// The validator of `schemaText` (JSON text), and whether its schema has
+// patterns. Throws where the validator cannot read the schema.
+function validatorFor(schemaText) {
+  let entry = compiled.get(schemaText);
+  if (!entry) {
+    const schema = JSON.parse(schemaText);
+    entry = { validator: new Validator(withoutFormats(schema), '2020-12', false), patterns: namesPatterns(schema) };
+    if (compiled.size >= KEEP) compiled.delete(compiled.keys().next().value);
+    compiled.set(schemaText, entry);
+  }
+  return entry;
 }
 
 // Runs `validate` while `RegExp` is the core's LinearPattern, which matches
@@ -122,7 +138,9 @@ export function checkArguments(schemaText, argumentsText) {
   const instance = JSON.parse(argumentsText);
   let errors;
   try {
-    ({ errors } = withLinearPatterns(() => validatorFor(schemaText).validate(instance)));
+    const { validator, patterns } = validatorFor(schemaText);
+    // A schema with no pattern builds no RegExp: nothing to swap.
+    ({ errors } = patterns ? withLinearPatterns(() => validator.validate(instance)) : validator.validate(instance));
   } catch (error) {
     return JSON.stringify({ failed: String(error).slice(0, 200) });
   }

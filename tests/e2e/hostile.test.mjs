@@ -51,7 +51,7 @@ describe('hostile pages', () => {
   // page's own executeTool checks nothing (as Chromium's), so a page cannot
   // make the worker check anything at all.
   test("a backtracking pattern holds up nobody: an agent's call and another tab's call are answered, and the page's own calls run", { timeout: 60_000 }, async () => {
-    const { page, tabId } = await open('patterns.test', '/patterns.html', 2);
+    const { page, tabId } = await open('patterns.test', '/patterns.html', 3);
     const evil = `${'a'.repeat(40)}!`;
     // The page runs its own tool five times over, not waiting.
     const own = page.evaluate((q) => Promise.all([1, 2, 3, 4, 5].map(() => window.own('lookup', q))), evil);
@@ -67,6 +67,11 @@ describe('hostile pages', () => {
     const refused = await start(await chat(), call(tabId, 'lookup', { q: evil }));
     assert.equal(refused.card, undefined, 'no card opens');
     assert.match(text(refused.reply), /^invalid arguments for lookup: arguments\.q: /);
+    // So do its arguments' names, where the schema has no `pattern` but a
+    // `patternProperties`: an argument whose name does not match is unknown.
+    const named = await start(await chat(), call(tabId, 'named', { [evil]: 'x' }));
+    assert.equal(named.card, undefined, 'no card opens');
+    assert.equal(text(named.reply), `invalid arguments for named: arguments.${evil}: is not a known argument`);
 
     // A look-ahead has no linear-time match: the agent's call is refused
     // with that reason, never run unchecked; the page's own call still runs.
