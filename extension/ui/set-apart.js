@@ -126,11 +126,12 @@ async function main() {
   for (const tool of tools) {
     if (!areas.has(tool.area)) areas.set(tool.area, []);
     areas.get(tool.area).push(tool);
-    areaShown.set(tool.area, tool.standing?.area_shown ?? tool.area);
+    if (typeof tool.standing?.area_shown === 'string') areaShown.set(tool.area, tool.standing.area_shown);
   }
   for (const area of ruledAreas) if (!areas.has(area)) areas.set(area, []);
-  // An area with a rule and no tool seen now: its name as the core shows it.
-  for (const [area, shown] of await shownAs('area', ruledAreas.filter((area) => !areaShown.has(area)))) areaShown.set(area, shown);
+  // An area with a rule and no tool seen now (or one whose standing did not
+  // say it): its name as the core shows it, never the page's text as it is.
+  for (const [area, shown] of await shownAs('area', [...areas.keys()].filter((area) => !areaShown.has(area)))) areaShown.set(area, shown);
   // The properties stored conditions test, likewise (a tool set apart while
   // no open tab publishes it has no schema to name them).
   const pathsShown = new Map();
