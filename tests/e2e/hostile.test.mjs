@@ -67,8 +67,8 @@ describe('hostile pages', () => {
     const refused = await start(await chat(), call(tabId, 'lookup', { q: evil }));
     assert.equal(refused.card, undefined, 'no card opens');
     assert.match(text(refused.reply), /^invalid arguments for lookup: arguments\.q: /);
-    // So do its arguments' names, where the schema has no `pattern` but a
-    // `patternProperties`: an argument whose name does not match is unknown.
+    // Arguments' names too, where the schema has no `pattern` keyword but a
+    // `patternProperties`: a name that does not match is no known argument.
     const named = await start(await chat(), call(tabId, 'named', { [evil]: 'x' }));
     assert.equal(named.card, undefined, 'no card opens');
     assert.equal(text(named.reply), `invalid arguments for named: arguments.${evil}: is not a known argument`);
