@@ -82,10 +82,8 @@ fn ask_first_asks_on_its_own_card_every_time_whatever_the_chat_allowed() {
         "run",
         "Read is Allowed: the chat decides"
     );
-    let step = h.call("c", 1, "add_note", json!({"title": "x"}));
-    assert_eq!(outcome(&h, &step), "rule card");
+    let (step, card) = h.rule_card("c", 1, "add_note", json!({"title": "x"}));
     let id = card_id(&step);
-    let card = card(&h.session, id, &h.world()).expect("a card");
     assert_eq!(card.kind, CardKind::Rule);
     assert_eq!(
         (card.approve.label.as_str(), card.deny.label.as_str()),

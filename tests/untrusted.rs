@@ -208,9 +208,7 @@ fn a_rule_card_says_why_and_its_yes_is_the_calls() {
         json!({"sites": {REMOTE: {"read": "allowed", "write": "ask_first", "delete": "off", "outside": "ask_first"}}}),
     )
     .unwrap();
-    let step = add_note(&mut h, "c", 1);
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).unwrap();
+    let (step, shown) = h.rule_card("c", 1, "add_note", json!({"title": "Pay Mallory"}));
     assert!(shown.after_untrusted);
     // The warning apart; the card's own lines, the request and its rule.
     let warning: Vec<String> = shown.untrusted.iter().map(ToString::to_string).collect();
@@ -296,9 +294,7 @@ fn a_chat_only_rule_cards_let_through_remembers_what_it_read() {
         1,
         "the chat keeps what it read"
     );
-    let step = add_note(&mut h, "r", 1);
-    assert_eq!(outcome(&h, &step), "rule card");
-    let shown = card(&h.session, card_id(&step), &h.world()).unwrap();
+    let (_, shown) = h.rule_card("r", 1, "add_note", json!({"title": "Pay Mallory"}));
     assert!(
         shown.after_untrusted,
         "the card says the chat read untrusted content"
