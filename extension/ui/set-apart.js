@@ -68,8 +68,8 @@ function levelMenu(label, backText, current, onChange, refused, starts) {
 // that the site has no rules.
 function summaryOf(tools) {
   if (tools.length === 0) return 'None of its tools seen now';
-  if (tools.some((tool) => tool.standing && tool.standing.level === null)) return tools[0].standing.says;
-  const counts = LEVELS.map(([value, text]) => [tools.filter((tool) => tool.standing?.level === value).length, text]);
+  if (tools.some((tool) => tool.standing.level === null)) return tools[0].standing.says;
+  const counts = LEVELS.map(([value, text]) => [tools.filter((tool) => tool.standing.level === value).length, text]);
   return `What they may do: ${counts.filter(([n]) => n > 0).map(([n, text]) => `${n} ${text}`).join(', ')}`;
 }
 
@@ -126,12 +126,11 @@ async function main() {
   for (const tool of tools) {
     if (!areas.has(tool.area)) areas.set(tool.area, []);
     areas.get(tool.area).push(tool);
-    if (typeof tool.standing?.area_shown === 'string') areaShown.set(tool.area, tool.standing.area_shown);
+    areaShown.set(tool.area, tool.standing.area_shown);
   }
   for (const area of ruledAreas) if (!areas.has(area)) areas.set(area, []);
-  // An area with a rule and no tool seen now (or one whose standing did not
-  // say it): its name as the core shows it, never the page's text as it is.
-  for (const [area, shown] of await shownAs('area', [...areas.keys()].filter((area) => !areaShown.has(area)))) areaShown.set(area, shown);
+  // An area with a rule and no tool seen now: its name as the core shows it.
+  for (const [area, shown] of await shownAs('area', ruledAreas.filter((area) => !areaShown.has(area)))) areaShown.set(area, shown);
   // The properties stored conditions test, likewise (a tool set apart while
   // no open tab publishes it has no schema to name them).
   const pathsShown = new Map();
@@ -177,7 +176,7 @@ async function main() {
   const conditionsOf = (entry) => {
     if (!entry.conditions) {
       entry.conditions = conditionsEditor({
-        nameShown: entry.tool.standing?.name_shown ?? entry.tool.name,
+        nameShown: entry.tool.standing.name_shown,
         properties: properties[entry.tool.name] ?? null,
         conditions: rules.conditions?.[entry.tool.name] ?? [],
         words: WORDS,
@@ -195,8 +194,8 @@ async function main() {
     const listId = `area-${index}`;
     const open = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': listId }, [pageText(areaShown.get(area))]);
     const list = el('ul', { id: listId, class: 'tools', hidden: true }, members.map((tool) => {
-      const holds = el('span', { class: 'holds', text: tool.standing?.says ?? '' });
-      const nameShown = tool.standing?.name_shown ?? tool.name;
+      const holds = el('span', { class: 'holds', text: tool.standing.says });
+      const nameShown = tool.standing.name_shown;
       const limit = limitFor('tool', tool.name, `the tool ${nameShown}`);
       const extras = el('div', { class: 'rule-extras' }, [limit.node]);
       const row = el('li', { class: 'tool' }, [
@@ -258,7 +257,7 @@ async function main() {
     for (const entry of rows) {
       if (entry.tool) {
         entry.tool.standing = byName.get(entry.tool.name)?.standing ?? entry.tool.standing;
-        entry.holds.textContent = entry.tool.standing?.says ?? '';
+        entry.holds.textContent = entry.tool.standing.says;
         const isApart = entry.tool.name in apart.tools;
         entry.row.querySelector('.apart').hidden = !isApart;
         entry.limit.update(limitOf(stored, 'tool', entry.tool.name));
