@@ -298,7 +298,7 @@ build_core() {
 # the tests or the docs. The version is the manifest's (which package.json and
 # Cargo.toml's workspace version agree with: tests/e2e/package.test.mjs).
 DIST_FILES=(manifest.json managed-schema.json pkg/toolgate.js pkg/toolgate_bg.wasm pkg/worker.js
-  pkg/main-world.js pkg/relay.js pkg/icons extension/ui)
+  pkg/main-world.js pkg/relay.js pkg/icons extension/ui extension/shared)
 dist_version() { node -p 'require("./manifest.json").version'; }
 # The manifest goes without its "key" (the Chrome Web Store refuses one: the
 # store gives the extension its own id); loaded unpacked, the folder gets an

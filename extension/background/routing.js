@@ -27,7 +27,9 @@ export function onMessage(message, sender, respond) {
   if (tier === 'page') answered = fromPage(message, sender);
   else if (tier === 'ui') answered = fromUi(message);
   else return false;
-  answered.then(respond, (error) => respond({ error: String(error?.message ?? error) }));
+  // Never nothing: to the sender, nothing means the worker stopped before it
+  // answered (shared/chromium-errors.js, `askWorker`).
+  answered.then((answer) => respond(answer ?? null), (error) => respond({ error: String(error?.message ?? error) }));
   return true;
 }
 

@@ -16,8 +16,22 @@ export function saysHostNotInstalled(text) {
   return /not found|forbidden/i.test(text);
 }
 
-// No service worker took a message: it stopped, or is starting
-// (chrome.runtime.sendMessage from a content script). Sent again, it starts one.
+// No service worker took a message, or none answered it: it stopped, or is
+// starting (chrome.runtime.sendMessage from a relay or one of Toolgate's
+// pages). Sent again, it starts one.
 export function saysWorkerUnreachable(text) {
-  return /message (port|channel) closed|Receiving end does not exist|Could not establish connection/i.test(text);
+  return /message (port|channel) closed|Receiving end does not exist|Could not establish connection|stopped before it answered/i.test(text);
+}
+
+// Sends `message` to Toolgate's service worker; resolves with its answer.
+// A worker that stops after it took the message, before it answered, does
+// not fail the send: Chromium resolves it with nothing, as if it had been
+// answered (seen on 148 and 156; tests/e2e/worker-stops.test.mjs). The
+// worker answers every message of its relays and pages with something, at
+// least null (background/routing.js), so nothing here means no answer, and
+// fails with words `saysWorkerUnreachable` knows: whoever sends may send again.
+export async function askWorker(message) {
+  const answer = await chrome.runtime.sendMessage(message);
+  if (answer === undefined) throw new Error("Toolgate's service worker stopped before it answered");
+  return answer;
 }

@@ -3,15 +3,16 @@
 // "Clear", after which its hints are trusted again. The flag's words come
 // from the core as a line: what the page chose in them escaped and apart.
 import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
+import { askWorker } from '../shared/chromium-errors.js';
 
 async function render() {
-  const flags = await chrome.runtime.sendMessage({ type: 'flags' });
+  const flags = await askWorker({ type: 'flags' });
   if (!Array.isArray(flags)) throw new Error(flags?.error ?? 'Toolgate did not list the flags');
   $('broken').replaceChildren(...(flags.length ? flags.map((flag) => {
     const who = flag.tool_shown ?? 'every tool on the site';
     const clear = el('button', { type: 'button', text: 'Clear', 'aria-label': `Clear ${who} on ${siteLabel(flag.site)}` });
     clear.addEventListener('click', async () => {
-      await chrome.runtime.sendMessage({ type: 'clear_flag', site: flag.site, tool: flag.tool });
+      await askWorker({ type: 'clear_flag', site: flag.site, tool: flag.tool });
       await render();
     });
     return el('li', {}, [

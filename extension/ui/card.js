@@ -19,6 +19,7 @@
 // root element says when the card takes answers.
 
 import { $, el, lineNodes, lineText, pageText } from './dom.js';
+import { askWorker } from '../shared/chromium-errors.js';
 
 const INPUT_DELAY_MS = 500;
 
@@ -99,8 +100,8 @@ async function untilAWorkerAnswers(attempt) {
 // Session").
 function deliver(answer) {
   return untilAWorkerAnswers(async (tries) => {
-    if (tries > 1 && !(await chrome.runtime.sendMessage({ type: 'card', card_id: cardId }))) return TAKEN;
-    return chrome.runtime.sendMessage({ type: 'answer', card_id: cardId, answer });
+    if (tries > 1 && !(await askWorker({ type: 'card', card_id: cardId }))) return TAKEN;
+    return askWorker({ type: 'answer', card_id: cardId, answer });
   }).catch((error) => ({ error: String(error?.message ?? error) }));
 }
 
@@ -237,7 +238,7 @@ function render(card) {
 
 // What the card shows, from whichever worker answers (it may have opened this
 // window just before it stopped).
-const load = () => untilAWorkerAnswers(() => chrome.runtime.sendMessage({ type: 'card', card_id: cardId }));
+const load = () => untilAWorkerAnswers(() => askWorker({ type: 'card', card_id: cardId }));
 
 async function main() {
   const card = await load();

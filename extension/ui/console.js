@@ -18,6 +18,7 @@
 import init, { pageText as shownAs } from '../../pkg/toolgate.js';
 import { $, badge, classBadge, el, pageText, pressOnly, prettyJson, siteLabel as host } from './dom.js';
 import { clearSources, showSources } from './console-untrusted.js';
+import { askWorker, saysWorkerUnreachable } from '../shared/chromium-errors.js';
 
 await init();
 // Page text of a kind (title, name, url, value, description, schema, result)
@@ -35,8 +36,6 @@ const RETRIES = 10;
 // A send that stayed pending this long reached the worker, which stopped
 // later (a card can wait minutes): the next failure starts the count afresh.
 const LONG_WAIT_MS = 5_000;
-// What the runtime says when the worker stopped or is not running yet.
-const WORKER_GONE = /message port closed|message channel closed|Receiving end does not exist|Could not establish connection/i;
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
@@ -53,14 +52,11 @@ async function send(message) {
   let failures = 0;
   for (;;) {
     const started = Date.now();
-    let reply;
     try {
-      reply = await chrome.runtime.sendMessage(message);
+      return await askWorker(message);
     } catch (error) {
-      if (!WORKER_GONE.test(String(error?.message ?? error))) throw error;
-      reply = undefined;
+      if (!saysWorkerUnreachable(String(error?.message ?? error))) throw error;
     }
-    if (reply !== undefined) return reply;
     if (Date.now() - started > LONG_WAIT_MS) failures = 0;
     failures += 1;
     if (failures > RETRIES) {

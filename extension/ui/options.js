@@ -6,9 +6,10 @@ import { $, el } from './dom.js';
 import { renderRules } from './site-rules.js';
 import { renderAudit } from './audit.js';
 import { renderBroken } from './broken.js';
+import { askWorker } from '../shared/chromium-errors.js';
 
 const send = async (message) => {
-  const answer = await chrome.runtime.sendMessage(message);
+  const answer = await askWorker(message);
   if (answer && typeof answer === 'object' && 'error' in answer && Object.keys(answer).length === 1) {
     throw new Error(answer.error);
   }

@@ -5,6 +5,7 @@
 // another tool's (docs/cards.md, "How page text is shown").
 
 import { $, badge, classBadge, el, pageText, pressOnly, siteLabel } from './dom.js';
+import { askWorker } from '../shared/chromium-errors.js';
 
 // A tool's name, then its title if it has one, each apart.
 const nameAndTitle = (entry) => [
@@ -64,7 +65,7 @@ function render(palette) {
 
 // The person clears a tool's flag: its hints are trusted again.
 async function clearFlag(entry) {
-  const answer = await chrome.runtime.sendMessage({ type: 'clear_flag', site: entry.site, tool: entry.name });
+  const answer = await askWorker({ type: 'clear_flag', site: entry.site, tool: entry.name });
   if (answer?.error) throw new Error(answer.error);
   await main();
   $('details').hidden = true;
@@ -74,7 +75,7 @@ async function main() {
   const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
   // Tests open this page in a tab of its own and name the tab to show.
   const tabId = Number(new URLSearchParams(location.search).get('tab')) || tab?.id;
-  const palette = await chrome.runtime.sendMessage({ type: 'palette', tab_id: tabId });
+  const palette = await askWorker({ type: 'palette', tab_id: tabId });
   if (palette?.error) throw new Error(palette.error);
   render(palette);
 }

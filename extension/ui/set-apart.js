@@ -8,10 +8,11 @@ import { $, el, pageText } from './dom.js';
 import { changeRules, widerThanAdmin } from './rule-changes.js';
 import { conditionsEditor } from './conditions-editor.js';
 import { limitControl, limitOf } from './limit-control.js';
+import { askWorker } from '../shared/chromium-errors.js';
 
 const site = new URLSearchParams(location.search).get('site') ?? '';
 // The rules' words, from the core (src/views/rule_words.rs) through the worker.
-const WORDS = await chrome.runtime.sendMessage({ type: 'rule_words' });
+const WORDS = await askWorker({ type: 'rule_words' });
 const KIND_LABELS = Object.fromEntries(WORDS.kinds.map(({ key, label }) => [key, label]));
 const LEVELS = WORDS.levels.map(({ key, label }) => [key, label]);
 const NEW_RULES = WORDS.new_rules;
@@ -77,7 +78,7 @@ function summaryOf(tools) {
 // 'argument'), by text; one message for them all.
 async function shownAs(kind, texts) {
   if (texts.length === 0) return new Map();
-  const shown = await chrome.runtime.sendMessage({ type: 'shown_as', kind, texts });
+  const shown = await askWorker({ type: 'shown_as', kind, texts });
   if (!Array.isArray(shown)) throw new Error(shown?.error ?? 'the worker did not answer');
   return new Map(texts.map((text, i) => [text, shown[i]]));
 }
@@ -99,10 +100,10 @@ async function main() {
   $('heading').textContent = `Set areas and tools apart on ${host}`;
   document.title = `Toolgate: set areas and tools apart on ${host}`;
   const [listed, { rules: book }, policy, offered] = await Promise.all([
-    chrome.runtime.sendMessage({ type: 'site_tools', site }),
+    askWorker({ type: 'site_tools', site }),
     chrome.storage.local.get('rules'),
     chrome.storage.managed.get(null).catch(() => ({})),
-    chrome.runtime.sendMessage({ type: 'tool_properties', site }),
+    askWorker({ type: 'tool_properties', site }),
   ]);
   // What each tool's conditions can look at, by name (only tools open now).
   let properties = offered && typeof offered === 'object' && !('error' in offered) ? offered : {};
@@ -245,9 +246,9 @@ async function main() {
   // Their conditions and limits, as the rules store them now.
   async function refresh() {
     const [now, { rules: bookNow }, offeredNow] = await Promise.all([
-      chrome.runtime.sendMessage({ type: 'site_tools', site }),
+      askWorker({ type: 'site_tools', site }),
       chrome.storage.local.get('rules'),
-      chrome.runtime.sendMessage({ type: 'tool_properties', site }),
+      askWorker({ type: 'tool_properties', site }),
     ]);
     if (offeredNow && typeof offeredNow === 'object' && !('error' in offeredNow)) properties = offeredNow;
     const stored = bookNow?.sites?.[site] ?? {};

@@ -7,6 +7,7 @@
 import { $, el, pageText } from './dom.js';
 import { changeRules as change, widerThanAdmin } from './rule-changes.js';
 import { limitControl, limitOf } from './limit-control.js';
+import { askWorker } from '../shared/chromium-errors.js';
 
 const RULES_KEY = 'rules';
 const SEEN_KEY = 'sites_seen';
@@ -15,7 +16,7 @@ export const KEPT_KEY = 'rules_kept';
 // The rules' words (the kinds, the levels, a new rule set, "Read freely",
 // why a level cannot be chosen) come from the core, in one place
 // (src/views/rule_words.rs), through the worker.
-export const WORDS = await chrome.runtime.sendMessage({ type: 'rule_words' });
+export const WORDS = await askWorker({ type: 'rule_words' });
 const KINDS = WORDS.kinds.map(({ key, label, meaning }) => [key, label, meaning]);
 const LEVELS = WORDS.levels.map(({ key, label }) => [key, label]);
 const NEW_RULES = WORDS.new_rules;
@@ -176,7 +177,7 @@ async function keepAsItIs(site, keep, tell = true) {
 
 // The tabs no shim runs in, from the worker (only it can ask a tab's relay).
 async function tabsWithoutToolgate() {
-  const answer = await chrome.runtime.sendMessage({ type: 'tabs_without_toolgate' });
+  const answer = await askWorker({ type: 'tabs_without_toolgate' });
   return Array.isArray(answer) ? answer : [];
 }
 
