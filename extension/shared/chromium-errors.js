@@ -26,7 +26,7 @@ export function saysWorkerUnreachable(text) {
 // Sends `message` to Toolgate's service worker; resolves with its answer.
 // A worker that stops after it took the message, before it answered, does
 // not fail the send: Chromium resolves it with nothing, as if it had been
-// answered (seen on 148 and 156; tests/e2e/worker-stops.test.mjs). The
+// answered (seen on 148 and 156; tests/e2e/registration.test.mjs). The
 // worker answers every message of its relays and pages with something, at
 // least null (background/routing.js), so nothing here means no answer, and
 // fails with words `saysWorkerUnreachable` knows: whoever sends may send again.
