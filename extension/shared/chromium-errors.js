@@ -35,3 +35,19 @@ export async function askWorker(message) {
   if (answer === undefined) throw new Error("Toolgate's service worker stopped before it answered");
   return answer;
 }
+
+// Runs `attempt` (given its try's number, from 1) until a worker answers it:
+// again while it fails as `saysWorkerUnreachable` reads it, six tries in all,
+// 0.1, 0.2, 0.4, 0.8 and 1.6 s apart (a stopped worker's successor is
+// running well within that). Any other failure, or the last, is its own.
+const TRIES = 6;
+export async function untilAWorkerAnswers(attempt) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt(tries);
+    } catch (error) {
+      if (tries >= TRIES || !saysWorkerUnreachable(String(error?.message ?? error))) throw error;
+    }
+    await new Promise((done) => setTimeout(done, 50 * 2 ** tries));
+  }
+}

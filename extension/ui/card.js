@@ -19,7 +19,7 @@
 // root element says when the card takes answers.
 
 import { $, el, lineNodes, lineText, pageText } from './dom.js';
-import { askWorker } from '../shared/chromium-errors.js';
+import { askWorker, untilAWorkerAnswers } from '../shared/chromium-errors.js';
 
 const INPUT_DELAY_MS = 500;
 
@@ -77,21 +77,6 @@ for (const type of ['click', 'keydown', 'keyup', 'pointerdown', 'pointerup', 'mo
 
 // The answer was taken, though the worker that took it could not say so.
 const TAKEN = Symbol('taken');
-const DELIVERY_TRIES = 6;
-
-// Runs `attempt` (given its try's number) until a worker answers it. A worker
-// that stops before it answers fails the message; the next worker, which
-// finds this card and its window again, gets it. Fails with the last error.
-async function untilAWorkerAnswers(attempt) {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await attempt(tries);
-    } catch (error) {
-      if (tries >= DELIVERY_TRIES) throw error;
-    }
-    await new Promise((done) => setTimeout(done, 50 * 2 ** tries));
-  }
-}
 
 // Sends an answer until a worker takes it, so a person's click is never lost
 // to a stop. The core takes a card's answer once: if the card no longer waits

@@ -19,7 +19,7 @@
 // page has loaded (for the palette's ping), whichever comes first.
 import { HELLO, TO_PAGE, TO_RELAY } from '../handshake.js';
 import { withTimeout } from '../../shared/deadlines.js';
-import { askWorker, saysWorkerUnreachable } from '../../shared/chromium-errors.js';
+import { askWorker, untilAWorkerAnswers } from '../../shared/chromium-errors.js';
 import { changes, storageNow, unwatch, watching } from './storage.js';
 
 // ---- The channel ------------------------------------------------------------
@@ -144,21 +144,12 @@ window.addEventListener('pagehide', function leaving(event) {
 
 // ---- Asking the worker, again if it was stopped ------------------------------
 // A message the worker must answer even if it stopped meanwhile (MV3 stops
-// idle workers): sent again, at growing intervals, while Chromium says no
-// worker took it or none answered it. `settle(reply)` gets the worker's
-// answer; `fail(why)` the reason it could not be asked.
-const RETRIES = 5;
-function ask(text, settle, fail, tries = 0) {
-  // Fails at once, not again, where the extension was reloaded: this frame's
-  // relay is cut off.
-  askWorker(text).then(settle, (error) => {
-    const why = String(error?.message ?? error);
-    if (tries < RETRIES && saysWorkerUnreachable(why)) {
-      setTimeout(() => ask(text, settle, fail, tries + 1), 100 * 2 ** tries);
-      return;
-    }
-    fail(why);
-  });
+// idle workers): sent again while Chromium says no worker took it or none
+// answered it (shared/chromium-errors.js). `settle(reply)` gets the worker's
+// answer; `fail(why)` the reason it could not be asked (at once where the
+// extension was reloaded: this frame's relay is cut off).
+function ask(text, settle, fail) {
+  untilAWorkerAnswers(() => askWorker(text)).then(settle, (error) => fail(String(error?.message ?? error)));
 }
 
 // A call that reached the page's copy of a tool in the browser's own
