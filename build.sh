@@ -246,6 +246,12 @@ build() {
   node_modules/.bin/esbuild extension/background/worker.js --bundle --format=iife \
     --banner:js='"use strict";' --log-override:empty-import-meta=silent \
     --sourcemap --log-level=warning --outfile=pkg/worker.js
+  # The arguments' checker's worker (extension/checker/worker.js), one classic
+  # script: the core's check and the validator, started by the checker's
+  # offscreen document (ARCHITECTURE.md, "The arguments' checker").
+  node_modules/.bin/esbuild extension/checker/worker.js --bundle --format=iife \
+    --banner:js='"use strict";' --log-override:empty-import-meta=silent \
+    --log-level=warning --outfile=pkg/checker-worker.js
   # The MAIN-world shim's modules (extension/content/main-world/; index.js says
   # the rules they keep) ship as one classic script, the first of every
   # document: an IIFE, so nothing of them is left on the page's `window`. The
@@ -298,8 +304,8 @@ build_core() {
 # Not the sources the bundles were made of, the tests or the docs. The version is the manifest's (which package.json and
 # Cargo.toml's workspace version agree with: tests/e2e/package.test.mjs).
 DIST_FILES=(manifest.json managed-schema.json pkg/toolgate.js pkg/toolgate_bg.wasm pkg/worker.js
-  pkg/main-world.js pkg/relay.js pkg/icons extension/ui
-  extension/shared/chromium-errors.js)
+  pkg/main-world.js pkg/relay.js pkg/checker-worker.js pkg/icons extension/ui extension/checker/checker.html
+  extension/checker/checker.js extension/shared/chromium-errors.js)
 dist_version() { node -p 'require("./manifest.json").version'; }
 # The manifest goes without its "key" (the Chrome Web Store refuses one: the
 # store gives the extension its own id); loaded unpacked, the folder gets an

@@ -339,6 +339,7 @@ fn bench_decide(c: &mut Criterion) {
         url: format!("{SITE}/"),
     }];
     let world = World {
+        checking: Default::default(),
         registry: &registry,
         tabs: Some(&tabs),
         now_ms: 1_000_000,
@@ -408,6 +409,7 @@ fn bench_decide(c: &mut Criterion) {
         ops: serde_json::from_value(ops).expect("ops parse"),
     });
     let world = World {
+        checking: Default::default(),
         registry: &small,
         tabs: None,
         now_ms: 1_000_000,

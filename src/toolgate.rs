@@ -12,6 +12,7 @@ use crate::decisions::rules::RuleBook;
 use crate::decisions::rules::{SeenTool, Standing};
 use crate::page::conduct::{Broken, Conduct, Watch, Witnessed, SEEN_CAP};
 use crate::page::registry::{Effect, Event, Registered, Registry};
+use crate::page::schema::Checking;
 use crate::views::cards::{self, Card};
 use crate::views::text::{page_line, Line, NAME_CAP};
 use serde::Serialize;
@@ -147,7 +148,8 @@ impl Toolgate {
         self.registry.apply(event)
     }
 
-    /// An agent's JSON-RPC request, as chat `chat`.
+    /// An agent's JSON-RPC request, as chat `chat`, its arguments checked
+    /// in place (natively).
     pub fn request(
         &mut self,
         chat: &str,
@@ -155,7 +157,21 @@ impl Toolgate {
         tabs: Option<&[TabInfo]>,
         now_ms: u64,
     ) -> Step {
+        self.request_checked(chat, request, tabs, Checking::InPlace, now_ms)
+    }
+
+    /// An agent's JSON-RPC request, as chat `chat`, its arguments checked as
+    /// `checking` says (ARCHITECTURE.md, "The arguments' checker").
+    pub fn request_checked(
+        &mut self,
+        chat: &str,
+        request: &str,
+        tabs: Option<&[TabInfo]>,
+        checking: Checking<'_>,
+        now_ms: u64,
+    ) -> Step {
         let world = World {
+            checking,
             registry: &self.registry,
             tabs,
             now_ms,
@@ -184,9 +200,18 @@ impl Toolgate {
         self.passes.take(&self.registry, call, now_ms)
     }
 
-    /// A call that reached Toolgate's native copy of a tool in one frame.
-    pub fn frame_call(&mut self, chat: &str, id: &Value, call: &FrameCall, now_ms: u64) -> Step {
+    /// A call that reached Toolgate's native copy of a tool in one frame,
+    /// its arguments checked as `checking` says.
+    pub fn frame_call(
+        &mut self,
+        chat: &str,
+        id: &Value,
+        call: &FrameCall,
+        checking: Checking<'_>,
+        now_ms: u64,
+    ) -> Step {
         let world = World {
+            checking,
             registry: &self.registry,
             tabs: None,
             now_ms,
@@ -215,6 +240,7 @@ impl Toolgate {
         now_ms: u64,
     ) -> Result<Answered, String> {
         let world = World {
+            checking: Default::default(),
             registry: &self.registry,
             tabs: Some(tabs),
             now_ms,
@@ -247,6 +273,7 @@ impl Toolgate {
     pub fn card(&self, card_id: u64, tabs: &[TabInfo], now_ms: u64) -> Option<Card> {
         let pending = self.session.pending.get(&card_id)?;
         let world = World {
+            checking: Default::default(),
             registry: &self.registry,
             tabs: Some(tabs),
             now_ms,

@@ -5,6 +5,7 @@ use crate::decisions::answers::Answer;
 use crate::decisions::exposed::PageCall;
 use crate::messages::{FromPage, FromUi};
 use crate::page::registry::{Event, FrameRef};
+use crate::page::schema::{Checked, Checking};
 use crate::toolgate::Toolgate;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -36,6 +37,18 @@ pub fn error_reply(kind: &str, id: &str, detail: &str) -> Result<String, JsError
 // (serde-wasm-bindgen), and the shell calls `JSON` itself rather than
 // through js-sys, whose calls each cost a closure and a copy of their
 // arguments (ARCHITECTURE.md, "The design card's crates").
+
+/// The checker's verdict the shell brought back, if any.
+fn read_checked(checked: Option<String>) -> Result<Option<Checked>, JsError> {
+    checked.map(|text| read(&text, "checked")).transpose()
+}
+
+/// An agent's arguments checked against a tool's schema (both JSON text),
+/// on the checker's own thread (extension/checker/): the verdict as JSON text.
+#[wasm_bindgen(js_name = "checkArguments")]
+pub fn check_arguments(schema: &str, arguments: &str) -> Result<String, JsError> {
+    write(&crate::page::schema::check_texts(schema, arguments))
+}
 
 /// Writes a value as JSON text for the shell.
 fn write<T: Serialize>(value: &T) -> Result<String, JsError> {
@@ -181,23 +194,30 @@ impl Core {
     }
 
     /// An agent's JSON-RPC request, as chat `chat`. `tabs` may be absent:
-    /// the step is then `need_tabs` if the request needs them.
+    /// the step is then `need_tabs` if the request needs them; `checked`,
+    /// the checker's verdict (`Checked` as JSON text) the request came back
+    /// with, may be too: the step is then `need_check` if a call's
+    /// arguments need one (ARCHITECTURE.md, "The arguments' checker").
     pub fn agent(
         &mut self,
         chat: &str,
         request: &str,
         tabs: Option<String>,
+        checked: Option<String>,
         now_ms: f64,
     ) -> Result<String, JsError> {
         let tabs: Option<Vec<TabInfo>> = match tabs {
             Some(tabs) => Some(read(&tabs, "tabs")?),
             None => None,
         };
-        write(
-            &self
-                .0
-                .request(chat, request, tabs.as_deref(), now_ms as u64),
-        )
+        let checked = read_checked(checked)?;
+        write(&self.0.request_checked(
+            chat,
+            request,
+            tabs.as_deref(),
+            Checking::OffThread(checked.as_ref()),
+            now_ms as u64,
+        ))
     }
 
     /// A call that reached Toolgate's native copy of a tool in one frame,
@@ -209,11 +229,14 @@ impl Core {
         chat: &str,
         request_id: &str,
         call: &str,
+        checked: Option<String>,
         now_ms: f64,
     ) -> Result<String, JsError> {
         let id: serde_json::Value = read(request_id, "request id")?;
         let call: FrameCall = read(call, "frame call")?;
-        write(&self.0.frame_call(chat, &id, &call, now_ms as u64))
+        let checked = read_checked(checked)?;
+        let checking = Checking::OffThread(checked.as_ref());
+        write(&self.0.frame_call(chat, &id, &call, checking, now_ms as u64))
     }
 
     /// Withdraws request `request_id` (JSON text) of `chat` from the card it

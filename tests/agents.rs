@@ -66,6 +66,7 @@ impl Harness {
         }))
         .expect("a frame call");
         let world = World {
+            checking: Default::default(),
             registry: &self.registry,
             tabs: None,
             now_ms: 1_000,
@@ -75,6 +76,7 @@ impl Harness {
 
     fn answer(&mut self, card_id: u64, answer: Answer) -> Step {
         let world = World {
+            checking: Default::default(),
             registry: &self.registry,
             tabs: Some(&self.tabs),
             now_ms: 1_000,
@@ -90,6 +92,7 @@ impl Harness {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "browser_list_webmcp_tools", "arguments": {"tabId": 1}}});
         let world = World {
+            checking: Default::default(),
             registry: &self.registry,
             tabs: Some(&self.tabs),
             now_ms: 1_000,
@@ -285,6 +288,7 @@ fn withdrawing_the_asker_of_a_site_card_leaves_it_open_for_the_next_request_wait
     );
     // Its answer now goes to request 2.
     let world = World {
+        checking: Default::default(),
         registry: &h.registry,
         tabs: Some(&h.tabs),
         now_ms: 1_000,
@@ -327,6 +331,7 @@ fn withdrawing_a_request_that_waits_on_nothing_changes_nothing() {
 fn an_mcp_ping_is_answered_at_once_with_an_empty_result() {
     let mut h = Harness::new();
     let world = World {
+        checking: Default::default(),
         registry: &h.registry,
         tabs: None,
         now_ms: 1_000,

@@ -211,6 +211,7 @@ fn localhost_is_never_asked_the_site_question_nor_offered_site_wide_refusals() {
         ["Never allow \u{201c}delete_note\u{201d} on notes.localhost:8000"]
     );
     let world = World {
+        checking: Default::default(),
         registry: &h.registry,
         tabs: Some(&h.tabs),
         now_ms: h.now_ms,

@@ -125,6 +125,7 @@ fn requests_waiting_on_one_site_card_are_bounded_by_their_bytes_as_stored() {
         // Straight to the session: the harness's check of every change
         // writes the whole session out twice a request.
         let world = toolgate::decisions::agent::World {
+            checking: Default::default(),
             registry: &h.registry,
             tabs: Some(&h.tabs),
             now_ms: h.now_ms,

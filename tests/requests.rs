@@ -36,6 +36,7 @@ fn only_requests_that_name_tabs_need_the_open_tabs_and_asking_changes_nothing() 
         let request =
             json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call", "params": params});
         let world = World {
+            checking: Default::default(),
             registry: &h.registry,
             tabs: None,
             now_ms: h.now_ms,
@@ -336,6 +337,7 @@ fn a_session_restored_mid_card_still_runs_the_call() {
     h.session = serde_json::from_str(&stored).expect("parses");
     // The agent lost its wait and sends the same request again: it waits on the same card.
     let world = World {
+        checking: Default::default(),
         registry: &h.registry,
         tabs: Some(&h.tabs),
         now_ms: h.now_ms,
@@ -362,6 +364,7 @@ fn a_session_restored_mid_card_still_runs_the_call() {
         .expect("finished");
     assert_eq!(reply.value()["result"]["content"][0]["text"], "3 notes");
     let world = World {
+        checking: Default::default(),
         registry: &h.registry,
         tabs: Some(&h.tabs),
         now_ms: h.now_ms,

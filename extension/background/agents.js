@@ -3,6 +3,7 @@
 // the core decides each request and returns a step, carried out here.
 import { closeCardWindow, openCard, openWaitingCards } from './card-windows.js';
 import { run } from './calls.js';
+import { checkOffThread, warmChecker } from './checker.js';
 import { errorReply, fromJson, toJson } from './core.js';
 import { chatNamed, requestCame } from './audit.js';
 import { keepError } from './errors.js';
@@ -15,16 +16,35 @@ export async function tabsInfo() {
   return tabs.map((t) => ({ id: t.id, title: t.title ?? '', url: t.url ?? '' }));
 }
 
+// How many times a call's arguments are checked before the call is given up:
+// the tool changed under each check (docs/agents.md).
+const CHECKS = 3;
+
+// The step `decide(tabs, checked)` comes to, asked again with what the core
+// needs: the open tabs (most requests are decided without them, and looking
+// them up costs a round trip), or the checker's verdict on a call's arguments
+// (checker.js), which runs off this thread while other requests go on.
+export async function decided(decide) {
+  let tabs;
+  let checked;
+  let checks = 0;
+  for (;;) {
+    const step = await decide(tabs, checked);
+    if (step.step === 'need_tabs' && tabs === undefined) tabs = toJson(await tabsInfo(), 'tabs');
+    else if (step.step === 'need_check' && checks < CHECKS) {
+      checks += 1;
+      checked = toJson(await checkOffThread(step.check), 'checked');
+    } else return step;
+  }
+}
+
 export async function agent(chatId, request, { onWaiting } = {}) {
   if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
   requestCame(chatId, request);
-  // Most requests are decided without the open tabs; looking them up costs
-  // a round trip, so only a request that needs them is asked again with them.
-  const decide = (tabs) => changeSession((core) => fromJson(
-    core.agent(chatId, toJson(request, 'agent request'), tabs && toJson(tabs, 'tabs'), Date.now()),
-  ));
-  let step = await decide(null);
-  if (step.step === 'need_tabs') step = await decide(await tabsInfo());
+  warmChecker();
+  const step = await decided((tabs, checked) => changeSession((core) => fromJson(
+    core.agent(chatId, toJson(request, 'agent request'), tabs, checked, Date.now()),
+  )));
   const id = request?.id ?? null;
   const waiting = waitFor(chatId, id, onWaiting);
   await proceed(chatId, id, step, false);
@@ -88,6 +108,9 @@ export async function proceed(chat, id, step, kept) {
       return undefined;
     case 'attach': return undefined; // Its call is running; the reply will come.
     case 'need_tabs': throw new Error('the core asked for the open tabs twice');
+    case 'need_check':
+      return deliver(chat, id, await errorReply('not_carried_out', id,
+        'the tool changed each time its arguments were checked: nothing ran'), kept);
     default: throw new Error(`unknown step ${step.step}`);
   }
 }

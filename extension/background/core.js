@@ -6,7 +6,6 @@
 // start, and every handler waits on `ready`.
 import init, { Core, errorReply as writeErrorReply, pageText } from '../../pkg/toolgate.js';
 import { keepError } from './errors.js';
-import { checkArguments } from './arguments.js';
 import { adminBook, LAST_POLICY_KEY, policy, samePolicy } from './policy.js';
 import { coreModule } from './start.js';
 
@@ -60,9 +59,6 @@ export const storedAtStart = chrome.storage.session.get(null);
 // the stored registry. Top-level await and import() both break MV3 workers,
 // so this is a promise every handler awaits.
 export const ready = (async () => {
-  // The core's validator of an agent's arguments (src/page/schema.rs), a
-  // global that src/wasm.rs imports by name, looked up when it checks.
-  globalThis.toolgateCheckArguments = checkArguments;
   const [, stored, local] = await Promise.all([
     init({ module_or_path: coreModule }), storedAtStart, chrome.storage.local.get([RULES_KEY, LAST_POLICY_KEY, FLAGS_KEY]),
   ]);

@@ -1,6 +1,6 @@
 // Pages: the reports of their frames' tools, their tabs closing and frames
 // navigating, and the calls of the browser's own agent that reach them.
-import { openChat, proceed, withdraw } from './agents.js';
+import { decided, openChat, proceed, withdraw } from './agents.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
 import { record } from './audit.js';
 import { applyEvent, fromJson, inTab, storedAtStart, TOOL_KEY, toJson } from './core.js';
@@ -115,7 +115,9 @@ async function nativeCall(number, call, sender) {
   }
   const id = nativeRequestId(sender.documentId, number);
   const waiting = waitFor(chat, id);
-  const step = await changeSession((core) => fromJson(core.frameCall(chat, toJson(id, 'request id'), toJson(call, 'call'), Date.now())));
+  const step = await decided((_tabs, checked) => changeSession((core) => fromJson(
+    core.frameCall(chat, toJson(id, 'request id'), toJson(call, 'call'), checked, Date.now()),
+  )));
   await proceed(chat, id, step, false);
   return waiting;
 }

@@ -54,7 +54,7 @@ function afterStart() {
 ready.then(() => setTimeout(afterStart, AFTER_START_MS), () => setTimeout(afterStart, AFTER_START_MS));
 // What a first agent call reads and runs besides the core, done while the
 // core compiles off this thread: the settings read, the tabs with tools
-// listened to again (pages.js), and the JS the call's checks run compiled (warm.js).
+// listened to again (pages.js), and the APIs a watched call listens with (warm.js).
 settings().catch((error) => keepError('reading the settings', error));
 watchStoredTabs().catch((error) => keepError('listening again to the tabs with tools', error));
 coreResponse.then(() => setTimeout(warmUp), () => {});

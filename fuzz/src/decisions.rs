@@ -456,7 +456,13 @@ impl Driver {
         };
         self.next_id += 1;
         let id = json!(self.next_id);
-        let step = self.core.frame_call(chat, &id, &call, self.now_ms);
+        let step = self.core.frame_call(
+            chat,
+            &id,
+            &call,
+            toolgate::page::schema::Checking::InPlace,
+            self.now_ms,
+        );
         self.step(chat, &id, step, None);
         self.model.called(chat);
     }

@@ -61,6 +61,9 @@ pub struct World<'a> {
     /// every call), and those that do return `Step::NeedTabs`.
     pub tabs: Option<&'a [TabInfo]>,
     pub now_ms: u64,
+    /// Where a call's arguments are checked, and the checker's verdict the
+    /// request came back with (ARCHITECTURE.md, "The arguments' checker").
+    pub checking: crate::page::schema::Checking<'a>,
 }
 
 impl World<'_> {
@@ -139,6 +142,12 @@ pub enum Step {
     /// The request needs the open tabs (a tab's title, or whether a tab
     /// exists): send it again with them. Nothing changed.
     NeedTabs,
+    /// The call's arguments must be checked by the checker, off the
+    /// worker's thread: send the request again with its verdict (`Checked`).
+    /// Nothing changed.
+    NeedCheck {
+        check: crate::page::schema::CheckAsked,
+    },
 }
 
 impl Step {
@@ -436,7 +445,7 @@ impl Session {
         let before = chat_state(self);
         let step = decide(self);
         let stored_nothing = match &step {
-            Step::NeedTabs => true,
+            Step::NeedTabs | Step::NeedCheck { .. } => true,
             Step::Run { run } => run.repeatable,
             _ => false,
         };

@@ -25,10 +25,12 @@
 //! part, as it is without Toolgate.
 
 mod budget;
+mod checker;
 mod pattern;
 mod subset;
 
 pub use budget::{Plan, PATTERNS, PATTERN_BYTES, STEPS};
+pub use checker::{check_texts, CheckAsked, Checked, Checking, Verdict};
 pub use pattern::{cached, compiled, work, Pattern, TooCostly, WORK_PER_STEP};
 use serde_json::Value;
 use std::sync::OnceLock;

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use toolgate::decisions::agent::{Answered, Session, Step, TabInfo, World};
 use toolgate::decisions::answers::{Answer, CardKind, SiteAnswer};
 use toolgate::page::registry::Registry;
+use toolgate::page::schema::{Checked, Checking};
 use toolgate::views::cards::{self, Card};
 
 /// A tool's result as the page hands it to the core: JSON text.
@@ -86,6 +87,7 @@ impl Harness {
 
     pub fn world(&self) -> World<'_> {
         World {
+            checking: Default::default(),
             registry: &self.registry,
             tabs: Some(&self.tabs),
             now_ms: self.now_ms,
@@ -103,6 +105,7 @@ impl Harness {
     /// stored marks the session unsaved (the shell writes nothing otherwise).
     pub fn checked<T>(&mut self, change: impl FnOnce(&mut Session, &World) -> T) -> T {
         let world = World {
+            checking: Default::default(),
             registry: &self.registry,
             tabs: Some(&self.tabs),
             now_ms: self.now_ms,
@@ -124,6 +127,36 @@ impl Harness {
 
     pub fn call(&mut self, chat: &str, tab: i64, tool: &str, args: Value) -> Step {
         self.send(chat, json!({"name": "browser_call_webmcp_tool", "arguments": {"tabId": tab, "name": tool, "arguments": args}}))
+    }
+
+    /// A call of `tool` with `args` (request `id`) as the extension makes
+    /// it: its arguments checked by the checker, whose verdict the request
+    /// brings back (`checked`) or not yet.
+    pub fn call_off_thread(
+        &mut self,
+        id: i64,
+        tab: i64,
+        tool: &str,
+        args: &Value,
+        checked: Option<&Checked>,
+    ) -> Step {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "browser_call_webmcp_tool", "arguments": {"tabId": tab, "name": tool, "arguments": args}}});
+        let world = World {
+            checking: Checking::OffThread(checked),
+            registry: &self.registry,
+            tabs: Some(&self.tabs),
+            now_ms: self.now_ms,
+        };
+        self.session.record().expect("serialises");
+        let step = self.session.request("c", &request.to_string(), &world);
+        if let Step::NeedCheck { .. } = step {
+            assert!(
+                !self.session.unsaved(),
+                "asking for a check changed what is stored"
+            );
+        }
+        step
     }
 
     /// Sends a request as it is (the same id again, for an agent that lost its wait).
@@ -174,6 +207,7 @@ pub fn outcome(h: &Harness, step: &Step) -> String {
         Step::Wait { .. } => "wait".into(),
         Step::Attach { .. } => "attach".into(),
         Step::NeedTabs => "need tabs".into(),
+        Step::NeedCheck { .. } => "need check".into(),
         Step::Reply { reply } => {
             if let Some(error) = reply.value().get("error") {
                 format!("error: {}", error["message"].as_str().unwrap_or(""))

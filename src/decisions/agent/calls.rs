@@ -9,7 +9,16 @@ use crate::decisions::untrusted::ReadFrom;
 use crate::page::conduct::Watch;
 use crate::page::declaration::{Hint, HintState, Kind};
 use crate::page::registry::{is_opaque_site, Frame, Tool};
+use crate::page::schema::Checking;
 use crate::protocol::CallTool;
+
+/// Why a call's arguments cannot go on to be decided.
+enum ArgumentsCheck {
+    /// They are refused: what the agent is told.
+    Refused(String),
+    /// The checker must check them first.
+    Needed(crate::page::schema::CheckAsked),
+}
 
 /// The tool a call names, found in the tab's frames.
 pub(super) struct Found<'a> {
@@ -162,8 +171,12 @@ impl Session {
         }
         // Never run unchecked: a schema Toolgate cannot check, or cannot check
         // within its budget, refuses the call (docs/agents.md).
-        if let Some(message) = Self::refused_arguments(name, found.tool, &value) {
-            return self.undecidable(chat, id, RpcError::InvalidParams(message));
+        match Self::arguments_checked(name, found.tool, &found.site, arguments, &value, world) {
+            Ok(()) => {}
+            Err(ArgumentsCheck::Refused(message)) => {
+                return self.undecidable(chat, id, RpcError::InvalidParams(message));
+            }
+            Err(ArgumentsCheck::Needed(check)) => return Step::NeedCheck { check },
         }
         let Some(facts) = ToolFacts::of(found.tool, &found.site, &world.registry.flags) else {
             let message = format!("{name} is not a tool");
@@ -186,23 +199,55 @@ impl Session {
         self.decide_call(chat, id, call, world)
     }
 
-    /// Why `arguments` are refused for the tool `name`, if they are: its
-    /// schema cannot be checked, or they break it.
-    fn refused_arguments(name: &str, tool: &Tool, arguments: &Value) -> Option<String> {
-        use crate::page::schema::{check, Refusal};
-        let cannot = |why: &str| format!("cannot check the arguments of {name}: {why}");
-        match (tool.schema(), tool.plan()) {
-            (Some(_), Some(Err(why))) => Some(cannot(why)),
-            (Some(schema), Some(Ok(plan))) => match check(schema, plan, arguments) {
-                Ok(()) => None,
-                Err(Refusal::Unchecked(why)) => Some(cannot(&why)),
-                Err(Refusal::Invalid(problems)) => Some(format!(
-                    "invalid arguments for {name}: {}",
-                    problems.join("; ")
-                )),
+    /// Whether `arguments` (`text`, read as `value`) pass the tool `name`'s
+    /// schema: checked in place, or by the checker off the worker's thread
+    /// (ARCHITECTURE.md, "The arguments' checker").
+    ///
+    /// # Errors
+    /// Why they are refused (its schema cannot be checked, or they break
+    /// it), or the check the checker must make first.
+    fn arguments_checked(
+        name: &str,
+        tool: &Tool,
+        site: &str,
+        text: &str,
+        value: &Value,
+        world: &World,
+    ) -> Result<(), ArgumentsCheck> {
+        use crate::page::schema::{check, CheckAsked, Refusal};
+        let checked = match world.checking {
+            Checking::InPlace => match (tool.schema(), tool.plan()) {
+                (Some(_), Some(Err(why))) => Err(Refusal::Unchecked(why.to_owned())),
+                (Some(schema), Some(Ok(plan))) => check(schema, plan, value),
+                _ => Ok(()),
             },
-            _ => None,
-        }
+            // The worker reads nothing of the schema: the checker does, on
+            // its own thread, under its deadline.
+            Checking::OffThread(verdict) => {
+                let Some(schema) = tool.decl.input_schema.as_deref() else {
+                    return Ok(());
+                };
+                match verdict.and_then(|v| v.for_texts(schema, text)) {
+                    Some(verdict) => verdict.clone().into_result(),
+                    None => {
+                        return Err(ArgumentsCheck::Needed(CheckAsked {
+                            schema: schema.to_owned(),
+                            arguments: text.to_owned(),
+                            site: site.to_owned(),
+                        }))
+                    }
+                }
+            }
+        };
+        let cannot = |why: &str| format!("cannot check the arguments of {name}: {why}");
+        checked.map_err(|refusal| {
+            ArgumentsCheck::Refused(match refusal {
+                Refusal::Unchecked(why) => cannot(&why),
+                Refusal::Invalid(problems) => {
+                    format!("invalid arguments for {name}: {}", problems.join("; "))
+                }
+            })
+        })
     }
 
     /// The site's rule for `chat`'s call or listing of a tool: the one place

@@ -1,0 +1,113 @@
+// The arguments' checker (ARCHITECTURE.md, "The arguments' checker"): an
+// offscreen document whose workers check agents' arguments against pages'
+// schemas, off the service worker's thread, each check stopped at a deadline.
+// A worker running a check past it is terminated, which stops whatever the
+// validator was doing, and the call is refused as too costly to check: the
+// bound holds whatever the validator does, not because a count of its work
+// says so.
+//
+// The service worker hands this document a MessagePort at each of its starts
+// (`toolgate:checker-port`); on it come checks ({id, schema, arguments, site})
+// and go verdicts ({id, verdict}). One check a site runs at a time, so that a
+// site's costly checks wait behind each other and never hold up another
+// site's.
+'use strict';
+
+// How long one check may take once its worker has it. An honest check takes
+// a few milliseconds at most (benches/README.md, "The arguments' budget").
+const DEADLINE_MS = 250;
+// How long a worker may take to start (load the core) before its check is
+// refused; only a worker that had to be started for the check waits for it.
+const START_MS = 10_000;
+// The most checks running at once, each on its own worker; the rest queue.
+const MOST_RUNNING = 4;
+// Workers kept started for the next checks.
+const IDLE_KEPT = 2;
+
+const TOO_COSTLY = `its schema is too costly to check: the check ran past ${DEADLINE_MS} ms`;
+
+const idle = [];
+const running = new Map(); // site -> the check running for it
+const queued = [];
+
+// A worker, and a promise of its start (the core loaded: the worker says so).
+function startWorker() {
+  const worker = new Worker('../../pkg/checker-worker.js');
+  const started = new Promise((resolve, reject) => {
+    worker.onmessage = ({ data }) => (data?.started ? resolve() : reject(new Error(data?.failed ?? 'it did not start')));
+    worker.onerror = (event) => {
+      event.preventDefault();
+      reject(new Error(event.message));
+    };
+  });
+  started.catch(() => {}); // A start that failed is told by the check that waits on it.
+  return { worker, started, ready: false };
+}
+
+function fillIdle() {
+  while (idle.length < IDLE_KEPT) idle.push(startWorker());
+}
+
+function take(check) {
+  queued.push(check);
+  next();
+}
+
+// Starts what can run: a site's next check once its last one ended.
+function next() {
+  for (let i = 0; i < queued.length && running.size < MOST_RUNNING;) {
+    if (running.has(queued[i].site)) {
+      i += 1;
+      continue;
+    }
+    const [check] = queued.splice(i, 1);
+    run(check);
+  }
+}
+
+function run(check) {
+  const one = idle.pop() ?? startWorker();
+  const job = { check, one, timer: null, done: false };
+  running.set(check.site, job);
+  const end = (verdict, { stop = false } = {}) => {
+    if (job.done) return;
+    job.done = true;
+    clearTimeout(job.timer);
+    running.delete(check.site);
+    if (stop || idle.length >= IDLE_KEPT) one.worker.terminate();
+    else idle.push(one);
+    check.port.postMessage({ id: check.id, verdict });
+    fillIdle();
+    next();
+  };
+  const unchecked = (why) => end({ verdict: 'unchecked', why }, { stop: true });
+  // The deadline counts from when a started worker has the check; a worker
+  // started for it gets START_MS to start first.
+  const startBy = setTimeout(() => unchecked('the checker did not start'), START_MS);
+  one.started.then(() => {
+    clearTimeout(startBy);
+    if (job.done) return;
+    one.worker.onmessage = ({ data }) => end(data.verdict);
+    one.worker.onerror = (event) => {
+      event.preventDefault();
+      unchecked(`the validator failed (${event.message})`);
+    };
+    job.timer = setTimeout(() => unchecked(TOO_COSTLY), DEADLINE_MS);
+    one.worker.postMessage({ schema: check.schema, arguments: check.arguments });
+  }, (error) => {
+    clearTimeout(startBy);
+    unchecked(`the checker did not start (${error.message})`);
+  });
+}
+
+// Only this extension's own service worker can post to its document.
+navigator.serviceWorker.onmessage = (event) => {
+  if (event.data?.type !== 'toolgate:checker-port' || !event.ports[0]) return;
+  const [port] = event.ports;
+  port.onmessage = ({ data }) => {
+    if (typeof data?.id !== 'number' || typeof data.schema !== 'string' || typeof data.arguments !== 'string') return;
+    take({ id: data.id, schema: data.schema, arguments: data.arguments, site: String(data.site), port });
+  };
+};
+
+fillIdle();
