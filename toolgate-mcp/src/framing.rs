@@ -12,8 +12,12 @@ use std::fmt;
 
 use bytes::Bytes;
 use serde::{de::DeserializeOwned, Serialize};
+use serde_json::Value;
 use tokio_util::codec::LengthDelimitedCodec;
 use toolgate::protocol::bridge::{MAX_FROM_BROWSER, MAX_TO_BROWSER};
+use toolgate::protocol::RpcError;
+
+use crate::salvage;
 
 /// The codec for frames of at most `max` bytes (the length prefix excluded).
 /// A longer frame is an error on both reading and writing: reading stops at
@@ -78,6 +82,27 @@ pub fn decode<T: DeserializeOwned>(frame: &[u8]) -> Result<T, Malformed> {
             Err(e) => Malformed::NotJson(e),
         }
     })
+}
+
+/// The session and the JSON-RPC id of a reply whose frame cannot be read,
+/// where the lenient scan (`salvage`) finds both: the call waiting for it
+/// can then be failed, not left to wait for ever.
+pub fn unreadable_reply(frame: &[u8]) -> Option<(String, Value)> {
+    if salvage::member(frame, "type")? != br#""reply""# {
+        return None;
+    }
+    let session = serde_json::from_slice(salvage::member(frame, "session")?).ok()?;
+    let id = salvage::id(salvage::member(salvage::member(frame, "reply")?, "id")?)?;
+    Some((session, id))
+}
+
+/// The reply that fails the call `id` whose reply frame cannot be read:
+/// a JSON-RPC internal error saying why.
+pub fn unread_reply(id: &Value, why: &Malformed) -> Value {
+    let error = RpcError::Internal(format!(
+        "Toolgate's reply could not be read, so the call's outcome is unknown: {why}"
+    ));
+    toolgate::protocol::error_reply(id, &error).value()
 }
 
 /// A message too large for the hop it was meant for.

@@ -86,7 +86,20 @@ async fn read_browser(stdin: impl tokio::io::AsyncRead + Unpin, routes: Routes) 
                     );
                 }
             }
-            Err(e) => eprintln!("toolgate-mcp host: refused a message from the browser: {e}"),
+            Err(e) => {
+                eprintln!("toolgate-mcp host: refused a message from the browser: {e}");
+                // A reply that cannot be read still ends its call, which
+                // would otherwise wait for ever.
+                if let Some((session, id)) = framing::unreadable_reply(&frame) {
+                    let reply = ToAgent::Reply {
+                        reply: framing::unread_reply(&id, &e),
+                        session,
+                    };
+                    if let Ok(frame) = framing::encode(&reply, usize::MAX) {
+                        routes.with(|r| r.get(reply.session()).map(|c| c.send(frame)));
+                    }
+                }
+            }
         }
     }
     0

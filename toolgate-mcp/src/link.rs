@@ -277,7 +277,17 @@ fn start(stream: transport::Stream, session: String) -> Conn {
                 match framing::decode::<ToAgent>(&frame) {
                     Ok(message) if message.session() == session => deliver(&pending, message),
                     Ok(_) => eprintln!("toolgate-mcp: dropped a message for another session"),
-                    Err(e) => eprintln!("toolgate-mcp: refused a message from the host: {e}"),
+                    Err(e) => {
+                        eprintln!("toolgate-mcp: refused a message from the host: {e}");
+                        // A reply that cannot be read still ends its call.
+                        match framing::unreadable_reply(&frame) {
+                            Some((to, id)) if to == session => {
+                                let reply = framing::unread_reply(&id, &e);
+                                deliver(&pending, ToAgent::Reply { session: to, reply });
+                            }
+                            _ => {}
+                        }
+                    }
                 }
             }
             gone.cancel();

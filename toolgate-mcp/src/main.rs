@@ -17,7 +17,9 @@ mod framing;
 mod host;
 mod install;
 mod link;
+mod salvage;
 mod server;
+mod stdio;
 mod transport;
 
 use std::ffi::OsString;

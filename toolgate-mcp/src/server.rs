@@ -2,7 +2,8 @@
 //!
 //! `tools/list` is answered here, from the core's definitions of the browser
 //! tools; each `tools/call` is forwarded to the extension through the host
-//! and its reply mapped back. rmcp does the JSON-RPC.
+//! and its reply mapped back. rmcp does the JSON-RPC, over lines read by
+//! `stdio`, which answers the requests it cannot read itself.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +20,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::link::{CallError, Link};
+use crate::stdio::Stdio;
 use crate::transport;
 
 /// How often a waiting call with a progress token tells the client it is
@@ -233,7 +235,7 @@ pub async fn run(read_only: bool) -> u8 {
         inner: stdin,
         ended: ended.clone(),
     };
-    let running = match server.serve((stdin, stdout)).await {
+    let running = match server.serve(Stdio::new(stdin, stdout)).await {
         Ok(running) => running,
         // The client left before initializing, or spoke no MCP.
         Err(e) => {

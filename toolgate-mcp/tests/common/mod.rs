@@ -265,9 +265,28 @@ impl Client {
     }
 
     fn write(&mut self, message: &Value) {
+        self.write_line(&message.to_string());
+    }
+
+    /// Writes one line as it is (a message that may not be JSON at all).
+    pub fn write_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").expect("write");
+        writeln!(stdin, "{line}").expect("write");
         stdin.flush().expect("flush");
+    }
+
+    /// The error reply whose `id` member is exactly `id` (`null` included,
+    /// which a missing `id` is not).
+    pub fn error_for(&mut self, id: &Value) -> Value {
+        match self.find(WAIT, |m| {
+            m.get("id") == Some(id) && m.get("error").is_some()
+        }) {
+            Some(message) => message,
+            None => panic!(
+                "no error reply with id {id}: {}",
+                self.stderr.lock().expect("lock")
+            ),
+        }
     }
 
     /// Sends a request; returns its id.
