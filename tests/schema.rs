@@ -68,9 +68,43 @@ fn patterns_formats_and_references_are_checked() {
     assert!(found[0].starts_with("arguments.ids[1]: "), "{found:?}");
 }
 
+/// A `type` that names no type used to check nothing: the validator read
+/// past it, and the call ran with arguments nobody checked.
 #[test]
-fn a_schema_the_validator_cannot_read_checks_nothing() {
-    assert!(problems(json!({"type": "strin"}), json!(5)).is_empty());
+fn a_type_that_names_no_type_makes_the_schema_uncheckable_wherever_it_is() {
+    let why = |schema: serde_json::Value| uncheckable(&schema);
+    let named = |name: &str| {
+        Some(format!(
+            "its schema names a type that does not exist ({name})"
+        ))
+    };
+    assert_eq!(why(json!({"type": "strin"})), named("\"strin\""));
+    assert_eq!(why(json!({"type": 5})), named("5"));
+    let many: Vec<String> = (0..15_000).map(|i| format!("t{i}")).collect();
+    assert_eq!(
+        why(json!({"type": "array", "items": {"type": many}})),
+        named("\"t0\"")
+    );
+    assert_eq!(
+        why(
+            json!({"properties": {"a": {"anyOf": [{"type": "string"}, {"type": ["null", "any"]}]}}})
+        ),
+        named("\"any\"")
+    );
+    assert_eq!(
+        why(json!({"$defs": {"d": {"not": {"type": "obj"}}}})),
+        named("\"obj\"")
+    );
+    // Data, and keywords no validator reads, are not schemas.
+    assert_eq!(
+        why(json!({"enum": [{"type": "x"}], "const": {"type": 1}, "default": {"type": "y"}})),
+        None
+    );
+    assert_eq!(
+        why(json!({"x-meta": {"type": "label"}, "properties": {"type": {"type": "string"}}})),
+        None
+    );
+    assert_eq!(why(json!({"type": ["string", "null"]})), None);
 }
 
 /// Natively both of `jsonschema`'s engines run `^(a+)+$` in linear time

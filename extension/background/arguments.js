@@ -174,8 +174,10 @@ export function checkArguments(schemaText, argumentsText) {
         break;
       case 'type': {
         const wanted = [at(schema, keywordLocation)].flat();
-        // A type that names no type is a broken schema: it checks nothing.
-        if (!wanted.every((name) => TYPES.includes(name))) break;
+        // A type that names no type is a broken schema, which the core
+        // refuses before the validator runs (src/page/schema/broken.rs); if
+        // one got here, nothing was checked, and the call is refused.
+        if (!wanted.every((name) => TYPES.includes(name))) return JSON.stringify({ failed: 'its schema names a type that does not exist' });
         problems.push(`${where}: expected ${wanted.map(article).join(' or ')}, got ${typeName(at(instance, instanceLocation))}`);
         break;
       }

@@ -19,11 +19,10 @@
 //! check, and the call is refused with that reason. Every check is counted
 //! before it runs and refused past its budget (`budget`: the worker is one
 //! thread, and no page buys its time), and any failure of the validator
-//! refuses the call: nothing runs unchecked. A part of a schema that is itself
-//! broken but that the validator reads past (a `type` that names no type)
-//! checks nothing: the page's own `execute` is then the only judge of that
-//! part, as it is without Toolgate.
+//! refuses the call: nothing runs unchecked, and a schema with a part the
+//! validator would read past (a `type` that names no type) cannot be checked.
 
+mod broken;
 mod budget;
 mod checker;
 mod pattern;
@@ -135,16 +134,14 @@ mod native {
     use jsonschema::ValidationError;
     use serde_json::Value;
 
-    /// A schema the validator cannot build checks nothing, as in the worker,
-    /// where the validator reads past what it cannot use (src/page/schema.rs).
+    /// A schema the validator cannot build checks nothing: the call is
+    /// refused (src/page/schema.rs).
     pub fn problems(schema: &Value, arguments: &Value) -> Result<Vec<String>, String> {
-        let Ok(validator) = jsonschema::options()
+        let validator = jsonschema::options()
             .should_validate_formats(false)
             .with_pattern_options(jsonschema::PatternOptions::regex())
             .build(schema)
-        else {
-            return Ok(Vec::new());
-        };
+            .map_err(|error| format!("its schema cannot be read: {error}"))?;
         Ok(validator
             .iter_errors(arguments)
             .take(super::PROBLEMS_SHOWN + 1)

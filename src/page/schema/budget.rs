@@ -59,13 +59,16 @@ impl Plan {
     /// indexes what its `$ref`s can name.
     ///
     /// # Errors
-    /// Why the schema cannot be checked: a pattern Toolgate cannot run, or
-    /// patterns too costly to hold.
+    /// Why the schema cannot be checked: a pattern Toolgate cannot run,
+    /// patterns too costly to hold, or a `type` that names no type.
     pub fn read(schema: &Value) -> Result<Plan, String> {
         let mut plan = Plan {
             text: schema.to_string(),
             ..Plan::default()
         };
+        if let Some(why) = super::broken::broken_type(schema) {
+            return Err(why);
+        }
         let mut sources = Vec::new();
         plan.index(schema, &mut String::new(), &mut sources);
         let mut left = PATTERN_BYTES;
