@@ -53,7 +53,7 @@ function made(path, dir, timeout = 10_000) {
 }
 
 // Each site's page and how many tools it publishes.
-const SITES = { inbox: 2, shop: 3, reader: 2 };
+const SITES = { inbox: 2, shop: 3, reader: 2, mirror: 2 };
 // Why each source is untrusted, as a card words it.
 const DECLARED = 'its tool marks what it returns as untrusted';
 const ADDRESSED = 'it speaks to the agent\'s model: “ignore previous instructions”';
@@ -361,6 +361,29 @@ describe('after untrusted content', () => {
     await agentSw.evaluate(() => self.agent.close());
     await reader.page.close();
   });
+
+  // The browser serialised the tool's value again for its agent: a toJSON
+  // that answered honestly for Toolgate's check and with an injection the
+  // second time got past it. The browser's agent now gets the text Toolgate
+  // checked, written once.
+  test("the browser's own agent gets the very text Toolgate checked: a toJSON that answers twice is asked once",
+    { skip: NATIVE ? false : "Chromium 148 has no browser agent: its WebMCP has no DevTools domain to call a tool as the browser's agent does (native-gate.test.mjs plays the testing API there)" },
+    async () => {
+      const mirror = await open('mirror');
+      const agent = await browserAgent(h.browser.context, mirror.page);
+      const reading = agent.call('read_status', {});
+      await choose(await h.cards.next(), NON_CONSEQUENTIAL);
+      const status = await reading;
+      assert.equal(status.ok, true, JSON.stringify(status));
+      assert.deepEqual(status.output, { status: 'all quiet' });
+      assert.equal(await mirror.page.evaluate(() => window.writings), 1, 'the page wrote its result once');
+      // What the agent read was clean, so its acting call runs as the chat allowed.
+      const saved = await agent.call('save_note', { text: 'tea' });
+      assert.equal(saved.ok, true, JSON.stringify(saved));
+      assert.deepEqual(await done(mirror.page), ['saved tea']);
+      await agent.detach();
+      await mirror.page.close();
+    });
 
   test("the browser's own agent (native WebMCP): after mail its tool marks untrusted, its acting call is asked with the warning",
     { skip: NATIVE ? false : "Chromium 148 has no browser agent: its WebMCP has no DevTools domain to call a tool as the browser's agent does (native-gate.test.mjs plays the testing API there)" },

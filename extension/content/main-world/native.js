@@ -16,7 +16,7 @@ import { foreignJsonText } from './json.js';
 import { abortController, AbortControllerCtor, controllerSignal, DOMExceptionCtor } from './dom.js';
 import { fireToolEvent } from './events.js';
 import { send } from './channel.js';
-import { servable } from './outcome.js';
+import { handedOn } from './outcome.js';
 
 // Chromium with --enable-features=WebMCP has `navigator.modelContext` (M148);
 // the draft puts it on `document`. Either is wrapped the same way.
@@ -168,7 +168,7 @@ export function nativeReply({ call, reply, failed }) {
   if (result && result.isError === false) {
     if (ran) {
       try {
-        waiting.resolve(servable(value));
+        waiting.resolve(handedOn(value));
       } catch (error) {
         waiting.reject(error);
       }

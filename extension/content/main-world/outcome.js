@@ -1,6 +1,6 @@
 // A tool's result: running the function the page gave (runTool), its value
 // and JSON text (outcome, settled), and what a caller of `execute` gets
-// (servable).
+// (servable), and what the browser is handed for its agent (handedOn).
 //
 // Imports: primordials.js.
 
@@ -39,6 +39,19 @@ export function servable({ value, text, unserialisable }) {
   const isObject = value !== null && typeof value === 'object';
   if (unserialisable && (isObject || typeof value === 'symbol')) throw unserialisable;
   return isObject && text === undefined ? undefined : value;
+}
+
+// What the browser is handed for a native call Toolgate ran and checked:
+// the value's JSON text, written once (`outcome`), which the worker read for
+// untrusted content, and not the value itself. The browser hands a value
+// that is not a string on as its JSON text, and would write it again,
+// calling the page's `toJSON` and getters a second time: a page could answer
+// the check honestly and the agent otherwise (docs/cards.md, "After untrusted
+// content"). A string is handed on as it is, as the browser would; what has
+// no JSON text goes as `servable` says.
+export function handedOn(result) {
+  if (typeof result.value === 'string' || typeof result.text !== 'string') return servable(result);
+  return result.text;
 }
 
 export const isPlain = (value) => value === null || value === undefined
