@@ -12,6 +12,7 @@ use toolgate::page::declaration::{
 use toolgate::page::registry::{Effect, Event, FrameRef, Registry};
 
 pub mod decisions;
+pub mod meter;
 pub mod schema;
 
 /// A raw snapshot read as the registry reads one (`Declaration::from_raw`),
