@@ -126,20 +126,23 @@ fn acting(h: &mut Harness, chat: &str, tab: i64) -> String {
 
 #[test]
 fn thousands_of_chats_that_read_untrusted_content_stay_within_their_room() {
-    // (what each chat is, how many) — ids and labels as long as an agent may
-    // make them, and chats that end, stay within the same room.
-    let cases: [(&str, usize, Option<&str>, bool); 3] = [
-        ("mcp:", 3_000, Some(&"\"".repeat(100)), false),
-        ("ext:", 1_500, None, false),
-        ("ext:ended-", 1_500, None, true),
+    // (what each chat is, how many, its label, opened Read only, ended) —
+    // ids and labels as long as an agent may make them.
+    let quotes = "\"".repeat(100);
+    let cases: [(&str, usize, Option<&str>, bool, bool); 4] = [
+        ("mcp:", 3_000, Some(&quotes), false, false),
+        ("ext:", 1_500, None, false, false),
+        ("mcp:read-only-", 1_500, Some(&quotes), true, false),
+        ("ext:ended-", 1_500, None, false, true),
     ];
-    for (prefix, count, label, ended) in cases {
+    for (prefix, count, label, read_only, ended) in cases {
         let mut h = Harness::new();
         let mut storage = Storage::default();
         for n in 0..count {
             let chat = flood_chat(prefix, n);
-            if let Some(label) = label {
-                h.session.open_chat(&chat, label, false).expect("opens");
+            if label.is_some() || read_only {
+                let label = label.unwrap_or("agent");
+                h.session.open_chat(&chat, label, read_only).expect("opens");
             }
             read_hidden(&mut h, &chat);
             if ended {
@@ -159,6 +162,19 @@ fn thousands_of_chats_that_read_untrusted_content_stay_within_their_room() {
         let newest = flood_chat(prefix, count - 1);
         let kept = usize::from(!ended);
         assert_eq!(h.session.untrusted(&newest).len(), kept, "{prefix}");
+        // The first was forgotten, and comes back as it was: having read
+        // untrusted content, and Read only if it was.
+        let first = flood_chat(prefix, 0);
+        assert!(!h.session.answers.chats.contains_key(&first), "{prefix}");
+        let said = acting(&mut h, &first, 2);
+        if read_only {
+            assert!(
+                said.ends_with("this chat was opened Read only"),
+                "{prefix}: {said}"
+            );
+        } else {
+            assert_eq!(said, "after untrusted", "{prefix}");
+        }
     }
 }
 
@@ -263,8 +279,9 @@ fn an_honest_session_of_a_few_chats_is_kept_as_it_was() {
     assert!(!before.contains("forgotten"), "{before}");
     assert!(!before.contains("\"lost\""), "{before}");
     let parts = h.session.stored_parts();
-    // c, and e which ended; a, b and d hold answers of the person's.
-    assert_eq!(parts.chat_count, 2, "{parts:?}");
+    // c, d (Read only is no answer of the person's) and e, which ended; a
+    // and b hold answers of the person's.
+    assert_eq!(parts.chat_count, 3, "{parts:?}");
     storage.restart(&mut h);
     assert_eq!(h.session.answers.chats.len(), 5);
     assert_eq!(h.session.untrusted("a").len(), 1);
@@ -276,6 +293,8 @@ fn an_honest_session_of_a_few_chats_is_kept_as_it_was() {
         "refused: list_notes on notes.example is denied in this chat"
     );
     assert_eq!(acting(&mut h, "f", 2), "call card");
+    let said = acting(&mut h, "d", 2);
+    assert!(said.ends_with("this chat was opened Read only"), "{said}");
 }
 
 #[test]

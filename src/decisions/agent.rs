@@ -444,6 +444,7 @@ impl Session {
         // call is kept apart (`repeatable`), unless deciding it created the
         // chat or used up the chat's last approval.
         let chat_state = |s: &Session| s.answers.chats.get(chat).map(|c| c.last_approval.is_some());
+        self.revive(chat);
         let before = chat_state(self);
         let chats = self.answers.chats.len();
         let step = decide(self);

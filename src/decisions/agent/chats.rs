@@ -19,6 +19,7 @@ impl Session {
             return Err(why);
         }
         self.unsaved = true;
+        self.revive(chat);
         self.answers
             .open_chat(chat, budget::label_kept(label), read_only)?;
         self.keep_chats_in_room(chat);

@@ -8,17 +8,17 @@
 //! answers written after that are lost with the next worker. So what chats
 //! hold for agents is held to `CHATS` and `CHAT_BYTES`, apart from what the
 //! person answered: a chat that holds an answer (a site allowed or denied,
-//! "Always allow", opened Read only) is never forgotten for agents'
-//! traffic. Past the room, ended chats go first, then chats that read
+//! "Always allow") is never forgotten for agents' traffic. Past the room, ended chats go first, then chats that read
 //! nothing untrusted, then the others by how long ago they last read such
 //! content; never a chat with a card open or a call running. A forgotten
 //! chat that had read untrusted content (or had ended) is remembered in
-//! `Forgotten`, so that it comes back as having read it, never as clean;
+//! `Forgotten`, so that it comes back as having read it, never as clean,
+//! and one opened Read only is remembered there as such (`revive`);
 //! when the room is still short, the records of the chats that must stay
 //! are cut to "forgotten" (`ReadUntrusted::lose`), which keeps the same
 //! promise.
 
-use super::budget::stored_len;
+use super::budget::{over_chat_id_bound, stored_len};
 use super::Session;
 use crate::decisions::answers::Chat;
 use crate::page::registry::PAGE_BYTES;
@@ -39,6 +39,7 @@ pub const CHATS: usize = 1_000;
 pub const CHAT_BYTES: usize = 512 * 1024;
 /// The room kept for the person's answers, which no agent can take: the
 /// chats that hold one (their ids, labels and answers) and "Never allow".
+/// Not a cap: each answer is a person's click.
 pub const PERSON_BYTES: usize = 512 * 1024;
 
 /// The bytes each part of the stored session takes (its JSON text).
@@ -54,9 +55,15 @@ pub struct Parts {
     pub total: usize,
 }
 
-/// Whether a chat holds an answer of the person's.
+/// Whether a chat holds an answer of the person's. Read only is not one:
+/// an agent's client may ask for it, so it is kept in `Forgotten` instead.
 fn answered(chat: &Chat) -> bool {
-    !chat.closed && (!chat.sites.is_empty() || chat.read_only)
+    !chat.closed && !chat.sites.is_empty()
+}
+
+/// What a forgotten chat opened Read only is kept as, beside its id.
+fn read_only_key(chat: &str) -> String {
+    format!("read only\u{0}{chat}")
 }
 
 /// The bytes a chat's entry takes in the map of chats.
@@ -130,7 +137,7 @@ impl Session {
             .collect();
         // Ended chats first, then those that read nothing untrusted, then
         // the others, the one that last read such content longest ago first.
-        let mut going: Vec<(u8, u64, String, usize)> = chats
+        let mut going: Vec<(u8, u64, String, usize, bool)> = chats
             .iter()
             .filter(|(id, c)| !answered(c) && !busy.contains(id.as_str()))
             .map(|(id, c)| {
@@ -142,11 +149,11 @@ impl Session {
                 } else {
                     2
                 };
-                (rank, newest, id.clone(), agent_bytes(id, c))
+                (rank, newest, id.clone(), agent_bytes(id, c), c.read_only)
             })
             .collect();
         going.sort_unstable();
-        for (rank, _, id, taken) in going {
+        for (rank, _, id, taken, read_only) in going {
             if count <= most && bytes <= most_bytes {
                 self.chat_room = Some((count, bytes));
                 return;
@@ -154,6 +161,9 @@ impl Session {
             self.answers.chats.remove(&id);
             if rank != 1 {
                 self.forgotten.add(&id);
+            }
+            if read_only {
+                self.forgotten.add(&read_only_key(&id));
             }
             count -= 1;
             bytes -= taken;
@@ -190,5 +200,30 @@ impl Session {
             bytes = bytes + agent_bytes(&id, chat) - before;
             self.chat_room = Some((count, bytes));
         }
+    }
+
+    /// Brings back a chat that was forgotten, as it must come back: having
+    /// read untrusted content (its record `LOST`), opened Read only, or
+    /// both; a chat the set does not hold is new, and left to start clean.
+    /// Done before anything of the chat is decided.
+    pub(super) fn revive(&mut self, chat: &str) {
+        if self.forgotten.is_empty()
+            || self.answers.chats.contains_key(chat)
+            || over_chat_id_bound(chat).is_some()
+        {
+            return;
+        }
+        let read = self.forgotten.holds(chat);
+        let read_only = self.forgotten.holds(&read_only_key(chat));
+        if !read && !read_only {
+            return;
+        }
+        self.unsaved = true;
+        let entry = self.answers.chat(chat);
+        entry.read_only = read_only;
+        if read {
+            entry.untrusted.lose();
+        }
+        self.keep_chats_in_room(chat);
     }
 }
