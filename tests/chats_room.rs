@@ -32,8 +32,8 @@ impl Storage {
     /// Stores the session as the shell does, if it changed.
     fn save(&mut self, session: &mut Session) {
         if let Some(text) = session.record().expect("serialises") {
-            // The key and what the browser counts beside a string
-            // (src/page/registry/stored.rs, `ENTRY_OVERHEAD`).
+            // The key, and what the browser counts beside a string
+            // (ARCHITECTURE.md, "Budgets").
             if "session".len() + text.len() + 16 <= SESSION_BYTES {
                 self.stored = Some(text);
             } else {
