@@ -62,9 +62,9 @@ fn kept_replies_stay_within_their_byte_budget() {
             .map(|(_, r)| r.text().len())
             .sum::<usize>()
     };
-    // Replies of 0.9 MB each, kept for agents that stopped waiting: the
-    // oldest goes as soon as they would pass 2 MB together.
-    let big = json!("x".repeat(900 * 1024));
+    // Replies of 0.45 MB each, kept for agents that stopped waiting: the
+    // oldest goes as soon as they would pass 1 MB together.
+    let big = json!("x".repeat(450 * 1024));
     let mut ids = Vec::new();
     for _ in 0..3 {
         let Step::Run { run } = h.call("c", 2, "list_notes", json!({})) else {

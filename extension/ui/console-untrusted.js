@@ -20,6 +20,9 @@ function why(source) {
 }
 
 function item(source) {
+  // A record Toolgate had to forget names no tool and quotes nothing
+  // (docs/agents.md, "Chats"): only why it counts is shown.
+  if (source.because === 'lost') return el('li', { class: 'source' }, [el('p', { class: 'why', text: `Why: ${why(source)}.` })]);
   const at = Number.isFinite(source.at_ms) ? new Date(source.at_ms).toLocaleTimeString() : '';
   return el('li', { class: 'source' }, [
     el('p', { class: 'source-head' }, [

@@ -27,23 +27,24 @@ mod chats;
 mod frames;
 mod kept;
 mod listing;
+mod room;
 mod waiting;
 pub use budget::{
     stored_len, HeldBytes, CARDS_PER_TAB, CHAT_ID_BYTES, LABEL_CHARS, REQUEST_ID_BYTES,
 };
 pub use frames::{FrameCall, Withdrawn};
 pub use kept::{page_outcome, RunningCall};
+pub use room::{Parts, CHATS, CHAT_BYTES, PERSON_BYTES, QUOTA_BYTES, SESSION_BYTES, USUAL_BYTES};
 pub use waiting::Expired;
 
 /// The largest tool result handed to an agent, in bytes of JSON.
 pub const DEFAULT_RESULT_CAP: usize = 1024 * 1024;
 /// How many finished replies are kept for agents that lost their wait.
 const KEPT_REPLIES: usize = 100;
-/// How many bytes of replies are kept for them, at most. The session is
-/// stored whole, as one string, in `chrome.storage.session`, whose 10 MB
-/// quota every tab's registry shares (and where a string's quotes count
-/// twice): past the quota, every write of the session fails.
-pub const KEPT_REPLY_BYTES: usize = 2 * 1024 * 1024;
+/// How many bytes of replies are kept for them, at most: the session is
+/// stored whole, under one key of `chrome.storage.session`, and each of its
+/// parts has a share of it (`room.rs`; ARCHITECTURE.md, "Budgets").
+pub const KEPT_REPLY_BYTES: usize = 1024 * 1024;
 
 /// A tab as the browser describes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -302,6 +303,12 @@ pub struct WaitingStep {
 pub struct Session {
     #[serde(default)]
     pub answers: Answers,
+    /// Chats forgotten after reading untrusted content (`room.rs`).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::decisions::untrusted::Forgotten::is_empty"
+    )]
+    pub forgotten: crate::decisions::untrusted::Forgotten,
     /// Open cards, by card id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pending: BTreeMap<u64, Pending>,
@@ -335,6 +342,10 @@ pub struct Session {
     /// they leave the stored record unchanged.
     #[serde(skip)]
     next_repeatable: u64,
+    /// How many chats hold no answer of the person's, and at most how many
+    /// bytes chats take for agents (`room.rs`).
+    #[serde(skip)]
+    chat_room: Option<(usize, usize)>,
     /// The last record `record` returned.
     #[serde(skip)]
     recorded: Option<String>,
@@ -442,8 +453,13 @@ impl Session {
         // call is kept apart (`repeatable`), unless deciding it created the
         // chat or used up the chat's last approval.
         let chat_state = |s: &Session| s.answers.chats.get(chat).map(|c| c.last_approval.is_some());
+        self.revive(chat);
         let before = chat_state(self);
+        let chats = self.answers.chats.len();
         let step = decide(self);
+        if self.answers.chats.len() > chats {
+            self.keep_chats_in_room(chat);
+        }
         let stored_nothing = match &step {
             Step::NeedTabs | Step::NeedCheck { .. } => true,
             Step::Run { run } => run.repeatable,

@@ -41,6 +41,9 @@ pub enum Because {
     /// It holds text people cannot see: tag characters, bidi overrides, or
     /// a run of hidden characters.
     Hidden,
+    /// Not a result: the chat read untrusted content, and Toolgate had to
+    /// forget which, to keep within its storage (docs/agents.md, "Chats").
+    Lost,
 }
 
 impl Because {
@@ -53,6 +56,7 @@ impl Because {
                 format!("it speaks to the agent's model: \u{201c}{phrase}\u{201d}")
             }
             Because::Hidden => "it holds text people cannot see".to_owned(),
+            Because::Lost => "Toolgate had to forget what this chat read, to keep within its storage, and treats it as having read such content".to_owned(),
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::decisions::untrusted::Source;
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, SEEN_CAP};
 use crate::page::registry::is_opaque_site;
+use crate::page::untrusted::Because as Why;
 use crate::views::text::{
     page_line, Line, ARGUMENT_NAME_CAP, ARGUMENT_VALUE_CAP, CHAT_CAP, NAME_CAP, TITLE_CAP, URL_CAP,
 };
@@ -380,6 +381,14 @@ fn untrusted_lines(read: &[Source]) -> Vec<Line> {
     let Some(newest) = read.last() else {
         return Vec::new();
     };
+    let lost = read.iter().any(|s| s.found.because == Why::Lost);
+    let read: Vec<&Source> = read
+        .iter()
+        .filter(|s| s.found.because != Why::Lost)
+        .collect();
+    if newest.found.because == Why::Lost {
+        return vec![Line::ours(LOST_LINE)];
+    }
     let mut lines = vec![
         Line::ours("This chat has read content from \u{201c}")
             .quote(page_line(&newest.tool, NAME_CAP))
@@ -399,5 +408,14 @@ fn untrusted_lines(read: &[Source]) -> Vec<Line> {
             "This chat read such content from {others} other {tools} too."
         )));
     }
+    if lost {
+        lines.push(Line::ours(
+            "Toolgate also had to forget some of what this chat read before, to keep within its storage.",
+        ));
+    }
     lines
 }
+
+/// What a card says of a chat whose record of untrusted content Toolgate
+/// had to forget (docs/agents.md, "Chats").
+const LOST_LINE: &str = "Toolgate had to forget what this chat read, to keep within its storage, so it treats the chat as having read content that may carry someone else's instructions. Check that this call is what you asked for.";

@@ -102,6 +102,7 @@ impl Session {
             }
         };
         self.keep_if_reply(&chat, &id, &step);
+        self.keep_chats_in_room(&chat);
         // The requests that waited on this card go on as if they came now:
         // after a lasting answer, by what it allows; after an answer for one
         // call only, by asking again (the first of them opens the next card).

@@ -18,8 +18,10 @@ use serde_json::Value;
 
 /// The most bytes the requests waiting on a person may hold for one tab, as stored.
 pub const WAITING_PER_TAB: usize = 1024 * 1024;
-/// The most bytes the requests waiting on a person may hold in all, as stored.
-pub const WAITING_IN_ALL: usize = 2 * 1024 * 1024;
+/// The most bytes the requests waiting on a person may hold in all, as
+/// stored: as much as one tab may, so that the session's parts together fit
+/// its share of storage (`room.rs`).
+pub const WAITING_IN_ALL: usize = 1024 * 1024;
 
 /// The most bytes an agent's request id may take as stored (its JSON text).
 /// JSON-RPC ids are small numbers or short strings.

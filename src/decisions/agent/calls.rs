@@ -498,6 +498,9 @@ fn untrusted_refusal(id: &Value, call: &PageCall) -> Step {
     }
     let name = &call.target.name;
     let why = match call.untrusted.last() {
+        Some(source) if source.found.because == crate::page::untrusted::Because::Lost => format!(
+            "Nothing ran: {name} acts, and Toolgate had to forget what this chat read, to keep within its storage, so it treats the chat as having read content that may carry someone else's instructions; each such call needs a yes on a card, and no one was there to ask (Toolgate runs unattended)."
+        ),
         Some(source) => format!(
             "Nothing ran: {name} acts, and this chat has read content from {} on {} that may carry someone else's instructions ({}); each such call needs a yes on a card, and no one was there to ask (Toolgate runs unattended).",
             source.tool,

@@ -3,7 +3,7 @@
 //! (ARCHITECTURE.md, "Budgets").
 
 use super::{budget, RpcError, Session, Step};
-use crate::decisions::untrusted::Source;
+use crate::decisions::untrusted::{Source, LOST};
 use serde_json::Value;
 
 impl Session {
@@ -19,8 +19,11 @@ impl Session {
             return Err(why);
         }
         self.unsaved = true;
+        self.revive(chat);
         self.answers
-            .open_chat(chat, budget::label_kept(label), read_only)
+            .open_chat(chat, budget::label_kept(label), read_only)?;
+        self.keep_chats_in_room(chat);
+        Ok(())
     }
 
     /// Ends a chat for good (its MCP session or port closed): its waiting
@@ -32,6 +35,8 @@ impl Session {
         }
         self.unsaved = true;
         self.answers.close_chat(chat);
+        // An ended chat's answers are gone: its entry is the agents' now.
+        self.keep_chats_in_room(chat);
     }
 
     /// The refusal of request `id` of `chat` if the chat ended: every
@@ -58,18 +63,30 @@ impl Session {
     pub(super) fn read_untrusted(&mut self, chat: &str, source: Source) {
         // A chat whose calls only its site's rules decided (a rule card's
         // yes) has answered nothing yet: what it read is kept all the same.
+        let forgotten = self.forgotten.holds(chat);
         let entry = self.answers.chat(chat);
         if !entry.closed {
+            // A chat that comes back after it was forgotten keeps saying so.
+            if forgotten && entry.untrusted.is_empty() {
+                entry.untrusted.lose();
+            }
             entry.untrusted.add(source);
+            self.keep_chats_in_room(chat);
         }
     }
 
     /// The sources of untrusted content `chat` has read, oldest first;
-    /// empty for a chat that read none.
+    /// empty for a chat that read none. A chat forgotten after it read some
+    /// holds `LOST` (docs/agents.md, "Chats").
     pub fn untrusted(&self, chat: &str) -> &[Source] {
-        self.answers
+        let kept = self
+            .answers
             .chats
             .get(chat)
-            .map_or(&[], |c| c.untrusted.sources())
+            .map_or(&[][..], |c| c.untrusted.sources());
+        if kept.is_empty() && self.forgotten.holds(chat) && !self.answers.closed(chat) {
+            return &LOST;
+        }
+        kept
     }
 }
