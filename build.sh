@@ -373,7 +373,7 @@ fuzz_smoke() {
   log "building the fuzz targets"
   cargo fuzz build -s none
   local target scratch
-  for target in declaration page_report decisions schema; do
+  for target in declaration page_report decisions schema meter; do
     log "fuzzing $target for 20 s"
     scratch=$(mktemp -d)
     if ! cargo fuzz run -s none "$target" "$scratch" "fuzz/corpus/$target" -- \

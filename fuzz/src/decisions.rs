@@ -511,6 +511,7 @@ impl Driver {
             }
             Step::Reply { .. } => {}
             Step::NeedTabs => panic!("NeedTabs with the tabs given"),
+            Step::NeedCheck { .. } => panic!("NeedCheck with the arguments checked in place"),
         }
     }
 

@@ -14,12 +14,14 @@ use serde_json::{json, Map, Value};
 use std::time::{Duration, Instant};
 use toolgate::page::schema::{check, Plan, STEPS};
 
-/// What a step may cost at most, natively, in an optimised build; and the
-/// fixed part of any check (reading the plan's patterns, the first
-/// allocation). Ten times what honest checks measure (benches/README.md,
-/// "The arguments' budget": a step is 0.1-0.3 µs there).
+/// What a step may cost at most, natively, in an optimised build; what a
+/// byte of the schema's and the arguments' texts may (the validator reads
+/// and builds the schema, linear in it); and the fixed part of any check.
+/// About ten times what honest checks measure (benches/README.md, "The
+/// arguments' budget": a step is 0.1-0.3 µs there).
 const PER_STEP: Duration = Duration::from_micros(3);
-const FIXED: Duration = Duration::from_millis(5);
+const PER_BYTE: Duration = Duration::from_nanos(200);
+const FIXED: Duration = Duration::from_millis(2);
 
 /// Patterns to pick from: cheap, Unicode, bounded and wide repetition.
 const PATTERNS: [&str; 5] = ["^[a-z]+$", "\\d", "^\\p{L}{1,8}$", "^.{0,40}$", "a{0,200}b"];
@@ -95,6 +97,38 @@ fn value(u: &mut Unstructured<'_>, depth: u8) -> Result<Value> {
     })
 }
 
+/// A schema's shape, for a finding's message: each keyword with the size of
+/// its value's text, nested values shown the same way, cut to 600 characters.
+fn shape(schema: &Value) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(members) => {
+                out.push('{');
+                for (keyword, sub) in members {
+                    out.push_str(keyword);
+                    out.push(':');
+                    if sub.is_object() || (sub.is_array() && sub.to_string().len() < 200) {
+                        walk(sub, out);
+                    } else {
+                        out.push_str(&format!("<{}B>", sub.to_string().len()));
+                    }
+                    out.push(' ');
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                items.iter().for_each(|item| walk(item, out));
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    walk(schema, &mut out);
+    out.chars().take(600).collect()
+}
+
 /// The shortest of three runs of `work`: what it costs, not what the
 /// machine was doing meanwhile.
 fn timed(mut work: impl FnMut()) -> Duration {
@@ -126,11 +160,13 @@ pub fn meter(data: &[u8]) {
     let took = timed(|| {
         let _ = check(&root, &plan, &arguments);
     });
-    let bound = PER_STEP * u32::try_from(charged.max(1)).unwrap_or(u32::MAX) + FIXED;
+    let bytes = root.to_string().len() + arguments.to_string().len();
+    let times = |cost: Duration, n: u64| cost * u32::try_from(n).unwrap_or(u32::MAX);
+    let bound = times(PER_STEP, charged) + times(PER_BYTE, bytes as u64) + FIXED;
     assert!(
         took <= bound,
-        "a check charged {charged} steps took {took:?}, over {bound:?}: schema {} bytes, arguments {} bytes",
-        root.to_string().len(),
-        arguments.to_string().len(),
+        "a check charged {charged} steps and {bytes} bytes took {took:?}, over {bound:?}: {}; arguments {}",
+        shape(&root),
+        shape(&arguments),
     );
 }
