@@ -63,6 +63,7 @@ fn read_hidden(h: &mut Harness, chat: &str) {
     let request = json!({"jsonrpc": "2.0", "id": h.next_id, "method": "tools/call", "params":
         {"name": "browser_call_webmcp_tool", "arguments": {"tabId": 2, "name": "list_notes", "arguments": {}}}});
     let world = World {
+        checking: Default::default(),
         registry: &h.registry,
         tabs: Some(&h.tabs),
         now_ms: h.now_ms,

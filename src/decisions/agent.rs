@@ -495,7 +495,7 @@ impl Session {
             Ok(Method::ListBrowserTools) => Step::reply(tools_listed(id)),
             Ok(Method::Call(BrowserCall::ListTabs)) => match world.tabs {
                 None => Step::NeedTabs,
-                Some(_) => Step::reply(self.list_tabs(id, world)),
+                Some(_) => Step::reply(self.list_tabs(chat, id, world)),
             },
             Ok(Method::Call(BrowserCall::ListTools { tab_id })) => {
                 let listing = Listing {

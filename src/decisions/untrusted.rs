@@ -23,15 +23,39 @@ pub struct ReadFrom {
     pub flagged: bool,
 }
 
-/// One source of untrusted content a chat read: the tool, its site, when,
-/// and what made it untrusted.
+/// One source of untrusted content a chat read: the tool (or the tab), its
+/// site, when, what of it the chat read, and what made it untrusted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
     pub site: String,
+    /// The tool's name; for a tab's title, the title.
     pub tool: String,
     pub at_ms: u64,
+    #[serde(default, skip_serializing_if = "Place::is_result")]
+    pub read: Place,
     #[serde(flatten)]
     pub found: Found,
+}
+
+/// Where a chat read a source's text: a tool's result, or a listing
+/// (docs/cards.md, "After untrusted content": listings are text the model
+/// reads too).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// What the tool returned.
+    #[default]
+    Result,
+    /// The tool's name, title and description, in a listing of a tab's tools.
+    Listing,
+    /// A tab's title, in the listing of tabs.
+    TabTitle,
+}
+
+impl Place {
+    fn is_result(&self) -> bool {
+        *self == Place::Result
+    }
 }
 
 /// The sources a chat read, oldest first: the `SOURCES` newest.
@@ -68,6 +92,7 @@ pub static LOST: [Source; 1] = [Source {
     site: String::new(),
     tool: String::new(),
     at_ms: 0,
+    read: Place::Result,
     found: Found {
         because: Because::Lost,
         excerpt: String::new(),

@@ -9,7 +9,7 @@
 use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
 use crate::decisions::rules::{area_shown, Because, Level, RuleBook, RuleFacts};
-use crate::decisions::untrusted::Source;
+use crate::decisions::untrusted::{Place, Source};
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, SEEN_CAP};
 use crate::page::registry::is_opaque_site;
@@ -389,9 +389,17 @@ fn untrusted_lines(read: &[Source]) -> Vec<Line> {
     if newest.found.because == Why::Lost {
         return vec![Line::ours(LOST_LINE)];
     }
+    let (read_from, tool_cap) = match newest.read {
+        Place::Result => ("This chat has read content from \u{201c}", NAME_CAP),
+        Place::Listing => (
+            "This chat was shown, in a listing of tools, the name, title and description of \u{201c}",
+            NAME_CAP,
+        ),
+        Place::TabTitle => ("This chat was shown the title of the tab \u{201c}", EXCERPT_CAP),
+    };
     let mut lines = vec![
-        Line::ours("This chat has read content from \u{201c}")
-            .quote(page_line(&newest.tool, NAME_CAP))
+        Line::ours(read_from)
+            .quote(page_line(&newest.tool, tool_cap))
             .say(format!(
                 "\u{201d} on {} that may carry someone else's instructions: {}. Check that this call is what you asked for.",
                 site_host(&newest.site),

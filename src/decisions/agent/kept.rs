@@ -2,7 +2,7 @@
 //! (the worker stopped): collected by sending the same request again.
 
 use super::*;
-use crate::decisions::untrusted::{ReadFrom, Source};
+use crate::decisions::untrusted::{Place, ReadFrom, Source};
 use crate::page::conduct::Conduct;
 use crate::page::untrusted::{untrusted, Declared, Found};
 use crate::protocol::result_reply;
@@ -107,6 +107,7 @@ impl Session {
                 site: from.site,
                 tool: from.tool,
                 at_ms: now_ms,
+                read: Place::Result,
                 found: found.clone(),
             };
             self.read_untrusted(&chat, source);

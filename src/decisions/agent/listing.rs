@@ -4,6 +4,8 @@
 use super::*;
 use crate::decisions::answers::{site_host, ToolFacts};
 use crate::decisions::rules::{Gate, RuleFacts};
+use crate::decisions::untrusted::{Place, Source};
+use crate::page::untrusted::{untrusted, Declared};
 use crate::protocol::reply;
 use serde_json::json;
 
@@ -68,7 +70,34 @@ impl Session {
         }
     }
 
-    pub(super) fn list_tabs(&self, id: &Value, world: &World) -> Reply {
+    /// Reads what a listing shows the model of one tool or tab (`texts`,
+    /// read together) as a result is read: a listing a chat receives is text
+    /// its model reads (docs/cards.md, "After untrusted content").
+    fn read_listed(
+        &mut self,
+        chat: &str,
+        site: &str,
+        named: &str,
+        read: Place,
+        texts: &[&str],
+        now_ms: u64,
+    ) {
+        let Ok(text) = serde_json::to_string(texts) else {
+            return;
+        };
+        if let Some(found) = untrusted(Ok(&text), Declared::default()) {
+            let source = Source {
+                site: site.to_owned(),
+                tool: named.to_owned(),
+                at_ms: now_ms,
+                read,
+                found,
+            };
+            self.read_untrusted(chat, source);
+        }
+    }
+
+    pub(super) fn list_tabs(&mut self, chat: &str, id: &Value, world: &World) -> Reply {
         let tabs: Vec<Value> = world
             .registry
             .tab_ids()
@@ -82,6 +111,11 @@ impl Session {
                 json!({"tabId": tab, "site": site, "sites": sites, "title": info.map(|t| t.title.clone())})
             })
             .collect();
+        for tab in &tabs {
+            if let (Some(title), Some(site)) = (tab["title"].as_str(), tab["site"].as_str()) {
+                self.read_listed(chat, site, title, Place::TabTitle, &[title], world.now_ms);
+            }
+        }
         let text = serde_json::to_string(&tabs).unwrap_or_default();
         reply(
             id,
@@ -90,7 +124,7 @@ impl Session {
     }
 
     pub(super) fn listing(
-        &self,
+        &mut self,
         chat: &str,
         id: &Value,
         tab_id: TabId,
@@ -100,6 +134,7 @@ impl Session {
     ) -> Reply {
         let mut tools = Vec::new();
         let mut skills = Vec::new();
+        let mut read = Vec::new();
         for frame in world
             .registry
             .frames(tab_id)
@@ -109,21 +144,37 @@ impl Session {
             for tool in &frame.tools {
                 let d = &tool.decl;
                 match ToolFacts::of(tool, &site, &world.registry.flags) {
-                    None => skills.push(json!({"name": d.name, "title": d.title, "description": d.description,
-                                               "instructions": d.instructions, "site": site})),
+                    None => skills.push(
+                        json!({"name": d.name, "title": d.title, "description": d.description,
+                                               "instructions": d.instructions, "site": site}),
+                    ),
                     // A tool its site's rule turns Off is not listed (docs/rules.md).
-                    Some(_) if RuleFacts::of(tool).is_some_and(|rule| {
-                        matches!(self.rule_gate(chat, &site, rule), Gate::Off { .. })
-                    }) => {}
-                    Some(facts) if self.answers.visible(chat, &facts) => tools.push(json!({
-                        "name": d.name, "title": d.title, "description": d.description,
-                        "class": facts.class.label(), "badges": tool.verdict.badges,
-                        "site": site,
-                        "inputSchema": d.input_schema.as_deref().and_then(|s| serde_json::from_str::<Value>(s).ok()),
-                    })),
+                    Some(_)
+                        if RuleFacts::of(tool).is_some_and(|rule| {
+                            matches!(self.rule_gate(chat, &site, rule), Gate::Off { .. })
+                        }) => {}
+                    Some(facts) if self.answers.visible(chat, &facts) => {
+                        read.push((site.clone(), d));
+                        tools.push(json!({
+                            "name": d.name, "title": d.title, "description": d.description,
+                            "class": facts.class.label(), "badges": tool.verdict.badges,
+                            "site": site,
+                            "inputSchema": d.input_schema.as_deref().and_then(|s| serde_json::from_str::<Value>(s).ok()),
+                        }))
+                    }
                     Some(_) => {}
                 }
             }
+        }
+        // A skill's instructions are addressed to the agent by design: what
+        // the tools say of themselves is read, not what a skill teaches.
+        for (site, d) in read {
+            let texts = [
+                d.name.as_str(),
+                d.title.as_deref().unwrap_or(""),
+                d.description.as_str(),
+            ];
+            self.read_listed(chat, &site, &d.name, Place::Listing, &texts, world.now_ms);
         }
         let listing =
             json!({"tabId": tab_id, "tools": tools, "skills": skills, "withheld": withheld});
