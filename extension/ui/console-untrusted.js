@@ -24,8 +24,11 @@ function item(source) {
   // (docs/agents.md, "Chats"): only why it counts is shown.
   if (source.because === 'lost') return el('li', { class: 'source' }, [el('p', { class: 'why', text: `Why: ${why(source)}.` })]);
   const at = Number.isFinite(source.at_ms) ? new Date(source.at_ms).toLocaleTimeString() : '';
+  // Read in a listing rather than a result: which (docs/cards.md).
+  const read = { listing: 'the listing of ', tab_title: 'the title of the tab ' }[source.read] ?? '';
   return el('li', { class: 'source' }, [
     el('p', { class: 'source-head' }, [
+      read,
       el('span', { class: 'name' }, [pageText(shownAs(String(source.tool ?? ''), 'name'))]),
       ` on ${siteLabel(source.site)}`,
       ...(at ? [' ', el('span', { class: 'meta', text: `at ${at}` })] : []),
