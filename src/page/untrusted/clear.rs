@@ -51,7 +51,7 @@ const STOPS: [bool; 256] = {
     let mut stops = [false; 256];
     let mut b = 0;
     while b < 256 {
-        stops[b] = AT_ANCHOR[b] != 0 || b == b'\\' as usize || b >= 0x80;
+        stops[b] = AT_ANCHOR[b] != 0 || b == b'\\' as usize || b == b'"' as usize || b >= 0x80;
         b += 1;
     }
     stops
@@ -109,57 +109,122 @@ fn at_phrase(text: &str, mut at: usize, phrase: &str) -> bool {
     true
 }
 
-/// Whether the JSON text `text` is clear: none of its strings can hold
-/// hidden text or a phrase addressed to the model (the module says how).
-pub fn clear(text: &str) -> bool {
+/// Nesting deeper than this is not cleared: serde_json's reader stops at
+/// 128 levels, and a result it cannot read is untrusted (`Because::Unreadable`).
+const DEPTH: usize = 100;
+
+/// Reads `text` outside its strings from byte `at` (structure, numbers,
+/// literals, whitespace) to the next string's opening quote or the end: its
+/// offset, or `None` where the reader might stop (nesting past [`DEPTH`], a
+/// number no `f64` holds).
+fn between(text: &str, mut at: usize, depth: &mut usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let mut at = 0;
-    loop {
-        while bytes.get(at).is_some_and(|&b| !STOPS[usize::from(b)]) {
-            at += 1;
-        }
-        let Some(&byte) = bytes.get(at) else {
-            return true;
-        };
-        if byte == b'\\' {
-            match bytes.get(at + 1) {
-                Some(b'u' | b'b' | b'f') => return false,
-                // The escaped character is in no phrase's first place.
-                Some(next) if next.is_ascii() => at += 2,
-                // Not JSON: the next character is read as any other.
-                _ => at += 1,
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => return Some(at),
+            b'[' | b'{' => {
+                *depth += 1;
+                if *depth > DEPTH {
+                    return None;
+                }
             }
-            continue;
-        }
-        if !byte.is_ascii() {
-            let Some(c) = text[at..].chars().next() else {
-                return false;
-            };
-            if hidden(c) {
-                return false;
-            }
-            at += c.len_utf8();
-            continue;
-        }
-        let mut candidates = AT_ANCHOR[usize::from(byte)];
-        let next = bytes.get(at + 1).map(u8::to_ascii_lowercase);
-        while candidates != 0 {
-            let k = candidates.trailing_zeros() as usize;
-            candidates &= candidates - 1;
-            // Most candidates differ at the next byte ("go", "day", "yes").
-            let (phrase, anchor) = (PHRASES[k], ANCHORS[k]);
-            if next != phrase.as_bytes().get(anchor + 1).copied() {
+            b']' | b'}' => *depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let end = bytes[at..]
+                    .iter()
+                    .position(|b| !matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+                    .map_or(bytes.len(), |n| at + n);
+                // serde_json fails on a number past `f64`'s range; well short
+                // of it is clear.
+                let number = text[at..end].parse::<f64>().ok()?;
+                if number.is_nan() || number.abs() >= 1e300 {
+                    return None;
+                }
+                at = end;
                 continue;
             }
-            if at
-                .checked_sub(anchor)
-                .is_some_and(|start| at_phrase(text, start, phrase))
-            {
-                return false;
-            }
+            _ => {}
         }
         at += 1;
     }
+    Some(at)
+}
+
+/// Whether the JSON text `text` is clear: none of its strings can hold
+/// hidden text or a phrase addressed to the model (the module says how), and
+/// the reader would read it to its end. It is handed JSON text (the session
+/// checked it is): a lone surrogate, which the reader cannot read, needs a
+/// `\u` escape, which is never cleared.
+pub fn clear(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut depth = 0;
+    let mut at = 0;
+    loop {
+        // Outside a string, then inside one to its closing quote.
+        match between(text, at, &mut depth) {
+            None => return false,
+            Some(quote) if quote >= bytes.len() => return true,
+            Some(quote) => at = quote + 1,
+        }
+        loop {
+            while bytes.get(at).is_some_and(|&b| !STOPS[usize::from(b)]) {
+                at += 1;
+            }
+            let Some(&byte) = bytes.get(at) else {
+                return true;
+            };
+            if byte == b'"' {
+                at += 1;
+                break;
+            }
+            if byte == b'\\' {
+                match bytes.get(at + 1) {
+                    Some(b'u' | b'b' | b'f') => return false,
+                    // The escaped character is in no phrase's first place.
+                    Some(next) if next.is_ascii() => at += 2,
+                    // Not JSON: the next character is read as any other.
+                    _ => at += 1,
+                }
+                continue;
+            }
+            if !byte.is_ascii() {
+                let Some(c) = text[at..].chars().next() else {
+                    return false;
+                };
+                if hidden(c) {
+                    return false;
+                }
+                at += c.len_utf8();
+                continue;
+            }
+            if at_any_phrase(text, at, byte) {
+                return false;
+            }
+            at += 1;
+        }
+    }
+}
+
+/// Whether a phrase whose anchor is `byte`, at `at`, is there.
+fn at_any_phrase(text: &str, at: usize, byte: u8) -> bool {
+    let mut candidates = AT_ANCHOR[usize::from(byte)];
+    let next = text.as_bytes().get(at + 1).map(u8::to_ascii_lowercase);
+    while candidates != 0 {
+        let k = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        // Most candidates differ at the next byte ("go", "day", "yes").
+        let (phrase, anchor) = (PHRASES[k], ANCHORS[k]);
+        if next != phrase.as_bytes().get(anchor + 1).copied() {
+            continue;
+        }
+        if at
+            .checked_sub(anchor)
+            .is_some_and(|start| at_phrase(text, start, phrase))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
