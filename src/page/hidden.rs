@@ -24,12 +24,17 @@ pub fn hidden(c: char) -> bool {
     // Without the tables where a text mostly is: ASCII, the Latin, Greek,
     // Cyrillic, Armenian and Hebrew letters (below U+0600, where the only
     // hidden characters are the C1 controls, the soft hyphen and the
-    // combining grapheme joiner), and the dashes, quotes and dots of
-    // U+2010–U+2027. A test holds these to the tables.
+    // combining grapheme joiner), the dashes, quotes and dots of
+    // U+2010–U+2027, the kana, the CJK ideographs and the Hangul syllables.
+    // A test holds these to the tables.
     match c {
         '\0'..='\u{7F}' => c.is_ascii_control(),
         '\u{80}'..='\u{5FF}' => matches!(c, '\u{80}'..='\u{9F}' | '\u{AD}' | '\u{34F}'),
-        '\u{2010}'..='\u{2027}' => false,
+        '\u{2010}'..='\u{2027}'
+        | '\u{3040}'..='\u{30FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{AC00}'..='\u{D7A3}' => false,
         _ => by_category(c) || default_ignorable(c),
     }
 }
@@ -218,7 +223,12 @@ mod tests {
 
     #[test]
     fn the_shortcuts_agree_with_the_tables() {
-        let shortcuts = ('\0'..='\u{5FF}').chain('\u{2010}'..='\u{2027}');
+        let shortcuts = ('\0'..='\u{5FF}')
+            .chain('\u{2010}'..='\u{2027}')
+            .chain('\u{3040}'..='\u{30FF}')
+            .chain('\u{3400}'..='\u{4DBF}')
+            .chain('\u{4E00}'..='\u{9FFF}')
+            .chain('\u{AC00}'..='\u{D7A3}');
         for c in shortcuts {
             let table = by_category(c) || default_ignorable(c);
             assert_eq!(hidden(c), table, "U+{:04X}", u32::from(c));

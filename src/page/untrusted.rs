@@ -152,17 +152,24 @@ fn locate(text: &str, phrase: &str) -> Option<usize> {
 }
 
 /// What in one string of a result makes it untrusted, if anything: read in
-/// one pass for hidden text and for phrases addressed to the model.
-fn in_text(text: &str, reader: &mut Reader) -> Option<Found> {
+/// one pass for hidden text and for phrases addressed to the model; `on`:
+/// read on from the string before (`Reader::read_on`), so that a phrase split
+/// across the two is found.
+fn in_text(text: &str, reader: &mut Reader, on: bool) -> Option<Found> {
     let mut hiding = Hiding::default();
     let mut hides = None;
-    let found = reader.read(text, |at, c| {
+    let each = |at, c| {
         let stop = hiding.at(text, at, c);
         if stop {
             hides = Some(at);
         }
         stop
-    });
+    };
+    let found = if on {
+        reader.read_on(text, each)
+    } else {
+        reader.read(text, each)
+    };
     if let Some(at) = hides {
         return Some(Found {
             because: Because::Hidden,
@@ -180,55 +187,64 @@ fn in_text(text: &str, reader: &mut Reader) -> Option<Found> {
 }
 
 /// Hands each string of a JSON value to `each`, in the text's order (a key
-/// before its value), until `each` says it found something; what it found
-/// is kept in `found`. Nothing of the value is built: a string without
-/// escapes is handed over where it lies in the text.
+/// before its value), and `None` for each value that is no string, until
+/// `each` says it found something; what it found is kept in `found`.
+/// Nothing of the value is built: a string without escapes is handed over
+/// where it lies in the text.
 struct Strings<'a, F> {
     each: &'a mut F,
     found: &'a mut Option<Found>,
 }
 
-impl<F: FnMut(&str) -> Option<Found>> Strings<'_, F> {
+impl<F: FnMut(Option<&str>) -> Option<Found>> Strings<'_, F> {
     fn again(&mut self) -> Strings<'_, F> {
         Strings {
             each: self.each,
             found: self.found,
         }
     }
+
+    /// A value that is no string: `each` hears of it as `None`.
+    fn scalar<E>(self) -> Result<(), E> {
+        if self.found.is_none() {
+            *self.found = (self.each)(None);
+        }
+        Ok(())
+    }
 }
 
-impl<'de, F: FnMut(&str) -> Option<Found>> DeserializeSeed<'de> for Strings<'_, F> {
+impl<'de, F: FnMut(Option<&str>) -> Option<Found>> DeserializeSeed<'de> for Strings<'_, F> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, F: FnMut(&str) -> Option<Found>> Visitor<'de> for Strings<'_, F> {
+impl<'de, F: FnMut(Option<&str>) -> Option<Found>> Visitor<'de> for Strings<'_, F> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("JSON")
     }
     fn visit_str<E>(self, text: &str) -> Result<(), E> {
         if self.found.is_none() {
-            *self.found = (self.each)(text);
+            *self.found = (self.each)(Some(text));
         }
         Ok(())
     }
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
+        self.scalar()
     }
     fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
+        self.scalar()
     }
     fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
+        self.scalar()
     }
     fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
+        self.scalar()
     }
     fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
+        self.scalar()
     }
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut items: A) -> Result<(), A::Error> {
         while items.next_element_seed(self.again())?.is_some() {}
@@ -247,7 +263,16 @@ impl<'de, F: FnMut(&str) -> Option<Found>> Visitor<'de> for Strings<'_, F> {
 /// JSON, a lone surrogate, nesting past serde_json's depth).
 fn in_json(text: &str, reader: &mut Reader) -> Result<Option<Found>, serde_json::Error> {
     let mut found = None;
-    let mut each = |s: &str| in_text(s, reader);
+    // The strings are read together, in the text's order, a space between
+    // each and the next (docs/cards.md, "After untrusted content"); a value
+    // that is no string stands between them as a value of its own.
+    let mut each = |s: Option<&str>| match s {
+        Some(s) => in_text(s, reader, true),
+        None => {
+            reader.break_off();
+            None
+        }
+    };
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = Strings {
         each: &mut each,
@@ -280,7 +305,7 @@ pub fn untrusted(result: Result<&str, &str>, declared: Declared) -> Option<Found
                 excerpt: excerpt(text, 0),
             })
         }),
-        Err(reason) => in_text(reason, &mut reader),
+        Err(reason) => in_text(reason, &mut reader, false),
     };
     if found.is_some() {
         return found;

@@ -2,28 +2,38 @@
 //! results without reading each string (`untrusted` reads the rest). It
 //! runs over the text once, byte by byte, and says a result is clear only
 //! when no string in it can hold hidden text or a phrase addressed to the
-//! model, as `untrusted` finds them:
+//! model, as `untrusted` finds them, and the reader would read it whole:
 //!
 //! - Hidden text needs a hidden character. One that is not ASCII is in the
 //!   text as it is, and is seen; an ASCII one can only be in a JSON string as
 //!   an escape other than `\n`, `\t` and `\r` (the text's own layout): `\b`,
 //!   `\f` or `\u`. Any of these, or any hidden character, and the result is
 //!   not clear.
+//! - An entity (`&` and a name or number, then `;`) may decode to any
+//!   character (`addressed` decodes them): not clear.
+//! - A character that is not ASCII is read as what it passes for
+//!   (`addressed::folded`: NFKC, lower case, confusable skeleton). One that
+//!   passes for ASCII is not clear, except a letter with its accents (an
+//!   ASCII letter followed by marks, which no phrase can hold: a phrase's
+//!   next byte is ASCII, and one ending in a letter must end a word) and an
+//!   apostrophe (which the look reads as one, below).
 //! - Without them, a string's characters are the text's own, or the escapes
 //!   `\n`, `\t`, `\r` (whitespace), `\"`, `\\` and `\/` (in no phrase). The
-//!   text the phrases are matched on (`addressed`) then differs from the
-//!   string only in case, in whitespace (a run of it is one space) and in the
-//!   typographic apostrophes made plain: a phrase it holds is in the JSON
-//!   text with its letters in any case, each space one or more whitespace
-//!   characters or escapes, and its apostrophe any of them. No lower case
-//!   of a character that is not ASCII is part of a phrase (a test in
-//!   `addressed` holds the two that are ASCII to it). So a result is not
-//!   clear where a phrase is in the text so; where its words stand does not
-//!   matter here, which only makes the look more careful. The look stops
-//!   only at a byte of each phrase's first word (`ANCHORS`), and tries the
-//!   phrase from where it would begin.
+//!   text the phrases are matched on then differs from the string only in
+//!   case, in whitespace (a run of it is one space), in apostrophes, and in
+//!   the strings read together, a space between (`Reader::read_on`): a phrase
+//!   it holds is in the JSON text with its letters in any case, each space
+//!   one or more whitespace characters, escapes of them or bytes of JSON
+//!   between two strings (`"`, `,`, `:`, brackets), and its apostrophe any
+//!   character read as one. So a result is not clear where a phrase is in
+//!   the text so; where its words stand does not matter here, which only
+//!   makes the look more careful. The look stops only at a byte of each
+//!   phrase's first word (`ANCHORS`), and tries the phrase from where it
+//!   would begin.
+//! - Outside its strings, it counts nesting and reads numbers (`between`), as
+//!   the reader would fail on them.
 
-use crate::page::addressed::PHRASES;
+use crate::page::addressed::{folded, OTHER_WORD, PHRASES};
 use crate::page::hidden::hidden;
 
 /// Where the look stops for each phrase: a byte of its first word, the
@@ -51,18 +61,19 @@ const STOPS: [bool; 256] = {
     let mut stops = [false; 256];
     let mut b = 0;
     while b < 256 {
-        stops[b] = AT_ANCHOR[b] != 0 || b == b'\\' as usize || b == b'"' as usize || b >= 0x80;
+        stops[b] = AT_ANCHOR[b] != 0 || matches!(b as u8, b'\\' | b'"' | b'&') || b >= 0x80;
         b += 1;
     }
     stops
 };
 
-/// How many bytes at `at` are one whitespace character, or an escape of
-/// one (`\n`, `\t`, `\r`); 0 for anything else.
+/// How many bytes at `at` are one whitespace character, an escape of one
+/// (`\n`, `\t`, `\r`), or a byte of JSON between two strings; 0 for anything
+/// else.
 fn whitespace(text: &str, at: usize) -> usize {
     let bytes = text.as_bytes();
     match bytes.get(at) {
-        Some(b' ' | b'\t' | b'\n' | b'\r') => 1,
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b'"' | b',' | b':' | b'[' | b']' | b'{' | b'}') => 1,
         Some(b'\\') if matches!(bytes.get(at + 1), Some(b'n' | b't' | b'r')) => 2,
         Some(&b) if !b.is_ascii() => text[at..]
             .chars()
@@ -73,8 +84,36 @@ fn whitespace(text: &str, at: usize) -> usize {
     }
 }
 
+/// What the look learnt of characters outside ASCII, by their code point's
+/// last bits: most texts use a few, many times, and a fold costs a
+/// normalisation and a table search (NUL, ASCII, is never looked up).
+struct Known {
+    /// Characters found [`plain`].
+    plain: [char; 64],
+    /// Characters asked about as an apostrophe, and the answer.
+    apostrophes: [(char, bool); 16],
+}
+
+impl Known {
+    fn new() -> Self {
+        Known {
+            plain: ['\0'; 64],
+            apostrophes: [('\0', false); 16],
+        }
+    }
+
+    /// Whether `c`, which is not ASCII, is read as an apostrophe.
+    fn apostrophe(&mut self, c: char) -> bool {
+        let slot = &mut self.apostrophes[c as usize % 16];
+        if slot.0 != c {
+            *slot = (c, folded(c) == b"'");
+        }
+        slot.1
+    }
+}
+
 /// Whether `phrase` is at byte `at` of `text`, as the module says.
-fn at_phrase(text: &str, mut at: usize, phrase: &str) -> bool {
+fn at_phrase(text: &str, mut at: usize, phrase: &str, known: &mut Known) -> bool {
     let bytes = text.as_bytes();
     for &p in phrase.as_bytes() {
         match p {
@@ -89,12 +128,9 @@ fn at_phrase(text: &str, mut at: usize, phrase: &str) -> bool {
                 }
             }
             b'\'' => {
-                let rest = &bytes[at..];
-                at += match rest {
-                    [b'\'', ..] => 1,
-                    // U+2018 and U+2019, and U+02BC.
-                    [0xE2, 0x80, 0x98 | 0x99, ..] => 3,
-                    [0xCA, 0xBC, ..] => 2,
+                at += match text[at..].chars().next() {
+                    Some('\'') => 1,
+                    Some(c) if !c.is_ascii() && known.apostrophe(c) => c.len_utf8(),
                     _ => return false,
                 };
             }
@@ -159,6 +195,7 @@ pub fn clear(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut depth = 0;
     let mut at = 0;
+    let mut known = Known::new();
     loop {
         // Outside a string, then inside one to its closing quote.
         match between(text, at, &mut depth) {
@@ -187,17 +224,29 @@ pub fn clear(text: &str) -> bool {
                 }
                 continue;
             }
+            if byte == b'&' {
+                if entity(bytes, at) {
+                    return false;
+                }
+                at += 1;
+                continue;
+            }
             if !byte.is_ascii() {
                 let Some(c) = text[at..].chars().next() else {
                     return false;
                 };
-                if hidden(c) {
-                    return false;
+                // Most texts use a few such characters, many times.
+                let slot = &mut known.plain[c as usize % 64];
+                if *slot != c {
+                    if !plain(c) {
+                        return false;
+                    }
+                    *slot = c;
                 }
                 at += c.len_utf8();
                 continue;
             }
-            if at_any_phrase(text, at, byte) {
+            if at_any_phrase(text, at, byte, &mut known) {
                 return false;
             }
             at += 1;
@@ -205,8 +254,38 @@ pub fn clear(text: &str) -> bool {
     }
 }
 
+/// Whether an entity may begin at `at`, a `&`: a name or number, then `;`
+/// (the only ones `addressed` decodes). The longest name is 31 bytes.
+fn entity(bytes: &[u8], at: usize) -> bool {
+    let name = bytes[at + 1..]
+        .iter()
+        .take(40)
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'#'));
+    name.is_some_and(|n| n > 0 && bytes.get(at + 1 + n) == Some(&b';'))
+}
+
+/// Whether `c`, which is not ASCII, is clear as the module says: not hidden,
+/// and whitespace, or read as no ASCII, as an apostrophe, or as a letter
+/// with its accents.
+fn plain(c: char) -> bool {
+    if hidden(c) {
+        return false;
+    }
+    if c.is_whitespace() {
+        return true;
+    }
+    let seen = folded(c);
+    match seen.as_slice() {
+        [b'\''] => true,
+        [first, rest @ ..] if first.is_ascii_alphanumeric() && !rest.is_empty() => {
+            rest.iter().all(|&b| b == OTHER_WORD)
+        }
+        _ => !seen.iter().any(u8::is_ascii),
+    }
+}
+
 /// Whether a phrase whose anchor is `byte`, at `at`, is there.
-fn at_any_phrase(text: &str, at: usize, byte: u8) -> bool {
+fn at_any_phrase(text: &str, at: usize, byte: u8, known: &mut Known) -> bool {
     let mut candidates = AT_ANCHOR[usize::from(byte)];
     let next = text.as_bytes().get(at + 1).map(u8::to_ascii_lowercase);
     while candidates != 0 {
@@ -219,7 +298,7 @@ fn at_any_phrase(text: &str, at: usize, byte: u8) -> bool {
         }
         if at
             .checked_sub(anchor)
-            .is_some_and(|start| at_phrase(text, start, phrase))
+            .is_some_and(|start| at_phrase(text, start, phrase, known))
         {
             return true;
         }
