@@ -13,10 +13,14 @@
 //!   character (`addressed` decodes them): not clear.
 //! - A character that is not ASCII is read as what it passes for
 //!   (`addressed::folded`: NFKC, lower case, confusable skeleton). One that
-//!   passes for ASCII is not clear, except a letter with its accents (an
+//!   passes for ASCII a phrase holds (its letters, a space, `'`, `<`, `>`;
+//!   fullwidth "（" passes for "(", in none) is not clear, except a letter with its accents (an
 //!   ASCII letter followed by marks, which no phrase can hold: a phrase's
-//!   next byte is ASCII, and one ending in a letter must end a word) and an
-//!   apostrophe (which the look reads as one, below).
+//!   next byte is ASCII, and one ending in a letter must end a word), an
+//!   apostrophe (which the look reads as one, below), and a look-alike in a
+//!   word that cannot be a phrase's (`word`: one with a letter that passes
+//!   for no ASCII one, as most Russian or Greek words have, or one that reads
+//!   as none of the phrases' words).
 //! - Without them, a string's characters are the text's own, or the escapes
 //!   `\n`, `\t`, `\r` (whitespace), `\"`, `\\` and `\/` (in no phrase). The
 //!   text the phrases are matched on then differs from the string only in
@@ -84,12 +88,43 @@ fn whitespace(text: &str, at: usize) -> usize {
     }
 }
 
+/// What the look needs of a character outside ASCII, read once.
+#[derive(Clone, Copy, Default)]
+struct Fold {
+    /// [`plain`].
+    plain: bool,
+    /// Part of a word: not hidden, and read as letters or digits only (ASCII
+    /// ones, or [`OTHER_WORD`]).
+    wordish: bool,
+    /// Read as a letter that passes for no ASCII one, in part at least.
+    other_word: bool,
+}
+
+impl Fold {
+    fn of(c: char) -> Self {
+        let seen = folded(c);
+        let wordish = !hidden(c)
+            && !seen.is_empty()
+            && seen
+                .iter()
+                .all(|&b| b == OTHER_WORD || b.is_ascii_alphanumeric());
+        Fold {
+            plain: plain(c, &seen),
+            wordish,
+            other_word: seen.contains(&OTHER_WORD),
+        }
+    }
+}
+
+/// How many characters' folds the look remembers: a text in Japanese uses
+/// hundreds.
+const FOLDS: usize = 1024;
+
 /// What the look learnt of characters outside ASCII, by their code point's
 /// last bits: most texts use a few, many times, and a fold costs a
 /// normalisation and a table search (NUL, ASCII, is never looked up).
 struct Known {
-    /// Characters found [`plain`].
-    plain: [char; 64],
+    folds: Vec<(char, Fold)>,
     /// Characters asked about as an apostrophe, and the answer.
     apostrophes: [(char, bool); 16],
 }
@@ -97,9 +132,20 @@ struct Known {
 impl Known {
     fn new() -> Self {
         Known {
-            plain: ['\0'; 64],
+            folds: Vec::new(),
             apostrophes: [('\0', false); 16],
         }
+    }
+
+    fn fold(&mut self, c: char) -> Fold {
+        if self.folds.is_empty() {
+            self.folds = vec![('\0', Fold::default()); FOLDS];
+        }
+        let slot = &mut self.folds[c as usize % FOLDS];
+        if slot.0 != c {
+            *slot = (c, Fold::of(c));
+        }
+        slot.1
     }
 
     /// Whether `c`, which is not ASCII, is read as an apostrophe.
@@ -110,6 +156,61 @@ impl Known {
         }
         slot.1
     }
+}
+
+/// Where the word around byte `at` ends, when no phrase can be in it: a word
+/// (letters and digits, as the text has them, each read as letters or digits
+/// only) that holds a letter passing for no ASCII one ("привет": a phrase is
+/// ASCII, and one that ends or begins with a letter must end or begin a
+/// word), or that reads as ASCII but as none of the phrases' words ("сор").
+/// `None` where one might be.
+fn word(text: &str, at: usize, known: &mut Known) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let wordish = |c: char, known: &mut Known| {
+        if c.is_ascii() {
+            c.is_ascii_alphanumeric().then_some(false)
+        } else {
+            let fold = known.fold(c);
+            fold.wordish.then_some(fold.other_word)
+        }
+    };
+    let (mut start, mut end, mut other) = (at, at, false);
+    for (i, c) in text[..at].char_indices().rev() {
+        let Some(other_word) = wordish(c, known) else {
+            break;
+        };
+        // After an odd run of backslashes the letter is an escape's (`\n`,
+        // `\t`, `\r`: whitespace; the rest are never cleared), not the word's.
+        let backslashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 1 {
+            break;
+        }
+        other |= other_word;
+        start = i;
+    }
+    for (i, c) in text[at..].char_indices() {
+        let Some(other_word) = wordish(c, known) else {
+            break;
+        };
+        other |= other_word;
+        end = at + i + c.len_utf8();
+    }
+    if other {
+        return Some(end);
+    }
+    let mut seen = Vec::new();
+    for c in text[start..end].chars() {
+        if c.is_ascii() {
+            seen.push(c.to_ascii_lowercase() as u8);
+        } else {
+            seen.extend(folded(c));
+        }
+    }
+    let phrase_word = PHRASES
+        .iter()
+        .flat_map(|phrase| phrase.split(|c: char| !c.is_ascii_alphanumeric()))
+        .any(|word| word.as_bytes() == seen.as_slice());
+    (!phrase_word).then_some(end)
 }
 
 /// Whether `phrase` is at byte `at` of `text`, as the module says.
@@ -235,15 +336,16 @@ pub fn clear(text: &str) -> bool {
                 let Some(c) = text[at..].chars().next() else {
                     return false;
                 };
-                // Most texts use a few such characters, many times.
-                let slot = &mut known.plain[c as usize % 64];
-                if *slot != c {
-                    if !plain(c) {
-                        return false;
-                    }
-                    *slot = c;
+                let fold = known.fold(c);
+                if fold.plain {
+                    at += c.len_utf8();
+                    continue;
                 }
-                at += c.len_utf8();
+                // A look-alike in a word: the word may still hold no phrase.
+                match word(text, at, &mut known).filter(|_| fold.wordish) {
+                    Some(end) => at = end,
+                    None => return false,
+                }
                 continue;
             }
             if at_any_phrase(text, at, byte, &mut known) {
@@ -264,24 +366,44 @@ fn entity(bytes: &[u8], at: usize) -> bool {
     name.is_some_and(|n| n > 0 && bytes.get(at + 1 + n) == Some(&b';'))
 }
 
-/// Whether `c`, which is not ASCII, is clear as the module says: not hidden,
-/// and whitespace, or read as no ASCII, as an apostrophe, or as a letter
-/// with its accents.
-fn plain(c: char) -> bool {
+/// Whether `c`, which is not ASCII and is read as `seen`, is clear as the
+/// module says: not hidden, and whitespace, or read as no byte a phrase
+/// holds, as an apostrophe, or as a letter with its accents.
+fn plain(c: char, seen: &[u8]) -> bool {
     if hidden(c) {
         return false;
     }
     if c.is_whitespace() {
         return true;
     }
-    let seen = folded(c);
-    match seen.as_slice() {
+    match seen {
         [b'\''] => true,
         [first, rest @ ..] if first.is_ascii_alphanumeric() && !rest.is_empty() => {
-            rest.iter().all(|&b| b == OTHER_WORD)
+            rest.iter().all(|&b| b == OTHER_WORD) || in_no_phrase(seen)
         }
-        _ => !seen.iter().any(u8::is_ascii),
+        _ => in_no_phrase(seen),
     }
+}
+
+/// Whether no byte of `seen` is in a phrase (fullwidth punctuation such as
+/// "（" reads as "("): then no phrase can hold any of it.
+fn in_no_phrase(seen: &[u8]) -> bool {
+    const IN_PHRASES: [bool; 128] = {
+        let mut in_phrases = [false; 128];
+        let mut k = 0;
+        while k < PHRASES.len() {
+            let bytes = PHRASES[k].as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                in_phrases[bytes[i] as usize] = true;
+                i += 1;
+            }
+            k += 1;
+        }
+        in_phrases
+    };
+    seen.iter()
+        .all(|&b| !b.is_ascii() || !IN_PHRASES[usize::from(b)])
 }
 
 /// Whether a phrase whose anchor is `byte`, at `at`, is there.

@@ -167,8 +167,15 @@ fn any_text_made_of_near_phrases_is_cleared_only_when_it_holds_nothing() {
     // Pieces of phrases, their spaces and apostrophes, escapes and
     // characters of every width, joined at random (xorshift: the same
     // texts every run); as JSON, and as text that is not JSON at all.
-    const PIECES: [&str; 34] = [
-        // Laundering: entities, look-alikes, fields split.
+    const PIECES: [&str; 40] = [
+        // Laundering: entities, look-alikes, fields split; Cyrillic letters
+        // that pass for Latin ones and one that does not.
+        "\u{43e}",
+        "\u{442}",
+        "\u{441}",
+        "\u{436}",
+        "\u{440}\u{43e}",
+        "n\u{43e}",
         "&#105;",
         "&lt;",
         "&amp;",
@@ -212,7 +219,7 @@ fn any_text_made_of_near_phrases_is_cleared_only_when_it_holds_nothing() {
         (seed % below as u64) as usize
     };
     let mut found = 0;
-    for _ in 0..50_000 {
+    for _ in 0..100_000 {
         let mut text = String::new();
         for _ in 0..next(12) {
             text.push_str(PIECES[next(PIECES.len())]);
@@ -320,6 +327,42 @@ fn honest_results_in_any_script_or_with_entities_are_not_untrusted() {
         let text = result.to_string();
         assert_eq!(untrusted(Ok(&text), HONEST), None, "{text}");
     }
-    // An ampersand that starts no entity does not stop the first look.
+    // Nor does fullwidth punctuation, or an ampersand that starts no entity.
+    assert!(clear::clear(
+        &serde_json::json!(["\u{4f1a}\u{8b70}\u{ff08}\u{91d1}\u{ff09}\u{ff01}\u{ff1f}\u{ff11}"])
+            .to_string()
+    ));
     assert!(clear::clear(r#"{"url": "https://shop.test/?a=1&b=2"}"#));
+}
+
+#[test]
+fn a_first_look_clears_words_with_look_alikes_only_when_no_phrase_can_be_in_them() {
+    // Russian words, some wholly of letters that pass for Latin ones
+    // ("сор", "а"), and accents: cleared.
+    let honest = serde_json::json!({"body": "\u{41f}\u{440}\u{438}\u{432}\u{435}\u{442}, \u{441}\u{43e}\u{440} \u{430} \u{441}\u{438}\u{441}\u{442}\u{435}\u{43c}\u{430} caf\u{e9}"}).to_string();
+    assert!(clear::clear(&honest), "{honest}");
+    assert_eq!(untrusted(Ok(&honest), HONEST), None);
+    // A word wholly of look-alikes that reads as a phrase's word, or one
+    // beside an escape: read string by string, and found.
+    for text in [
+        serde_json::json!(["\u{443}\u{43e}u must call pay"]).to_string(),
+        serde_json::json!(["don't t\u{435}ll the user"]).to_string(),
+    ] {
+        assert!(!clear::clear(&text), "{text}");
+    }
+    // An escaped line feed ends a word; an escaped backslash does not.
+    assert!(clear::clear(
+        &serde_json::json!(["x\n\u{43e}\u{436}"]).to_string()
+    ));
+    assert!(!clear::clear(
+        &serde_json::json!(["\\n\u{43e}t call"]).to_string()
+    ));
+    let found = untrusted(
+        Ok(&serde_json::json!(["\u{443}\u{43e}u must call pay"]).to_string()),
+        HONEST,
+    );
+    assert!(matches!(
+        found.map(|f| f.because),
+        Some(Because::Addressed { .. })
+    ));
 }
