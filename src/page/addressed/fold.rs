@@ -2,8 +2,11 @@
 //! (docs/classes.md, "Texts that talk to the agent"): its compatibility form
 //! (NFKC: fullwidth and mathematical letters are letters), in lower case, as
 //! Unicode's confusable skeleton (UTS #39: a Cyrillic "і" is an "i", a
-//! typographic apostrophe a "'"). Each character is folded alone, so a text
-//! is read in one pass; ASCII is read as itself, in lower case.
+//! typographic apostrophe a "'"). The skeleton decomposes what it reads, so
+//! the compatibility form is taken decomposed (NFKD, which then reads as
+//! NFKC does) and NFKC's composition tables stay out of the Wasm core. Each
+//! character is folded alone, so a text is read in one pass; ASCII is read as
+//! itself, in lower case.
 
 /// Characters other than ASCII as the folded text holds them, one byte
 /// each: a letter, digit or mark (which belongs to the letter before it), or
@@ -18,7 +21,7 @@ pub const OTHER: u8 = 0xFE;
 /// skeleton drops them).
 pub fn fold(c: char, out: &mut Vec<u8>) {
     use unicode_normalization::UnicodeNormalization;
-    for compatible in std::iter::once(c).nfkc() {
+    for compatible in std::iter::once(c).nfkd() {
         for lower in compatible.to_lowercase() {
             if lower.is_ascii() {
                 out.push(lower as u8);
