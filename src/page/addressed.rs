@@ -5,9 +5,12 @@
 //! was told, to keep something from the person, to call a tool) are how a
 //! page poisons it. The list is short on purpose: each phrase is one an
 //! honest description has no reason to hold, and a longer list would catch
-//! honest text too. Matching is case-insensitive, on whitespace made single
-//! spaces and hidden characters dropped (`page::hidden`), at word
-//! boundaries, and linear in the text.
+//! honest text too. Matching is on the text as a person reads it:
+//! case-insensitive, with entities decoded, whitespace made single spaces,
+//! hidden characters dropped (`page::hidden`) and every other character
+//! outside ASCII read as what it passes for (`fold`: NFKC, UTS #39's
+//! confusable skeletons); at word boundaries, and linear in the text. A
+//! paraphrase is beyond any list (docs/cards.md, "After untrusted content").
 
 mod fold;
 
