@@ -186,49 +186,67 @@ fn in_text(text: &str, reader: &mut Reader, on: bool) -> Option<Found> {
     })
 }
 
+/// What [`Strings`] hands over: a string that is a value, one that is a
+/// key, or a value that is no string.
+enum Piece<'a> {
+    Value(&'a str),
+    Key(&'a str),
+    Other,
+}
+
 /// Hands each string of a JSON value to `each`, in the text's order (a key
-/// before its value), and `None` for each value that is no string, until
-/// `each` says it found something; what it found is kept in `found`.
-/// Nothing of the value is built: a string without escapes is handed over
-/// where it lies in the text.
+/// before its value), and each value that is no string, until `each` says it
+/// found something; what it found is kept in `found`. Nothing of the value
+/// is built: a string without escapes is handed over where it lies in the
+/// text.
 struct Strings<'a, F> {
     each: &'a mut F,
     found: &'a mut Option<Found>,
+    /// Whether the string to come is a key.
+    key: bool,
 }
 
-impl<F: FnMut(Option<&str>) -> Option<Found>> Strings<'_, F> {
-    fn again(&mut self) -> Strings<'_, F> {
+impl<F: FnMut(Piece) -> Option<Found>> Strings<'_, F> {
+    fn again(&mut self, key: bool) -> Strings<'_, F> {
         Strings {
             each: self.each,
             found: self.found,
+            key,
         }
     }
 
-    /// A value that is no string: `each` hears of it as `None`.
-    fn scalar<E>(self) -> Result<(), E> {
+    fn hand(self, piece: Piece) {
         if self.found.is_none() {
-            *self.found = (self.each)(None);
+            *self.found = (self.each)(piece);
         }
+    }
+
+    /// A value that is no string.
+    fn scalar<E>(self) -> Result<(), E> {
+        self.hand(Piece::Other);
         Ok(())
     }
 }
 
-impl<'de, F: FnMut(Option<&str>) -> Option<Found>> DeserializeSeed<'de> for Strings<'_, F> {
+impl<'de, F: FnMut(Piece) -> Option<Found>> DeserializeSeed<'de> for Strings<'_, F> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, F: FnMut(Option<&str>) -> Option<Found>> Visitor<'de> for Strings<'_, F> {
+impl<'de, F: FnMut(Piece) -> Option<Found>> Visitor<'de> for Strings<'_, F> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("JSON")
     }
     fn visit_str<E>(self, text: &str) -> Result<(), E> {
-        if self.found.is_none() {
-            *self.found = (self.each)(Some(text));
-        }
+        let piece = if self.key {
+            Piece::Key(text)
+        } else {
+            Piece::Value(text)
+        };
+        self.hand(piece);
         Ok(())
     }
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
@@ -247,12 +265,12 @@ impl<'de, F: FnMut(Option<&str>) -> Option<Found>> Visitor<'de> for Strings<'_, 
         self.scalar()
     }
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut items: A) -> Result<(), A::Error> {
-        while items.next_element_seed(self.again())?.is_some() {}
+        while items.next_element_seed(self.again(false))?.is_some() {}
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(mut self, mut members: A) -> Result<(), A::Error> {
-        while members.next_key_seed(self.again())?.is_some() {
-            members.next_value_seed(self.again())?;
+        while members.next_key_seed(self.again(true))?.is_some() {
+            members.next_value_seed(self.again(false))?;
         }
         Ok(())
     }
@@ -263,12 +281,17 @@ impl<'de, F: FnMut(Option<&str>) -> Option<Found>> Visitor<'de> for Strings<'_, 
 /// JSON, a lone surrogate, nesting past serde_json's depth).
 fn in_json(text: &str, reader: &mut Reader) -> Result<Option<Found>, serde_json::Error> {
     let mut found = None;
-    // The strings are read together, in the text's order, a space between
-    // each and the next (docs/cards.md, "After untrusted content"); a value
-    // that is no string stands between them as a value of its own.
-    let mut each = |s: Option<&str>| match s {
-        Some(s) => in_text(s, reader, true),
-        None => {
+    // The string values are read together, in the text's order, a space
+    // between each and the next, so that a phrase split across two fields is
+    // found (docs/cards.md, "After untrusted content"). A value that is no
+    // string stands apart; a key is read alone, with a reader of its own:
+    // keys name a result's fields, and two in a row ("system", then
+    // "prompt") are structure, not a sentence.
+    let mut keys = Reader::default();
+    let mut each = |piece: Piece| match piece {
+        Piece::Value(s) => in_text(s, reader, true),
+        Piece::Key(s) => in_text(s, &mut keys, false),
+        Piece::Other => {
             reader.break_off();
             None
         }
@@ -277,6 +300,7 @@ fn in_json(text: &str, reader: &mut Reader) -> Result<Option<Found>, serde_json:
     let read = Strings {
         each: &mut each,
         found: &mut found,
+        key: false,
     }
     .deserialize(&mut deserializer)
     .and_then(|()| deserializer.end());

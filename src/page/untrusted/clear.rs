@@ -27,9 +27,9 @@
 //!   case, in whitespace (a run of it is one space), in apostrophes, and in
 //!   the strings read together, a space between (`Reader::read_on`): a phrase
 //!   it holds is in the JSON text with its letters in any case, each space
-//!   one or more whitespace characters, escapes of them or bytes of JSON
-//!   between two strings (`"`, `,`, `:`, brackets), and its apostrophe any
-//!   character read as one. So a result is not clear where a phrase is in
+//!   one or more whitespace characters, escapes of them, bytes of JSON
+//!   between two strings (`"`, `,`, `:`, brackets) or keys with their colon
+//!   (keys are read apart), and its apostrophe any character read as one. So a result is not clear where a phrase is in
 //!   the text so; where its words stand does not matter here, which only
 //!   makes the look more careful. The look stops only at a byte of each
 //!   phrase's first word (`ANCHORS`), and tries the phrase from where it
@@ -72,12 +72,14 @@ const STOPS: [bool; 256] = {
 };
 
 /// How many bytes at `at` are one whitespace character, an escape of one
-/// (`\n`, `\t`, `\r`), or a byte of JSON between two strings; 0 for anything
-/// else.
+/// (`\n`, `\t`, `\r`), a byte of JSON between two strings, or a key and its
+/// colon (the reader reads string values together, keys apart); 0 for
+/// anything else.
 fn whitespace(text: &str, at: usize) -> usize {
     let bytes = text.as_bytes();
     match bytes.get(at) {
-        Some(b' ' | b'\t' | b'\n' | b'\r' | b'"' | b',' | b':' | b'[' | b']' | b'{' | b'}') => 1,
+        Some(b'"') => key(bytes, at).unwrap_or(1),
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b'[' | b']' | b'{' | b'}') => 1,
         Some(b'\\') if matches!(bytes.get(at + 1), Some(b'n' | b't' | b'r')) => 2,
         Some(&b) if !b.is_ascii() => text[at..]
             .chars()
@@ -211,6 +213,28 @@ fn word(text: &str, at: usize, known: &mut Known) -> Option<usize> {
         .flat_map(|phrase| phrase.split(|c: char| !c.is_ascii_alphanumeric()))
         .any(|word| word.as_bytes() == seen.as_slice());
     (!phrase_word).then_some(end)
+}
+
+/// How many bytes at `at`, a quote, are a string followed by a colon (a
+/// key, as the look sees it: more is taken for one only makes it more
+/// careful), the colon included.
+fn key(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut end = at + 1;
+    loop {
+        match bytes.get(end)? {
+            b'"' => break,
+            b'\\' => end += 2,
+            _ => end += 1,
+        }
+    }
+    let colon = end
+        + 1
+        + bytes
+            .get(end + 1..)?
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+    (bytes.get(colon) == Some(&b':')).then_some(colon + 1 - at)
 }
 
 /// Whether `phrase` is at byte `at` of `text`, as the module says.
