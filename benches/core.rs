@@ -22,7 +22,8 @@
 //!   accents, typographic apostrophes and line breaks, nothing addressed to
 //!   the model), as `Session::finish` reads every result after a call
 //!   (docs/cards.md, "After untrusted content"); the whole detector runs,
-//!   since nothing in it is found;
+//!   since nothing in it is found; `… in Russian, 100 KB`: the same of
+//!   Russian words, which the first look cannot clear, read string by string;
 //! - `read/page report of 1000 tools`: the JSON text of one page report
 //!   registering 1,000 tools (the mix above) read as a `FromPage`, as the
 //!   service worker reads every report; `read/settings change` and
@@ -532,9 +533,35 @@ const WORDS: [&str; 40] = [
     "vu",
 ];
 
+/// Ordinary Russian words, whose letters the confusable skeletons read
+/// as Latin ones ("о", "е", "а", "р", "с"): a result no first look clears.
+const RUSSIAN: [&str; 16] = [
+    "привет",
+    "заказ",
+    "доставка",
+    "пятница",
+    "обед",
+    "встреча",
+    "спасибо",
+    "система",
+    "цена",
+    "мы",
+    "они",
+    "и",
+    "в",
+    "не",
+    "это",
+    "сообщение",
+];
+
 /// An honest result of about `bytes` bytes, as a mail tool returns it: the
 /// JSON text of an array of messages `{from, subject, body}`.
 fn honest_result(bytes: usize) -> String {
+    honest_result_of(bytes, &WORDS)
+}
+
+/// As [`honest_result`], of `words`.
+fn honest_result_of(bytes: usize, words: &[&str]) -> String {
     let mut rng = Rng(0x5eed_0038);
     let mut messages = Vec::new();
     let mut size = 0;
@@ -544,11 +571,11 @@ fn honest_result(bytes: usize) -> String {
             if i > 0 {
                 body.push_str(if rng.chance(3) { "\n" } else { " " });
             }
-            body.push_str(rng.pick(&WORDS));
+            body.push_str(rng.pick(words));
         }
         let message = json!({
             "from": format!("person{}@mail.example", rng.next() % 1000),
-            "subject": format!("Re: {} {}", rng.pick(&WORDS), rng.pick(&WORDS)),
+            "subject": format!("Re: {} {}", rng.pick(words), rng.pick(words)),
             "body": body,
         });
         size += message.to_string().len() + 1;
@@ -560,8 +587,11 @@ fn honest_result(bytes: usize) -> String {
 fn bench_untrusted(c: &mut Criterion) {
     use toolgate::page::untrusted::{untrusted, Declared};
     let mut group = c.benchmark_group("untrusted");
-    for (label, bytes) in [("100 KB", 100_000), ("1 MB", 1_000_000)] {
-        let result = honest_result(bytes);
+    for (label, result) in [
+        ("100 KB", honest_result(100_000)),
+        ("1 MB", honest_result(1_000_000)),
+        ("in Russian, 100 KB", honest_result_of(100_000, &RUSSIAN)),
+    ] {
         assert_eq!(
             untrusted(Ok(&result), Declared::default()),
             None,

@@ -3,7 +3,7 @@
 
 use crate::page::addressed::addressed_to_model;
 use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
-use crate::page::hidden::{hidden, hidden_in_block};
+use crate::page::hidden::escapes;
 use serde::{Deserialize, Serialize};
 
 /// The longest description Chrome's WebMCP guidance suggests for a tool, in
@@ -468,13 +468,10 @@ fn hidden_characters(decl: &Declaration) -> Vec<Lint> {
     let mut lints = Vec::new();
     for (part, text) in texts {
         let Some(text) = text else { continue };
-        let is_hidden: fn(char) -> bool = if part == TextPart::Title {
-            hidden
-        } else {
-            hidden_in_block
-        };
+        // A title is one line; a description or instructions a block.
+        let block = part != TextPart::Title;
         let (mut count, mut named, mut more) = (0, Vec::new(), false);
-        for c in text.chars().filter(|&c| is_hidden(c)) {
+        for (_, c) in escapes(text, block) {
             count += 1;
             if !named.contains(&c) {
                 if named.len() < HIDDEN_NAMED {

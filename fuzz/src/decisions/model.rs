@@ -135,7 +135,7 @@ pub fn untrusted(outcome: Outcome, declared: bool, flagged: bool) -> bool {
     match outcome {
         Outcome::Done => declared || flagged,
         Outcome::Threw => flagged,
-        Outcome::Addressed | Outcome::Hidden => true,
+        Outcome::Addressed | Outcome::Hidden | Outcome::Unreadable => true,
     }
 }
 

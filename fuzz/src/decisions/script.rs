@@ -119,7 +119,7 @@ pub fn arguments(i: u8) -> Option<Value> {
 }
 
 /// What a page answers a call with (`Act::Finish`'s `outcome`, taken modulo
-/// 4; 0 and 1 are the failure and the plain result a `bool` chose before).
+/// 5; 0 and 1 are the failure and the plain result a `bool` chose before).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// It threw, with a plain reason.
@@ -130,6 +130,9 @@ pub enum Outcome {
     Addressed,
     /// It threw, with a reason that hides text in tag characters.
     Hidden,
+    /// A result Toolgate cannot read (a lone surrogate), which the agent
+    /// still gets.
+    Unreadable,
 }
 
 impl Outcome {
@@ -139,7 +142,8 @@ impl Outcome {
             Outcome::Done,
             Outcome::Addressed,
             Outcome::Hidden,
-        ][i as usize % 4]
+            Outcome::Unreadable,
+        ][i as usize % 5]
     }
 
     /// The result as JSON text, or the failure's reason, as `finish` takes them.
@@ -155,6 +159,7 @@ impl Outcome {
                 None,
                 Some("it threw \u{E0077}\u{E0069}\u{E0070}\u{E0065}".to_owned()),
             ),
+            Outcome::Unreadable => (Some(r#"["Done. x\ud800"]"#), None),
         }
     }
 }

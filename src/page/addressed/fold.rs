@@ -1,0 +1,135 @@
+//! A character as a person reads it, for matching the phrases
+//! (docs/classes.md, "Texts that talk to the agent"): its compatibility form
+//! (NFKC: fullwidth and mathematical letters are letters), in lower case, as
+//! Unicode's confusable skeleton (UTS #39: a Cyrillic "і" is an "i", a
+//! typographic apostrophe a "'"). The skeleton decomposes what it reads, so
+//! the compatibility form is taken decomposed (NFKD, which then reads as
+//! NFKC does) and NFKC's composition tables stay out of the Wasm core. Each
+//! character is folded alone, so a text is read in one pass; ASCII is read as
+//! itself, in lower case.
+
+/// Characters other than ASCII as the folded text holds them, one byte
+/// each: a letter, digit or mark (which belongs to the letter before it), or
+/// anything else. The phrases are ASCII, so such a byte is never part of
+/// one; it only matters next to one.
+pub const OTHER_WORD: u8 = 0xFF;
+pub const OTHER: u8 = 0xFE;
+
+/// Appends `c`, which is not ASCII, as a person reads it: ASCII bytes where
+/// it reads as ASCII, [`OTHER_WORD`] or [`OTHER`] for each character that
+/// does not, a space for whitespace, nothing for a hidden character (the
+/// skeleton drops them).
+pub fn fold(c: char, out: &mut Vec<u8>) {
+    use unicode_normalization::UnicodeNormalization;
+    for compatible in std::iter::once(c).nfkd() {
+        for lower in compatible.to_lowercase() {
+            if lower.is_ascii() {
+                out.push(lower as u8);
+                continue;
+            }
+            // What it passes for, in ASCII where it passes for ASCII; the
+            // rest keeps its own kind (a dash that passes for a letter of
+            // another script is still no letter).
+            let kind = kind(lower);
+            let mut utf8 = [0; 4];
+            for seen in unicode_security::skeleton(lower.encode_utf8(&mut utf8)) {
+                for seen in seen.to_lowercase() {
+                    out.push(if seen.is_ascii() { seen as u8 } else { kind });
+                }
+            }
+        }
+    }
+}
+
+/// The byte that stands for `c`, which is not ASCII.
+fn kind(c: char) -> u8 {
+    use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+    if c.is_whitespace() {
+        b' '
+    } else if c.is_alphanumeric() || c.general_category_group() == GeneralCategoryGroup::Mark {
+        OTHER_WORD
+    } else {
+        OTHER
+    }
+}
+
+/// How many characters [`Folds`] remembers, and how many bytes of each.
+const SLOTS: usize = 1024;
+const LONGEST: usize = 11;
+
+/// Folds remembered by character, in slots chosen by the code point's last
+/// bits: most texts use a few characters outside ASCII, each many times, and
+/// a fold costs a normalisation and a table search.
+#[derive(Debug, Default)]
+pub struct Folds {
+    slots: Vec<(char, u8, [u8; LONGEST])>,
+}
+
+impl Folds {
+    /// Appends `c`, which is not ASCII, folded ([`fold`]).
+    pub fn fold(&mut self, c: char, out: &mut Vec<u8>) {
+        if self.slots.is_empty() {
+            // NUL is ASCII, never folded: an empty slot.
+            self.slots = vec![('\0', 0, [0; LONGEST]); SLOTS];
+        }
+        let slot = &mut self.slots[c as usize % SLOTS];
+        if slot.0 == c {
+            out.extend_from_slice(&slot.2[..usize::from(slot.1)]);
+            return;
+        }
+        let from = out.len();
+        fold(c, out);
+        let folded = &out[from..];
+        if let (Ok(len), Some(bytes)) = (u8::try_from(folded.len()), slot.2.get_mut(..folded.len()))
+        {
+            bytes.copy_from_slice(folded);
+            slot.0 = c;
+            slot.1 = len;
+        }
+    }
+}
+
+/// `c` folded (`fold`), for a first look that must agree with the reader
+/// (`page::untrusted::clear`).
+pub fn folded(c: char) -> Vec<u8> {
+    let mut out = Vec::new();
+    fold(c, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn look_alikes_fold_to_the_letters_they_pass_for() {
+        let read = |text: &str| {
+            let mut out = Vec::new();
+            for c in text.chars() {
+                if c.is_ascii() {
+                    out.push(c.to_ascii_lowercase() as u8);
+                } else {
+                    fold(c, &mut out);
+                }
+            }
+            out
+        };
+        // Cyrillic і and о, Greek ο, fullwidth, mathematical bold, Kelvin.
+        assert_eq!(read("\u{456}gn\u{43e}re"), b"ignore");
+        assert_eq!(read("ign\u{3bf}re"), b"ignore");
+        assert_eq!(
+            read("\u{ff29}\u{ff27}\u{ff2e}\u{ff2f}\u{ff32}\u{ff25}"),
+            b"ignore"
+        );
+        assert_eq!(
+            read("\u{1d422}\u{1d420}\u{1d427}\u{1d428}\u{1d42b}\u{1d41e}"),
+            b"ignore"
+        );
+        assert_eq!(read("\u{212a}"), b"k");
+        assert_eq!(read("don\u{2019}t"), b"don't");
+        // Letters that pass for none stay letters; accents stay on theirs.
+        assert_eq!(read("\u{436}"), [OTHER_WORD]);
+        assert_eq!(read("\u{e9}"), [b'e', OTHER_WORD]);
+        assert_eq!(read("\u{3001}"), [OTHER]);
+    }
+}
