@@ -185,3 +185,23 @@ fn a_verdict_crosses_to_the_core_as_the_shell_writes_it() {
     let written = serde_json::to_value(Verdict::Unchecked { why: "w".into() }).expect("writes");
     assert_eq!(written, json!({"verdict": "unchecked", "why": "w"}));
 }
+
+/// An `enum` of one 62 KB value: the validator words each value's problem
+/// with the whole value, and an agent was told 1.3 MB of it.
+#[test]
+fn each_problem_an_agent_is_told_is_cut_to_its_bound() {
+    let big = "x".repeat(62 * 1024);
+    let schema = json!({"type": "array", "items": {"enum": [big]}}).to_string();
+    let Verdict::Invalid { problems } = check_texts(&schema, "[1,2,3]") else {
+        panic!("the values break the schema")
+    };
+    assert_eq!(problems.len(), 3);
+    for problem in &problems {
+        assert!(
+            problem.chars().count() <= toolgate::page::schema::PROBLEM_CHARS + 1,
+            "{} characters",
+            problem.len()
+        );
+        assert!(problem.ends_with('…'));
+    }
+}

@@ -15,12 +15,14 @@ use std::time::{Duration, Instant};
 use toolgate::page::schema::{check, Plan, STEPS};
 
 /// What a step may cost at most, natively, in an optimised build; what a
-/// byte of the schema's and the arguments' texts may (the validator reads
-/// and builds the schema, linear in it); and the fixed part of any check.
-/// About ten times what honest checks measure (benches/README.md, "The
-/// arguments' budget": a step is 0.1-0.3 µs there).
+/// byte of the schema's and the arguments' texts may (the native validator
+/// reads, checks against its meta-schema and builds the schema at every
+/// check, about 0.6 µs a byte: benches/JOURNAL.md, "The meter"; the
+/// checker's validator builds each schema once and keeps it); and the fixed
+/// part of any check. About ten times what honest checks measure a step
+/// (benches/README.md, "The arguments' budget": 0.1-0.3 µs).
 const PER_STEP: Duration = Duration::from_micros(3);
-const PER_BYTE: Duration = Duration::from_nanos(200);
+const PER_BYTE: Duration = Duration::from_micros(1);
 const FIXED: Duration = Duration::from_millis(2);
 
 /// Patterns to pick from: cheap, Unicode, bounded and wide repetition.

@@ -41,6 +41,12 @@ pub use subset::outside_subset;
 /// more at most, to say that there are more.
 pub const PROBLEMS_SHOWN: usize = 20;
 
+/// The most characters of one problem an agent is told: a validator words
+/// some problems with what the page's schema holds (an `enum` of one 62 KB
+/// value, written into each value's problem), and what a page makes Toolgate
+/// say is bounded (ARCHITECTURE.md, "Budgets").
+pub const PROBLEM_CHARS: usize = 300;
+
 /// A validator: the problems of `arguments` against the schema (its JSON
 /// text, `Plan::text`), worded for the agent, or why it failed to check
 /// them, `PROBLEMS_SHOWN` and one more at most.
@@ -92,6 +98,12 @@ pub fn check(schema: &Value, plan: &Plan, arguments: &Value) -> Result<(), Refus
 fn checked(problems: Result<Vec<String>, String>) -> Result<(), Refusal> {
     let mut problems =
         problems.map_err(|why| Refusal::Unchecked(format!("the validator failed ({why})")))?;
+    for problem in &mut problems {
+        if let Some((at, _)) = problem.char_indices().nth(PROBLEM_CHARS) {
+            problem.truncate(at);
+            problem.push('…');
+        }
+    }
     if problems.len() > PROBLEMS_SHOWN {
         problems.truncate(PROBLEMS_SHOWN);
         problems.push(format!(
