@@ -96,11 +96,20 @@ describe('costly schemas', () => {
         return performance.now() - started;
       };
       const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
+      // The worker reads a tab's tools when a request first needs them:
+      // one refused call first, so that what is measured is the check alone.
+      const first = await h.send(await chat(), call(tabId, name, { items: 'not an array' }));
+      assert.match(text(first), new RegExp(`^(invalid arguments for|cannot check the arguments of) ${name}: `));
       const calm = [];
       for (let i = 0; i < 7; i++) calm.push(await timed());
 
       let hostileAnswered = false;
-      const hostile = h.send(await chat(), call(tabId, name, { items: Array.from({ length: 4900 }, (_, i) => i) }))
+      // Sent as JSON text, as an agent's request reaches the worker: the
+      // DevTools protocol's own reading of 4,900 values, on the worker's
+      // thread, would be the test's cost, not Toolgate's.
+      const request = JSON.stringify(call(tabId, name, { items: Array.from({ length: 4900 }, (_, i) => i) }));
+      const hostileChat = await chat();
+      const hostile = (await h.browser.worker()).evaluate(([c, r]) => self.toolgate.agent(c, JSON.parse(r)), [hostileChat, request])
         .then((reply) => { hostileAnswered = true; return reply; });
       const during = [];
       let answeredBefore = 0;
