@@ -202,6 +202,10 @@ fn each_problem_an_agent_is_told_is_cut_to_its_bound() {
             "{} characters",
             problem.len()
         );
-        assert!(problem.ends_with('…'));
+        // Where, and what it wanted: its start and its end.
+        assert!(
+            problem.starts_with("arguments[") && problem.contains('…'),
+            "{problem}"
+        );
     }
 }

@@ -41,7 +41,8 @@ pub use subset::outside_subset;
 /// more at most, to say that there are more.
 pub const PROBLEMS_SHOWN: usize = 20;
 
-/// The most characters of one problem an agent is told: a validator words
+/// The most characters of one problem an agent is told (its start and its
+/// end, `cut_middle`): a validator words
 /// some problems with what the page's schema holds (an `enum` of one 62 KB
 /// value, written into each value's problem), and what a page makes Toolgate
 /// say is bounded (ARCHITECTURE.md, "Budgets").
@@ -99,10 +100,7 @@ fn checked(problems: Result<Vec<String>, String>) -> Result<(), Refusal> {
     let mut problems =
         problems.map_err(|why| Refusal::Unchecked(format!("the validator failed ({why})")))?;
     for problem in &mut problems {
-        if let Some((at, _)) = problem.char_indices().nth(PROBLEM_CHARS) {
-            problem.truncate(at);
-            problem.push('…');
-        }
+        *problem = cut_middle(problem);
     }
     if problems.len() > PROBLEMS_SHOWN {
         problems.truncate(PROBLEMS_SHOWN);
@@ -115,6 +113,20 @@ fn checked(problems: Result<Vec<String>, String>) -> Result<(), Refusal> {
     } else {
         Err(Refusal::Invalid(problems))
     }
+}
+
+/// `problem`, or its first and last `PROBLEM_CHARS / 2` characters around
+/// an ellipsis: where it is, and what it says it wanted, which validators
+/// write last ("… does not match \"^.{0,500}$\"").
+fn cut_middle(problem: &str) -> String {
+    let count = problem.chars().count();
+    if count <= PROBLEM_CHARS {
+        return problem.to_owned();
+    }
+    let half = PROBLEM_CHARS / 2;
+    let head: String = problem.chars().take(half).collect();
+    let tail: String = problem.chars().skip(count - half).collect();
+    format!("{head}…{tail}")
 }
 
 /// Why `schema` cannot be checked at all, if it cannot: a pattern Toolgate
