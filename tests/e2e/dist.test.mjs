@@ -46,9 +46,11 @@ test('the zip holds the manifest and what it loads, no sources, tests or docs, a
     manifest.action.default_popup, manifest.side_panel.default_path, manifest.options_page,
     manifest.storage.managed_schema, ...Object.values(manifest.icons), ...Object.values(manifest.action.default_icon),
     'pkg/toolgate.js', 'pkg/toolgate_bg.wasm',
+    // The arguments' checker, which the worker opens (ARCHITECTURE.md, "The arguments' checker").
+    'extension/checker/checker.html', 'extension/checker/checker.js', 'pkg/checker-worker.js',
   ];
   for (const file of loaded) assert.ok(files.includes(file), `the zip has ${file}`);
-  const stray = files.filter((f) => !/^(manifest\.json|managed-schema\.json|pkg\/[^/]+\.(js|wasm)|pkg\/icons\/\d+\.png|extension\/ui\/[^/]+\.(html|css|js)|extension\/shared\/chromium-errors\.js)$/.test(f));
+  const stray = files.filter((f) => !/^(manifest\.json|managed-schema\.json|pkg\/[^/]+\.(js|wasm)|pkg\/icons\/\d+\.png|extension\/ui\/[^/]+\.(html|css|js)|extension\/checker\/checker\.(html|js)|extension\/shared\/chromium-errors\.js)$/.test(f));
   assert.deepEqual(stray, [], 'nothing but what a browser loads');
 });
 
