@@ -29,6 +29,8 @@ test('npm pack holds every file the manifest loads, the command and the fixture,
     ...manifest.content_scripts.flatMap((c) => c.js),
     manifest.action.default_popup, manifest.side_panel.default_path, manifest.options_page,
     manifest.storage.managed_schema, 'pkg/toolgate_bg.wasm', 'pkg/toolgate.js',
+    // The arguments' checker, which the worker opens (ARCHITECTURE.md, "The arguments' checker").
+    'extension/checker/checker.html', 'extension/checker/checker.js', 'pkg/checker-worker.js',
     ...Object.values(manifest.icons), ...Object.values(manifest.action.default_icon),
   ];
   for (const file of loaded) assert.ok(files.has(file), `the package has ${file}`);
