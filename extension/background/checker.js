@@ -63,23 +63,31 @@ const unchecked = (why) => ({ verdict: 'unchecked', why });
 export async function checkOffThread(asked) {
   let verdict;
   try {
-    port ??= connect();
-    const to = await port;
+    const to = await connected();
     const id = nextId++;
     const answer = new Promise((resolve) => waiting.set(id, resolve));
     to.postMessage({ id, schema: asked.schema, arguments: asked.arguments, site: asked.site });
     verdict = await withTimeout(answer, NO_ANSWER_MS, 'the checker did not answer').finally(() => waiting.delete(id));
   } catch (error) {
-    // Open it again at the next check.
+    // Open it again at the next check (a port that stopped answering too).
     port = null;
     verdict = unchecked(`the checker failed (${error?.message ?? error})`);
   }
   return { schema: asked.schema, arguments: asked.arguments, ...verdict };
 }
 
+// This worker start's port to the checker, connecting once; a connection
+// that failed is tried again at the next check.
+function connected() {
+  if (port === null) {
+    port = connect();
+    port.catch(() => { port = null; });
+  }
+  return port;
+}
+
 // Opens the checker ahead of the first call that needs it, so that call
 // does not wait for the document and its workers to start.
 export function warmChecker() {
-  port ??= connect();
-  port.catch(() => { port = null; });
+  connected();
 }

