@@ -263,8 +263,17 @@ function tell(watch, hand) {
     }
     const seen = witnessOf(watch);
     hand(seen);
+    tellSent(watch, seen);
     observe(watch, seen, null).finally(() => seen.free());
   });
+}
+
+// What the call's document sent while it ran: which of its site's worker's
+// requests are the call's while the site is open in another tab too.
+function tellSent(watch, seen) {
+  const read = (text) => (typeof text === 'string' ? text : undefined);
+  for (const item of watch.sent ?? []) seen.pageSent(read(item?.method), read(item?.url));
+  if (watch.sentMore) seen.pageSent(undefined, undefined);
 }
 
 // The call of `watch` answered (`shimSeen`: the storage writes its document
@@ -277,6 +286,10 @@ export async function ended(watch, shimSeen, callId) {
     if (tab.running === 0 && tab.watches.size === 0 && tab.sites === null) tabs.delete(spec.tab_id);
     return;
   }
+  // What the call's document sent (main-world/requests.js), for what is
+  // seen now and in the tail.
+  watch.sent = Array.isArray(shimSeen?.sent) ? shimSeen.sent : [];
+  watch.sentMore = shimSeen?.sent_more === true;
   watch.late = true;
   setTimeout(() => forget(spec.tab_id, watch), TAIL_MS);
   // What was seen before the answer and waits for what an earlier worker
@@ -287,6 +300,7 @@ export async function ended(watch, shimSeen, callId) {
   const seen = watch.seen ?? witnessOf(watch);
   watch.seen = null;
   try {
+    tellSent(watch, seen);
     // The relay's account (content/relay/storage.js): the writes the shim
     // saw and those the relay found comparing the storage, and how many more.
     // A key another document wrote meanwhile (`by`, its address) is the

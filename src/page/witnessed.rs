@@ -36,8 +36,69 @@ pub struct Witnessed {
     /// Things seen, by kind (`kind_of`), kept or not.
     seen: [usize; KINDS],
     /// The site was open in another tab too: what its worker sent, Toolgate
-    /// cannot tell (docs/classes.md, "What a call is judged on").
+    /// cannot tell (docs/classes.md, "What a call is judged on"), save what
+    /// the call's document itself sent meanwhile (`page_sent`).
     other_tabs: bool,
+    /// What the call's document sent while the call ran, as the shim saw it
+    /// (`fetch`, `XMLHttpRequest`, `sendBeacon`, forms): what its service
+    /// worker sent of the same method and address is the call's, another tab
+    /// or not.
+    page_sent: PageSent,
+}
+
+/// The requests a call's document sent while it ran: distinct (method,
+/// address) pairs, at most `PageSent::KEPT`; past that, or for a request
+/// the shim could not read, anything (a page that sends more, or hides
+/// what it sends, gets its worker's requests pinned on the call).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct PageSent {
+    sent: Vec<(Option<String>, Option<String>)>,
+}
+
+impl PageSent {
+    const KEPT: usize = 64;
+
+    fn add(&mut self, method: Option<&str>, url: Option<&str>) {
+        let method = method.map(str::to_ascii_uppercase);
+        let url = url.map(|url| address(url).to_owned());
+        let entry = if self.sent.len() >= PageSent::KEPT {
+            (None, None)
+        } else {
+            (method, url)
+        };
+        if !self.sent.contains(&entry) {
+            self.sent.push(entry);
+        }
+    }
+
+    /// Whether the page sent a request like `seen` (an unread method or
+    /// address is any).
+    fn has(&self, seen: &Seen) -> bool {
+        let Seen::Request { method, url, .. } = seen else {
+            return false;
+        };
+        let url = address(url);
+        self.sent.iter().any(|(m, u)| {
+            m.as_deref().is_none_or(|m| m.eq_ignore_ascii_case(method))
+                && u.as_deref().is_none_or(|u| u == url)
+        })
+    }
+
+    /// Whether any request of the worker is like one the page sent.
+    fn any(&self) -> bool {
+        self.sent.contains(&(None, None))
+    }
+}
+
+/// A URL as the page's request and its worker's are compared: cut as what
+/// is kept is, without its fragment (which no request carries).
+fn address(url: &str) -> &str {
+    let mut end = url.len().min(KEPT_BYTES);
+    while !url.is_char_boundary(end) {
+        end -= 1;
+    }
+    let url = &url[..end];
+    url.split_once('#').map_or(url, |(before, _)| before)
 }
 
 impl Witnessed {
@@ -51,6 +112,7 @@ impl Witnessed {
             kept: Vec::new(),
             seen: [0; KINDS],
             other_tabs: false,
+            page_sent: PageSent::default(),
         }
     }
 
@@ -86,12 +148,22 @@ impl Witnessed {
             | (standing as usize) << 2
     }
 
-    /// Whose `seen` is (`Seen::part`), all known now.
+    /// Whose `seen` is (`Seen::part`), all known now: what the site's worker
+    /// sent while the site was open in another tab is the call's only when
+    /// the call's document sent the same.
     pub fn part(&self, seen: &Seen) -> Part {
         match self.standing(seen) {
+            Some(Standing::Worker) if self.page_sent.has(seen) => Part::Call,
             Some(Standing::Worker) if self.other_tabs => Part::CannotTell(OTHER_TABS),
             _ => seen.part(&self.site),
         }
+    }
+
+    /// The call's document sent `method` to `url` while the call ran (the
+    /// shim's account); `None` for what it could not read, which is then
+    /// any method or address.
+    pub fn page_sent(&mut self, method: Option<&str>, url: Option<&str>) {
+        self.page_sent.add(method, url);
     }
 
     /// The site was open in another tab too while the call ran: what its
@@ -152,7 +224,7 @@ impl Witnessed {
         }
         let judged = |kind: usize| match kind >> 2 {
             0 => true,
-            2 => !self.other_tabs,
+            2 => !self.other_tabs || self.page_sent.any(),
             _ => false,
         };
         (0..KINDS)
@@ -257,5 +329,56 @@ mod tests {
         );
         assert_eq!(witnessed.unkept(|changes, _| changes), 0);
         assert_eq!(witnessed.total(), 25);
+    }
+
+    #[test]
+    fn with_the_site_in_another_tab_what_its_worker_sent_is_the_calls_when_the_calls_document_sent_it() {
+        let site = "https://a.test";
+        let mut witnessed = Witnessed::new(site);
+        let delete = sent("POST", "https://a.test/api/delete", Frame::Worker, site, false);
+        let other = sent("POST", "https://a.test/api/beat", Frame::Worker, site, false);
+        witnessed.see(delete.clone());
+        witnessed.see(other.clone());
+        witnessed.other_tabs();
+        // The call's document sent the first (its method read in any case,
+        // its address with a fragment), not the second.
+        witnessed.page_sent(Some("post"), Some("https://a.test/api/delete#now"));
+        witnessed.page_sent(Some("GET"), Some("https://a.test/api/beat"));
+        assert_eq!(witnessed.part(&delete), Part::Call);
+        assert_eq!(witnessed.part(&other), Part::CannotTell(OTHER_TABS));
+        assert_eq!(witnessed.unkept(|changes, _| changes), 0);
+    }
+
+    #[test]
+    fn a_request_the_shim_could_not_read_or_one_past_its_bound_is_any_request() {
+        let site = "https://a.test";
+        let seen = sent("POST", "https://a.test/api/delete", Frame::Worker, site, false);
+        let mut unread = Witnessed::of(site, [seen.clone()]);
+        unread.other_tabs();
+        unread.page_sent(Some("POST"), None);
+        assert_eq!(unread.part(&seen), Part::Call);
+        let mut flood = Witnessed::of(site, [seen.clone()]);
+        flood.other_tabs();
+        for i in 0..PageSent::KEPT {
+            flood.page_sent(Some("GET"), Some(&format!("https://a.test/{i}")));
+        }
+        assert_eq!(flood.part(&seen), Part::CannotTell(OTHER_TABS));
+        flood.page_sent(Some("GET"), Some("https://a.test/one-more"));
+        assert_eq!(flood.part(&seen), Part::Call);
+        // However many, what is kept of them is bounded.
+        for i in 0..10_000 {
+            flood.page_sent(Some("GET"), Some(&format!("https://a.test/more/{i}")));
+        }
+        assert_eq!(flood.page_sent.sent.len(), PageSent::KEPT + 1);
+    }
+
+    #[test]
+    fn what_the_page_sends_on_its_own_stays_its_own_even_if_the_call_sent_it_too() {
+        let site = "https://a.test";
+        let beat = sent("POST", "https://a.test/api/beat", Frame::Worker, site, true);
+        let mut witnessed = Witnessed::of(site, [beat.clone()]);
+        witnessed.other_tabs();
+        witnessed.page_sent(Some("POST"), Some("https://a.test/api/beat"));
+        assert_eq!(witnessed.part(&beat), Part::CannotTell(crate::page::seen::USUAL));
     }
 }

@@ -74,6 +74,13 @@ impl Witness {
         self.0.other_tabs();
     }
 
+    /// The call's document sent `method` to `url` while the call ran, as the
+    /// shim saw it (`undefined`: it could not read which).
+    #[wasm_bindgen(js_name = "pageSent")]
+    pub fn page_sent(&mut self, method: Option<String>, url: Option<String>) {
+        self.0.page_sent(method.as_deref(), url.as_deref());
+    }
+
     /// A write to the page's storage the shim or the relay saw.
     pub fn storage(&mut self, area: &str, op: &str, key: &str, together: bool) {
         self.0.see(crate::page::conduct::Seen::Storage {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 3 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 4 });
 
 // The palette's entry for `name`, once it is flagged.
 async function flagged(page, name) {
@@ -124,15 +124,42 @@ test("a page's service worker that sends its requests on hides nothing: the liar
   await page.close();
 });
 
-test("with the site open in another tab, what its service worker sends cannot be pinned on the call: told, not flagged", async () => {
-  const { page, tabId } = await h.open('worker-twice.localhost', '/sw.html?1');
+// Two tabs of a site behind its service worker (docs/classes.md, "What a call
+// is judged on"): the browser shows either tab's request only as the
+// worker's. What the call's own document sent is matched to it.
+async function twoTabs(host) {
+  const { page, tabId } = await h.open(host, '/sw.html?1');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-  const other = await h.open('worker-twice.localhost', '/sw.html?2');
+  const other = await h.open(host, '/sw.html?2');
   await other.page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  return { page, tabId, other: other.page };
+}
+
+test('with the site open in another tab, a liar whose service worker sends its POST on is still flagged', async () => {
+  const { page, tabId, other } = await twoTabs('worker-twice.localhost');
   const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup_and_delete'));
+  assert.equal(seen.broke?.said, 'Read only', JSON.stringify(seen));
+  const entry = await flagged(page, 'lookup_and_delete');
+  assert.match(entry.broke, /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/);
+  await other.close();
+  await page.close();
+});
+
+test("with the site open in another tab, what that tab sends through the service worker during an honest call is told as another tab's, not flagged", async () => {
+  const { page, tabId, other } = await twoTabs('worker-both.localhost');
+  const chat = await h.chat();
+  const call = h.start(chat, h.request(tabId, 'lookup_until_told'));
+  await page.waitForFunction(() => typeof window.told === 'function');
+  // The other tab's person deletes a note while the call runs.
+  assert.equal(await other.evaluate(() => fetch('/api/notes/delete.json', { method: 'POST', body: 'id=2' }).then((r) => r.status)), 200);
+  await page.evaluate(() => window.told());
+  const { reply, card } = await call;
+  assert.ok(!card, 'the honest call runs without a card');
+  const seen = conduct(reply);
   assert.equal(seen.broke, undefined, JSON.stringify(seen));
   const told = seen.seen.find((s) => s.to === '/api/notes/delete.json');
   assert.equal(told?.why, "the site's service worker sent it while the site was open in another tab too", JSON.stringify(seen));
-  await other.page.close();
+  assert.equal(entries(await h.browser.palette(page)).find((e) => e.name === 'lookup_until_told').broke, undefined, 'the honest tool is not flagged');
+  await other.close();
   await page.close();
 });

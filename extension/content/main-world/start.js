@@ -4,7 +4,7 @@
 //
 // Imports: primordials.js, text.js, dom.js, channel.js, native.js,
 // events.js, registry.js, frames.js, document-context.js, legacy-context.js, testing-context.js,
-// cross-origin.js.
+// cross-origin.js, watch.js, requests.js.
 
 import { arrayOf, arrayPush, listen, mapValues, warn, win } from './primordials.js';
 import { errorText } from './text.js';
@@ -13,6 +13,7 @@ import { flush, report } from './channel.js';
 import { detectNative, nativeFormContext } from './native.js';
 import { watchOtherOrigins } from './cross-origin.js';
 import { watchWrites } from './watch.js';
+import { watchRequests } from './requests.js';
 import { changeTargets, entries, has, setSpread } from './registry.js';
 import { spreadChange } from './frames.js';
 import { fireToolEvent, toolEventTargets } from './events.js';
@@ -52,8 +53,10 @@ export function start() {
   arrayPush(changeTargets, testingContext);
   setSpread(spreadChange);
   watchOtherOrigins();
-  // Agents' calls here are watched for storage writes (docs/classes.md).
+  // Agents' calls here are watched for storage writes and the requests the
+  // document sends (docs/classes.md).
   watchWrites();
+  watchRequests();
   // toolactivated / toolcancel: at the ModelContext, as the draft and
   // Chromium 156 fire them, and at window as Chromium 148 fires them,
   // unless the browser's own API is 156's, whose events reach the

@@ -1,7 +1,9 @@
 // Hints held to their word (docs/classes.md, "Hints held to their word"):
 // the writes to this document's storage made while an agent's call runs here
-// (localStorage, sessionStorage, IndexedDB, cookies), told to the worker
-// with the call's answer. What reaches the network the worker sees itself;
+// (localStorage, sessionStorage, IndexedDB, cookies), and the requests it
+// sends (requests.js), told to the worker with the call's answer. What
+// reaches the network the worker sees itself (the requests told here only
+// say which of the site's service worker's are the call's);
 // what is written to localStorage or sessionStorage as a named property
 // (`localStorage.x = …`), which no method wrapper sees, the relay finds by
 // comparing them before and after the call (content/relay/storage.js).
@@ -24,10 +26,15 @@ const running = [];
 // What one call is told of, at most; the rest is counted.
 const KEPT = 20;
 const CUT = 200;
+// Requests told a call, at most (distinct method and address); past that,
+// `sent_more`. An address is cut to this many characters, longer than what
+// the core compares (src/page/witnessed.rs, `PageSent`).
+const SENT_KEPT = 64;
+const URL_CUT = 4096;
 
-// A call starts: its record of writes, which `stopWatching` closes.
+// A call starts: its record of writes and requests, which `stopWatching` closes.
 export function startWatching() {
-  const seen = { writes: [], more: 0 };
+  const seen = { writes: [], more: 0, sent: [], sent_more: false };
   arrayPush(running, seen);
   return seen;
 }
@@ -54,9 +61,24 @@ function note(area, op, key) {
   }
 }
 
+// While calls run: the document sent `method` (a string, or null when it
+// could not be read) to `url` (an absolute address, or null).
+export const watching = () => running.length > 0;
+export function noteSent(method, url) {
+  const address = typeof url === 'string' && url.length > URL_CUT ? stringSlice(url, 0, URL_CUT) : url;
+  for (let i = 0; i < running.length; i++) {
+    const { sent } = running[i];
+    let told = false;
+    for (let j = 0; j < sent.length && !told; j++) told = sent[j].method === method && sent[j].url === address;
+    if (told) continue;
+    if (sent.length < SENT_KEPT) arrayPush(sent, { method, url: address });
+    else running[i].sent_more = true;
+  }
+}
+
 // Wraps `proto[name]` so that, while a call runs, `describe(self, args)`
 // notes what it writes. Never throws into the page because of Toolgate.
-function wrap(proto, name, describe) {
+export function wrap(proto, name, describe) {
   const own = proto && getOwnPropertyDescriptor(proto, name);
   const original = own?.value;
   if (typeof original !== 'function') return;

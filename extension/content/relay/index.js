@@ -206,7 +206,7 @@ function callResult(text) {
   calls.delete(result.call_id);
   const watch = watched.get(result.call_id);
   watched.delete(result.call_id);
-  const seen = watch && storageWrites(result.seen, watch);
+  const seen = watch && { ...storageWrites(result.seen, watch), ...requestsSent(result.seen) };
   answer(result.ok === true ? { ok: true, json: result.json, seen } : { ok: false, error: String(result.error), seen });
 }
 
@@ -241,6 +241,17 @@ function storageWrites(seen, { before, together }) {
     writes.push({ storage: { area, op, key: text(key), together, ...(by === undefined ? {} : { by }) } });
   }
   return { writes, more: more + fromShim.length - Math.min(fromShim.length, KEPT) + found.length - kept.length };
+}
+
+// The requests the shim saw the call's document send (main-world/requests.js),
+// bounded: a method and an address, each a string or null (unread); `sent_more`
+// past the bound.
+const SENT_KEPT = 64;
+function requestsSent(seen) {
+  const read = (value) => (typeof value === 'string' ? value.slice(0, 4096) : null);
+  const fromShim = Array.isArray(seen?.sent) ? seen.sent : [];
+  const sent = fromShim.slice(0, SENT_KEPT).map((item) => ({ method: read(item?.method), url: read(item?.url) }));
+  return { sent, sent_more: seen?.sent_more === true || fromShim.length > SENT_KEPT };
 }
 
 let listening = false;
