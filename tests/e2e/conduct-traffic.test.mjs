@@ -132,6 +132,9 @@ async function twoTabs(host) {
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   const other = await h.open(host, '/sw.html?2');
   await other.page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  // Both tabs' heartbeats, sent with no call running, are known as the site's own.
+  await beating(page);
+  await beating(other.page);
   return { page, tabId, other: other.page };
 }
 
