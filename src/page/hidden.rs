@@ -118,6 +118,46 @@ pub fn hides_alone(before: Option<char>, c: char) -> bool {
     }
 }
 
+/// Whether the tag character at byte offset `at` of `text` belongs to an
+/// emoji flag of a region (Unicode's emoji tag sequence, UTS #51): the black
+/// flag U+1F3F4, two to seven tags of a lower-case letter or digit (a
+/// region's code: "gbeng" for England), and the cancel tag U+E007F. Such a
+/// flag is what people see; the tags of anything longer or otherwise made
+/// carry text. At most nine characters around `at` are read.
+pub fn in_region_flag(text: &str, at: usize) -> bool {
+    let code = |c: char| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}');
+    let Some(c) = text[at..].chars().next() else {
+        return false;
+    };
+    if !(code(c) || c == '\u{E007F}') {
+        return false;
+    }
+    // Back to the flag: the code's tags before `at`.
+    let mut before = text[..at].chars().rev();
+    let mut start_tags = 0;
+    let base = loop {
+        match before.next() {
+            Some(t) if code(t) && start_tags < 7 => start_tags += 1,
+            other => break other,
+        }
+    };
+    if base != Some('\u{1F3F4}') {
+        return false;
+    }
+    // On to the cancel tag.
+    let mut tags = start_tags;
+    for t in text[at..].chars() {
+        if t == '\u{E007F}' {
+            return (2..=7).contains(&tags);
+        }
+        if !code(t) || tags == 7 {
+            return false;
+        }
+        tags += 1;
+    }
+    false
+}
+
 /// Whether `c` is hidden in a text shown as a block of its own (a
 /// description, a schema, a skill's instructions): as [`hidden`], except
 /// that line feeds and tabs are the block's own layout.

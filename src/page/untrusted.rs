@@ -16,7 +16,7 @@
 mod clear;
 
 use crate::page::addressed::{first, Reader};
-use crate::page::hidden::{hidden, hides_alone};
+use crate::page::hidden::{hidden, hides_alone, in_region_flag};
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -109,6 +109,11 @@ impl Hiding {
         self.next = at + c.len_utf8();
         let tag = ('\u{E0000}'..='\u{E007F}').contains(&c);
         let reorders = ('\u{202A}'..='\u{202E}').contains(&c);
+        // A region's flag (England's, Scotland's) is what people see.
+        if tag && in_region_flag(text, at) {
+            self.run = 0;
+            return false;
+        }
         if tag || reorders {
             return true;
         }

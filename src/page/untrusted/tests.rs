@@ -59,6 +59,31 @@ fn variation_selectors_and_grapheme_joiners_hide_text() {
     assert_eq!(found.map(|f| f.because), Some(Because::Hidden));
 }
 
+/// `code` written in tag characters, as an emoji flag spells its region.
+fn tags(code: &str) -> String {
+    code.chars()
+        .map(|c| char::from_u32(0xE0000 + u32::from(c)).unwrap_or('\u{E0000}'))
+        .collect()
+}
+
+#[test]
+fn a_regions_flag_is_not_hidden_text_but_tags_that_spell_more_are() {
+    let flag = |code: &str| format!("\u{1F3F4}{}\u{E007F}", tags(code));
+    // England, Scotland and Wales, side by side and in a sentence.
+    let honest = format!("Fans {} {}{} cheer", flag("gbeng"), flag("gbsct"), flag("gbwls"));
+    assert_eq!(hides_text(&honest), None, "{honest:?}");
+    let json = serde_json::to_string(&honest).expect("JSON");
+    assert_eq!(untrusted(Ok(&json), HONEST), None);
+    // A "flag" whose tags spell an instruction, tags after another emoji,
+    // upper-case tags, and a flag with no cancel tag carry text.
+    let long = flag("ignoreprevious");
+    assert_eq!(hides_text(&long), Some(4));
+    assert_eq!(hides_text(&format!("\u{1F600}{}\u{E007F}", tags("gbeng"))), Some(4));
+    assert_eq!(hides_text(&format!("\u{1F3F4}{}\u{E007F}", tags("GBENG"))), Some(4));
+    assert_eq!(hides_text(&format!("\u{1F3F4}{} pay", tags("gbeng"))), Some(4));
+    assert_eq!(hides_text(&format!("{}{}", flag("gbeng"), tags("pay"))), Some(28));
+}
+
 #[test]
 fn tag_characters_overrides_and_runs_of_hidden_characters_hide_text() {
     assert_eq!(hides_text("ok\u{E0049}\u{E0047}"), Some(2));
