@@ -300,12 +300,12 @@ build_core() {
 
 # What a browser loads of the extension, and nothing else: the manifest, the
 # built pkg/ (the core, the bundles, the icons), the pages of extension/ui/
-# with the one shared module they import, and the managed-storage schema.
+# with the shared modules they import, and the managed-storage schema.
 # Not the sources the bundles were made of, the tests or the docs. The version is the manifest's (which package.json and
 # Cargo.toml's workspace version agree with: tests/e2e/package.test.mjs).
 DIST_FILES=(manifest.json managed-schema.json pkg/toolgate.js pkg/toolgate_bg.wasm pkg/worker.js
   pkg/main-world.js pkg/relay.js pkg/checker-worker.js pkg/icons extension/ui extension/checker/checker.html
-  extension/checker/checker.js extension/shared/chromium-errors.js)
+  extension/checker/checker.js extension/shared/chromium-errors.js extension/shared/audit-db.js)
 dist_version() { node -p 'require("./manifest.json").version'; }
 # The manifest goes without its "key" (the Chrome Web Store refuses one: the
 # store gives the extension its own id); loaded unpacked, the folder gets an

@@ -2,6 +2,7 @@
 //! way only: views → decisions → page facts; the agent protocol depends on
 //! nothing else in the core (ARCHITECTURE.md, "Code map").
 //!
+//! - [`audit`]: the audit's chain of SHA-256 links;
 //! - [`page`]: page facts: declarations read, classed, and kept per tab, frame and document;
 //! - [`decisions`]: the person's answers, and what each agent request comes to;
 //! - [`views`]: the palette and the two cards;
@@ -14,6 +15,7 @@
 //! The `wasm` module is the only binding to JavaScript and holds no logic.
 #![deny(clippy::unwrap_used)]
 
+pub mod audit;
 pub mod decisions;
 pub mod messages;
 pub mod page;

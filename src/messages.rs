@@ -190,6 +190,9 @@ pub enum FromUi {
     RuleWords {},
     /// The settings page: the tools flagged for breaking their hints.
     Flags {},
+    /// The settings page: whether each log of the audit is whole, and where
+    /// it breaks (src/audit.rs).
+    AuditChain {},
     /// The palette or the settings page: the person clears a tool's flag for
     /// breaking its hints (with no tool, the site's as a whole).
     ClearFlag {

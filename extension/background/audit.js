@@ -1,8 +1,11 @@
-// The audit (docs/rules.md, "Audit"): every change of the site rules, every
-// answer to a card and every decision an agent was told, kept in
-// chrome.storage.local for the settings page to show and export as JSON.
-// Entries are gathered for a moment and written together, so that an
-// agent's call never waits on a write of its own.
+// The audit (docs/rules.md, "Every site, side by side, and the audit"):
+// every change of the site rules, every answer to a card and every decision
+// an agent was told, appended as it happens to the audit's database
+// (shared/audit-db.js), each entry linked to the one before it by SHA-256
+// (the core's `auditLink`, src/audit.rs), for the settings page to show,
+// check and export. Entries are gathered for a moment and appended together,
+// in one transaction, so that an agent's call never waits on a write of its
+// own; nothing already written is written again.
 //
 // Two logs, kept apart, each with its own room (ARCHITECTURE.md, "Budgets"):
 // - the person's: rule changes, answers, the administrator's policy. Only a
@@ -10,11 +13,17 @@
 // - the agents': what each agent was told. Pages and agents drive these, as
 //   many as they like, with texts as long as they like (a forged call's tool
 //   name of 8 MB): each text is cut, and the log is held to a count and a
-//   size, so that it can never fill the storage the rules, the settings and
-//   the allowed extensions share.
+//   size, its oldest entries let go first.
+import { auditBreaks, auditLink } from '../../pkg/toolgate.js';
+import {
+  AUDIT_CHANNEL, committed, done, entriesOf, LOGS, metaOf, openAudit, readLogs,
+} from '../shared/audit-db.js';
+import { ready } from './core.js';
 import { keepError } from './errors.js';
 
-const AUDIT_KEYS = { person: 'audit', agents: 'audit:agents' };
+// Where an earlier release kept the logs, whole, in chrome.storage.local:
+// carried over once into the database (`carryOver`).
+const STORED_KEYS = { person: 'audit', agents: 'audit:agents' };
 const KEEP = 1000;
 // The agents' log's most bytes (as UTF-8 JSON), and the most characters of
 // any one text in it.
@@ -102,56 +111,130 @@ function bounded(value) {
   return value;
 }
 
-const bytes = new TextEncoder();
-// Each entry's size as UTF-8 JSON, measured once: the log is measured again
-// at every write (ARCHITECTURE.md, "An agent call's path").
-const sizes = new WeakMap();
-function sizeOf(entry) {
-  let size = sizes.get(entry);
-  if (size === undefined) {
-    size = bytes.encode(JSON.stringify(entry) ?? 'null').length + 1;
-    // What storage held may be anything: only an object can be a key.
-    if (entry !== null && typeof entry === 'object') sizes.set(entry, size);
-  }
-  return size;
-}
-// The newest of `entries` that fit `limit` bytes of JSON.
-function fitting(entries, limit) {
-  let total = 2;
-  let from = entries.length;
-  while (from > 0) {
-    const size = sizeOf(entries[from - 1]);
-    if (total + size > limit) break;
-    total += size;
-    from -= 1;
-  }
-  return from === 0 ? entries : entries.slice(from);
+const encoder = new TextEncoder();
+// What each stored record costs the log's room: its text as UTF-8, its two
+// hashes and its number.
+const recordBytes = (text) => encoder.encode(text).length + 2 * 64 + 16;
+// Bytes handed to the database since this worker started: entries and each
+// log's state (the benchmark of what an agent's call costs storage reads it).
+let storedBytes = 0;
+
+// The database, opened once a worker start, what an earlier release kept
+// carried over first.
+let database = null;
+function audit() {
+  database ??= openAudit().then(async (db) => {
+    await carryOver(db);
+    return db;
+  });
+  database.catch(() => { database = null; });
+  return database;
 }
 
-// Each log as this worker last wrote it: only the worker writes the logs, so
-// each is read from storage once a start, at its first write.
-const written = { person: null, agents: null };
+const channel = new BroadcastChannel(AUDIT_CHANNEL);
 
 function write() {
   timer = null;
   const batch = { person: made(gathered.person), agents: made(gathered.agents) };
   gathered = { person: [], agents: [] };
   writing = writing.then(async () => {
-    // Only the logs this batch adds to are read and written.
-    const logs = Object.keys(batch).filter((log) => batch[log].length);
     await withSites(batch.agents);
-    const unread = logs.filter((log) => written[log] === null);
-    const stored = unread.length ? await chrome.storage.local.get(unread.map((log) => AUDIT_KEYS[log])) : {};
-    for (const log of unread) written[log] = Array.isArray(stored[AUDIT_KEYS[log]]) ? stored[AUDIT_KEYS[log]] : [];
-    const changes = {};
-    for (const log of logs) {
-      const entries = [...written[log], ...batch[log]].slice(-KEEP);
-      written[log] = log === 'agents' ? fitting(entries, AGENTS_BYTES) : entries;
-      changes[AUDIT_KEYS[log]] = written[log];
-    }
-    await chrome.storage.local.set(changes);
-  }).catch(() => {}); // A lost batch of the audit must not stop what it records.
+    await ready;
+    await append(await audit(), batch);
+    channel.postMessage('appended');
+  }).catch((error) => keepError('writing the audit', error)); // A lost batch must not stop what it records.
 }
+
+// Appends `batch` ({person, agents}: entries, oldest first) to the logs in
+// one transaction, each entry linked to the one before it, and lets the
+// oldest go past each log's bounds; `extra` records are put in `meta` with it.
+async function append(db, batch, extra = []) {
+  const logs = LOGS.filter((log) => batch[log].length);
+  if (!logs.length && !extra.length) return;
+  const transaction = db.transaction([...logs, 'meta'], 'readwrite');
+  const meta = transaction.objectStore('meta');
+  for (const log of logs) {
+    const state = metaOf(await done(meta.get(log)), log);
+    const store = transaction.objectStore(log);
+    for (const entry of batch[log]) {
+      const text = JSON.stringify(entry);
+      const hash = auditLink(state.last, text);
+      const record = { seq: state.next, prev: state.last, hash, text, bytes: recordBytes(text) };
+      store.put(record);
+      storedBytes += record.bytes;
+      state.next += 1;
+      state.last = hash;
+      state.count += 1;
+      state.bytes += record.bytes;
+    }
+    const over = () => state.count > KEEP || (log === 'agents' && state.bytes > AGENTS_BYTES);
+    if (over()) await letGo(store, state, over);
+    meta.put(state);
+    storedBytes += 120;
+  }
+  for (const record of extra) meta.put(record);
+  await committed(transaction);
+}
+
+// Lets the log's oldest entries go while it is `over` its bounds; the hash
+// of the last let go is kept, which the first kept entry follows.
+function letGo(store, state, over) {
+  return new Promise((resolve, reject) => {
+    const request = store.openCursor();
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (!cursor || !over()) return resolve();
+      state.before = cursor.value.hash;
+      state.count -= 1;
+      state.bytes -= cursor.value.bytes ?? 0;
+      cursor.delete();
+      return cursor.continue();
+    };
+    request.onerror = () => reject(request.error);
+  });
+}
+
+// The logs an earlier release kept in chrome.storage.local, appended once,
+// oldest first, with a mark in the same transaction; then removed.
+async function carryOver(db) {
+  const carried = await done(db.transaction('meta').objectStore('meta').get('carried'));
+  const keys = Object.values(STORED_KEYS);
+  if (!carried) {
+    const stored = await chrome.storage.local.get(keys);
+    const batch = {};
+    for (const log of LOGS) {
+      const entries = Array.isArray(stored[STORED_KEYS[log]]) ? stored[STORED_KEYS[log]] : [];
+      batch[log] = entries.filter((entry) => entry !== null && typeof entry === 'object').map(bounded);
+    }
+    await ready;
+    await append(db, batch, [{ log: 'carried', at: Date.now() }]);
+  }
+  await chrome.storage.local.remove(keys);
+}
+
+// Each log's entries and whether it is whole (src/audit.rs, `breaks`): for
+// the settings page, which shows the entries itself.
+export async function auditChain() {
+  await ready;
+  const { meta, ...logs } = await readLogs(await audit());
+  const chain = {};
+  for (const log of LOGS) {
+    const records = logs[log].map(({ seq, prev, hash, text }) => ({ seq, prev, hash, text }));
+    chain[log] = { kept: records.length, breaks: JSON.parse(auditBreaks(meta[log].before, meta[log].last, JSON.stringify(records))) };
+  }
+  return chain;
+}
+
+// Every entry of both logs, oldest first, with its link (`entriesOf`), once
+// the batches on their way are written: for tests and web developers' CI.
+export async function auditEntries() {
+  await writing;
+  return entriesOf(await readLogs(await audit()));
+}
+
+// What appending the audit has cost storage since this worker started, for
+// the benchmark (benches/README.md).
+export const auditStored = () => ({ bytes: storedBytes });
 
 // Each entry's `site` from its `tab`, where the tab is still open.
 async function withSites(entries) {

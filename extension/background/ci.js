@@ -2,6 +2,7 @@
 // the palette, the one agent entry, and the settings. Tests call through the
 // service worker by these names; they and their results stay as they are.
 import { agent, openChat, withdraw } from './agents.js';
+import { auditChain, auditEntries, auditStored } from './audit.js';
 import { ready } from './core.js';
 import { errors } from './errors.js';
 import { agentsStatus } from './outside.js';
@@ -18,6 +19,12 @@ export const toolgateApi = {
   agents: agentsStatus,
   errors,
   ready: () => ready.then(() => true),
+  // The audit (docs/rules.md, "Every site, side by side, and the audit"):
+  // every entry, oldest first, with its link in the chain; whether each log
+  // is whole; what appending it has cost storage since the worker started.
+  auditEntries,
+  auditChain,
+  auditStored,
   // Settings: {callTimeoutMs, resultCapBytes}, each a whole number of at
   // least 1. Bad settings are refused with the reason, and change nothing.
   configure,

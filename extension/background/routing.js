@@ -4,6 +4,7 @@
 // frame.
 import { pageText, parseUiMessage, ruleWords } from '../../pkg/toolgate.js';
 import { agent, openChat } from './agents.js';
+import { auditChain } from './audit.js';
 import { answer, card } from './cards.js';
 import { fromJson, ready, toJson } from './core.js';
 import { agentsStatus, desktop, external } from './outside.js';
@@ -69,6 +70,7 @@ async function fromUi(message) {
     case 'change_rules': return changeRules(request.site, request.changes);
     case 'clear_flag': return clearFlag(request.site, request.tool);
     case 'flags': return flagList();
+    case 'audit_chain': return auditChain();
     default: throw new Error(`no handler for ${request.type}`);
   }
 }

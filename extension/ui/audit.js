@@ -1,12 +1,15 @@
-// The audit on the settings page (docs/rules.md, "Audit"): both logs
-// (background/audit.js: the person's, and what agents were told), newest
-// first, each entry's time, site, who asked, tool, what happened and what
-// decided it, filtered by site and by kind of entry, and exported whole as
-// JSON. Tool and chat names are the page's or the agent's text: shown apart.
+// The audit on the settings page (docs/rules.md, "Every site, side by side,
+// and the audit"): both logs (background/audit.js: the person's, and what
+// agents were told), read from the audit's database, newest first, each
+// entry's time, site, who asked, tool, what happened and what decided it,
+// filtered by site and by kind of entry, and exported whole as JSON with its
+// chain; whether each log is whole, as the worker checks it. Tool and chat
+// names are the page's or the agent's text: shown apart.
+import { askWorker } from '../shared/chromium-errors.js';
+import { AUDIT_CHANNEL, entriesOf, openAudit, readLogs } from '../shared/audit-db.js';
 import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
 import { kindLabel, levelLabel } from './site-rules.js';
 
-const AUDIT_KEYS = ['audit', 'audit:agents']; // background/audit.js
 const whatIs = (...whats) => (entry) => whats.includes(entry.what);
 // After untrusted content (docs/cards.md): a result that made its chat
 // untrusted, and an answer on a card asked because of it.
@@ -20,9 +23,32 @@ const KINDS_OF_ENTRY = {
   hints: whatIs('flagged', 'cleared'),
 };
 
+// Every entry, oldest first, once the worker has the database ready (what
+// an earlier release kept carried over) and has said whether it is whole.
+let database = null;
 async function entries() {
-  const stored = await chrome.storage.local.get(AUDIT_KEYS);
-  return AUDIT_KEYS.flatMap((key) => (Array.isArray(stored[key]) ? stored[key] : [])).sort((a, b) => a.at - b.at);
+  const chain = await askWorker({ type: 'audit_chain' }).catch((error) => ({ error: String(error?.message ?? error) }));
+  database ??= openAudit();
+  return { all: entriesOf(await readLogs(await database)), chain };
+}
+
+const LOG_NAMES = { person: 'your log', agents: "the agents' log" };
+// Whether each log is whole, and where it breaks, in words.
+function chainWords(chain, all) {
+  if (!chain || chain.error) return `Toolgate could not check the audit's chain (${chain?.error ?? 'no answer'}).`;
+  const breaks = Object.entries(chain).flatMap(([log, { breaks: found }]) => found.map((b) => ({ log, ...b })));
+  if (breaks.length === 0) return 'The audit is whole: each entry follows the one before it, and nothing was changed.';
+  const when = (log, seq) => {
+    const entry = all.find((e) => e.chain.log === log && e.chain.seq === seq);
+    return entry ? ` (${new Date(entry.at).toLocaleString()})` : '';
+  };
+  const said = breaks.slice(0, 3).map(({ log, why, seq }) => {
+    if (why === 'missing') return `entries are missing before entry ${seq} of ${LOG_NAMES[log]}${when(log, seq)}`;
+    if (why === 'rewritten') return `entry ${seq} of ${LOG_NAMES[log]}${when(log, seq)} is not what was written`;
+    return `the newest entries of ${LOG_NAMES[log]}, after entry ${seq}, are missing`;
+  });
+  const more = breaks.length > 3 ? `, and ${breaks.length - 3} more` : '';
+  return `The audit is not whole: ${said.join('; ')}${more}.`;
 }
 
 const text = (value) => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
@@ -120,8 +146,9 @@ function row(entry) {
 }
 
 async function render() {
-  const all = await entries();
+  const { all, chain } = await entries();
   $('audit-count').textContent = `${all.length} ${all.length === 1 ? 'entry' : 'entries'} kept.`;
+  $('audit-chain').textContent = chainWords(chain, all);
   // The sites to filter by, kept as chosen.
   const sites = [...new Set(all.map((entry) => entry.site).filter(Boolean))].sort();
   const siteFilter = $('audit-site');
@@ -138,17 +165,34 @@ async function render() {
   $('audit-empty').hidden = shown.length > 0;
 }
 
+// Renders again, once the render under way ends: one render for however
+// many changes came meanwhile.
+let pending = false;
+let running = false;
+async function refresh() {
+  pending = true;
+  if (running) return;
+  running = true;
+  try {
+    while (pending) {
+      pending = false;
+      await render();
+    }
+  } finally {
+    running = false;
+  }
+}
+
 export function renderAudit() {
-  render();
-  $('audit-site').addEventListener('change', render);
-  $('audit-kind').addEventListener('change', render);
+  refresh();
+  $('audit-site').addEventListener('change', refresh);
+  $('audit-kind').addEventListener('change', refresh);
   $('audit-export').addEventListener('click', async () => {
-    const blob = new Blob([JSON.stringify(await entries(), null, 2)], { type: 'application/json' });
+    const blob = new Blob([JSON.stringify((await entries()).all, null, 2)], { type: 'application/json' });
     const link = el('a', { href: URL.createObjectURL(blob), download: 'toolgate-audit.json' });
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 1000);
   });
-  chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && AUDIT_KEYS.some((key) => key in changes)) render();
-  });
+  // The worker says when it appended a batch (background/audit.js).
+  new BroadcastChannel(AUDIT_CHANNEL).onmessage = refresh;
 }

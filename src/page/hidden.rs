@@ -145,15 +145,14 @@ pub fn in_region_flag(text: &str, at: usize) -> bool {
         return false;
     }
     // On to the cancel tag.
-    let mut tags = start_tags;
-    for t in text[at..].chars() {
+    for (more, t) in text[at..].chars().enumerate() {
+        let tags = start_tags + more;
         if t == '\u{E007F}' {
             return (2..=7).contains(&tags);
         }
         if !code(t) || tags == 7 {
             return false;
         }
-        tags += 1;
     }
     false
 }

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOOLGATE_ID, entries } from '../support/browser.mjs';
 import { assertRan, harness } from '../support/fixture.mjs';
+import { auditOnce } from '../support/audit.mjs';
 import { choose, readCard } from '../support/cards.mjs';
 import { answersOf, labelsOf } from '../../lib/cards.mjs';
 
@@ -24,27 +25,10 @@ async function entryOnceIt(page, name, test, what) {
 }
 const flagged = (page, name) => entryOnceIt(page, name, (e) => e.broke !== undefined, 'flagged');
 
-// The audit's entries of `kind` in `log` (as the settings page reads them),
-// once one is about `tool`: the audit gathers entries a moment before it
-// writes them, so the test waits for the write.
-async function audited(log, kind, tool) {
-  const worker = await h.browser.worker();
-  return worker.evaluate(({ log, kind, tool }) => new Promise((resolve) => {
-    const check = (entries) => {
-      const found = (entries ?? []).filter((entry) => entry.what === kind);
-      if (!found.some((entry) => entry.tool === tool)) return false;
-      resolve(found);
-      return true;
-    };
-    const heard = (changes, area) => {
-      if (area === 'local' && changes[log] && check(changes[log].newValue)) chrome.storage.onChanged.removeListener(heard);
-    };
-    chrome.storage.onChanged.addListener(heard);
-    chrome.storage.local.get(log).then((stored) => {
-      if (check(stored[log])) chrome.storage.onChanged.removeListener(heard);
-    });
-  }), { log, kind, tool });
-}
+// The audit's entries of `kind` in `log` ('person' or 'agents'), once one
+// is about `tool`: the audit gathers entries a moment before it writes them,
+// so the test waits for the write.
+const audited = async (log, kind, tool) => auditOnce(await h.browser.worker(), { what: kind, tool, log });
 
 // The next call of `name` asks on a call card that says why; allowed once, it runs.
 async function confirmedPerCall(chat, tabId, name) {
@@ -82,7 +66,7 @@ for (const [name, does, words] of LIARS) {
       assert.equal(first.result._meta.toolgate.broke?.said, 'Read only', JSON.stringify(first.result._meta));
       assert.match(first.result._meta.toolgate.broke.text, words);
     }
-    const audit = await audited('audit:agents', 'flagged', name);
+    const audit = await audited('agents', 'flagged', name);
     assert.ok(audit.some((e) => e.tool === name && words.test(e.text)), `audited: ${JSON.stringify(audit)}`);
     await confirmedPerCall(chat, tabId, name);
     // Every chat: another one is asked too.
@@ -146,7 +130,7 @@ test('a re-registered tool keeps its flag, changed or not, until the person clea
   await entryOnceIt(page, 'write_local', (e) => e.broke === undefined, 'cleared');
   await popup.close();
   // The person clearing it is in their own audit (it resolves once it is).
-  await audited('audit', 'cleared', 'write_local');
+  await audited('person', 'cleared', 'write_local');
   await h.runs(chat, tabId, 'write_local');
   await flagged(page, 'write_local');
   await page.close();

@@ -50,7 +50,7 @@ test('the zip holds the manifest and what it loads, no sources, tests or docs, a
     'extension/checker/checker.html', 'extension/checker/checker.js', 'pkg/checker-worker.js',
   ];
   for (const file of loaded) assert.ok(files.includes(file), `the zip has ${file}`);
-  const stray = files.filter((f) => !/^(manifest\.json|managed-schema\.json|pkg\/[^/]+\.(js|wasm)|pkg\/icons\/\d+\.png|extension\/ui\/[^/]+\.(html|css|js)|extension\/checker\/checker\.(html|js)|extension\/shared\/chromium-errors\.js)$/.test(f));
+  const stray = files.filter((f) => !/^(manifest\.json|managed-schema\.json|pkg\/[^/]+\.(js|wasm)|pkg\/icons\/\d+\.png|extension\/ui\/[^/]+\.(html|css|js)|extension\/checker\/checker\.(html|js)|extension\/shared\/(chromium-errors|audit-db)\.js)$/.test(f));
   assert.deepEqual(stray, [], 'nothing but what a browser loads');
 });
 

@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOOLGATE_ID, entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
+import { auditOnce } from '../support/audit.mjs';
 import { choose } from '../support/cards.mjs';
 import { inRelayWorld } from '../support/relay-world.mjs';
 
@@ -192,20 +193,15 @@ describe('hostile pages and storage', () => {
   // the storage the rules share.
   test('forged calls neither evict the person\'s changes from the audit nor fill local storage', async () => {
     const sw = await h.browser.worker();
-    const audit = () => sw.evaluate(async () => {
-      const stored = await chrome.storage.local.get(['audit', 'audit:agents']);
-      return [...(stored.audit ?? []), ...(stored['audit:agents'] ?? [])];
-    });
+    const audit = () => sw.evaluate(() => self.toolgate.auditEntries());
     // A rule change, as the settings page makes it.
     const setRule = (site, write) => sw.evaluate(async ([s, w]) => {
       const { rules: book = { sites: {} } } = await chrome.storage.local.get('rules');
       book.sites[s] = { read: 'allowed', write: w, delete: 'off', outside: 'ask_first' };
       await chrome.storage.local.set({ rules: book });
     }, [site, write]);
-    const recorded = async (site) => {
-      // The audit gathers its entries for a moment before writing them.
-      while (!(await audit()).some((e) => e.what === 'rules' && e.site === site)) await new Promise((r) => setTimeout(r, 50));
-    };
+    // The audit gathers its entries for a moment before writing them.
+    const recorded = (site) => auditOnce(sw, { what: 'rules', site });
     await setRule('https://person.test', 'ask_first');
     await recorded('https://person.test');
 
@@ -216,12 +212,13 @@ describe('hostile pages and storage', () => {
     const long = await forge(forger.page, 4, 2 * 1024 * 1024);
     assert.equal(long.length, 4);
     // The agents' log is written after its moment too: wait for the last forged call's entry.
-    while (!(await audit()).some((e) => e.what === 'decision' && /^missing_1104_x/.test(e.error ?? ''))) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await auditOnce(sw, { what: 'decision', error: '^missing_1104_x' });
     const entries = await audit();
     assert.ok(entries.some((e) => e.what === 'rules' && e.site === 'https://person.test'), "the person's change is still there");
-    assert.ok(entries.every((e) => JSON.stringify(e).length < 4096), 'every entry is cut to size');
+    assert.ok(entries.every(({ chain, ...e }) => JSON.stringify(e).length < 4096), 'every entry is cut to size');
+    const chain = await sw.evaluate(() => self.toolgate.auditChain());
+    assert.deepEqual(chain.agents.breaks, [], 'the agents\' log let its oldest go and is whole');
+    assert.ok(chain.agents.kept <= 1000, `the agents' log keeps ${chain.agents.kept} entries`);
     const used = await sw.evaluate(() => chrome.storage.local.getBytesInUse(null));
     assert.ok(used < 1024 * 1024, `local storage holds ${used} bytes`);
     // The person's next change is stored, and recorded.

@@ -20,6 +20,7 @@ import assert from 'node:assert/strict';
 import { BROWSER_VERSION, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { until } from '../support/until.mjs';
+import { auditOnce } from '../support/audit.mjs';
 import { browserAgent } from '../support/browser-agent.mjs';
 import { cardWatcher, closeCard, readCard } from '../support/cards.mjs';
 
@@ -251,19 +252,8 @@ async function crossCall(side, { cards = null, parentOwns = true } = {}) {
 // The audit's entries of the agents' log that say `why`, once one is there
 // (background/audit.js writes them a moment after the call).
 async function audited(browser, why) {
-  const sw = await browser.worker();
-  return sw.evaluate((wanted) => new Promise((done) => {
-    const look = (entries) => {
-      const found = (entries ?? []).filter((entry) => typeof entry.why === 'string' && entry.why.includes(wanted));
-      if (found.length) {
-        chrome.storage.onChanged.removeListener(changed);
-        done(found);
-      }
-    };
-    const changed = (changes) => { if (changes['audit:agents']) look(changes['audit:agents'].newValue); };
-    chrome.storage.onChanged.addListener(changed);
-    chrome.storage.local.get('audit:agents').then((stored) => look(stored['audit:agents']));
-  }), why);
+  const entries = await auditOnce(await browser.worker(), { what: 'decision', why, log: 'agents' });
+  return entries.filter((entry) => typeof entry.why === 'string' && entry.why.includes(why));
 }
 
 test('imperative/exposedTo-cross-origin-child: a frame runs the tool a frame of the other origin exposed to it, as 156, with no card: a page\'s call, not an agent\'s', { skip: !NATIVE && 'the polyfill cannot reach another origin\'s frame' }, async () => {
