@@ -35,6 +35,7 @@ import { churnFigure } from './churn.mjs';
 import { costlyFigure } from './costly.mjs';
 import { listingFigure } from './listing.mjs';
 import { untrustedFigure } from './untrusted.mjs';
+import { auditFigure } from './audit.mjs';
 import { wakeFigure } from './wake.mjs';
 import { watchingFigure } from './watching.mjs';
 import { pageLoad } from './page-load.mjs';
@@ -156,6 +157,9 @@ async function main() {
     }));
     await step('14 results read for untrusted content', async () => untrustedFigure({
       browser, server, sw: await browser.worker(), runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
+    }));
+    await step('15 an audited agent call', async () => auditFigure({
+      sw: await browser.worker(), tabId: agentTab, runs: RUNS, smoke: SMOKE, figure, notes, stats: { median, spread, medianCI, ciText, ms },
     }));
     await step('8 concurrent calls', async () => concurrency(browser, await browser.worker(), agentPage, agentTab));
     await step('10 agent call while another page churns', async () => churnFigure({

@@ -25,6 +25,8 @@ import { keepError } from './errors.js';
 // carried over once into the database (`carryOver`).
 const STORED_KEYS = { person: 'audit', agents: 'audit:agents' };
 const KEEP = 1000;
+// How many more than KEEP a log holds before its oldest go, together.
+const LET_GO = 100;
 // The agents' log's most bytes (as UTF-8 JSON), and the most characters of
 // any one text in it.
 const AGENTS_BYTES = 512 * 1024;
@@ -69,6 +71,13 @@ let gathered = { person: [], agents: [] };
 let timer = null;
 let writing = Promise.resolve();
 
+// The audit on or off: only the benchmark of what it costs a call turns it
+// off (benches/README.md, figure 15); a worker always starts with it on.
+let auditing = true;
+export function auditCalls(on) {
+  auditing = on === true;
+}
+
 export function record(entry) {
   // A tool flagged for what a page did during a call is the page's doing too.
   // An answer carries the card's tool and chat names (already cut by the
@@ -83,6 +92,7 @@ export function recordDecision(made) {
 }
 
 function gather(log, made) {
+  if (!auditing) return;
   gathered[log].push({ at: Date.now(), made });
   if (timer === null) timer = setTimeout(write, GATHER_MS);
 }
@@ -112,9 +122,9 @@ function bounded(value) {
 }
 
 const encoder = new TextEncoder();
-// What each stored record costs the log's room: its text as UTF-8, its two
+// What each stored entry costs the log's room: its text as UTF-8, its two
 // hashes and its number.
-const recordBytes = (text) => encoder.encode(text).length + 2 * 64 + 16;
+const entryBytes = (text) => encoder.encode(text).length + 2 * 64 + 16;
 // Bytes handed to the database since this worker started: entries and each
 // log's state (the benchmark of what an agent's call costs storage reads it).
 let storedBytes = 0;
@@ -146,8 +156,10 @@ function write() {
 }
 
 // Appends `batch` ({person, agents}: entries, oldest first) to the logs in
-// one transaction, each entry linked to the one before it, and lets the
-// oldest go past each log's bounds; `extra` records are put in `meta` with it.
+// one transaction, each entry linked to the one before it, a log's entries of
+// the moment in one record (one put a log: a put an entry cost a call 6 %,
+// benches/JOURNAL.md), and lets the oldest go past each log's bounds;
+// `extra` records are put in `meta` with it.
 async function append(db, batch, extra = []) {
   const logs = LOGS.filter((log) => batch[log].length);
   if (!logs.length && !extra.length) return;
@@ -156,42 +168,49 @@ async function append(db, batch, extra = []) {
   for (const log of logs) {
     const state = metaOf(await done(meta.get(log)), log);
     const store = transaction.objectStore(log);
+    const record = { seq: state.next, entries: [], bytes: 0 };
     for (const entry of batch[log]) {
       const text = JSON.stringify(entry);
       const hash = auditLink(state.last, text);
-      const record = { seq: state.next, prev: state.last, hash, text, bytes: recordBytes(text) };
-      store.put(record);
-      storedBytes += record.bytes;
+      record.entries.push({ seq: state.next, prev: state.last, hash, text });
+      record.bytes += entryBytes(text);
       state.next += 1;
       state.last = hash;
-      state.count += 1;
-      state.bytes += record.bytes;
     }
-    const over = () => state.count > KEEP || (log === 'agents' && state.bytes > AGENTS_BYTES);
-    if (over()) await letGo(store, state, over);
+    store.put(record);
+    state.count += record.entries.length;
+    state.bytes += record.bytes;
+    storedBytes += record.bytes + 120;
+    // Past its bounds by LET_GO entries, or by its bytes, a log lets go
+    // of its oldest down to KEEP and a tenth of its bytes below the bound.
+    const agents = log === 'agents';
+    if (state.count > KEEP + LET_GO || (agents && state.bytes > AGENTS_BYTES)) {
+      await letGo(store, state, () => state.count <= KEEP && (!agents || state.bytes <= AGENTS_BYTES * 0.9));
+    }
     meta.put(state);
-    storedBytes += 120;
   }
   for (const record of extra) meta.put(record);
   await committed(transaction);
 }
 
-// Lets the log's oldest entries go while it is `over` its bounds; the hash
-// of the last let go is kept, which the first kept entry follows.
-function letGo(store, state, over) {
-  return new Promise((resolve, reject) => {
-    const request = store.openCursor();
-    request.onsuccess = () => {
-      const cursor = request.result;
-      if (!cursor || !over()) return resolve();
-      state.before = cursor.value.hash;
-      state.count -= 1;
-      state.bytes -= cursor.value.bytes ?? 0;
-      cursor.delete();
-      return cursor.continue();
-    };
-    request.onerror = () => reject(request.error);
-  });
+// Lets the log's oldest records go, until it is `within` its bounds (each
+// step two requests: read the oldest, delete up to the last of them); the
+// hash of the last entry let go is kept, which the first kept entry follows.
+async function letGo(store, state, within) {
+  while (!within()) {
+    const oldest = await done(store.getAll(null, 16));
+    let last = null;
+    for (const record of oldest) {
+      if (within()) break;
+      const entries = Array.isArray(record.entries) ? record.entries : [];
+      state.count -= entries.length;
+      state.bytes -= record.bytes ?? 0;
+      if (entries.length) state.before = entries[entries.length - 1].hash;
+      last = record.seq;
+    }
+    if (last === null) return;
+    store.delete(IDBKeyRange.upperBound(last));
+  }
 }
 
 // The logs an earlier release kept in chrome.storage.local, appended once,
@@ -228,8 +247,18 @@ export async function auditChain() {
 // Every entry of both logs, oldest first, with its link (`entriesOf`), once
 // the batches on their way are written: for tests and web developers' CI.
 export async function auditEntries() {
-  await writing;
+  await flushAudit();
   return entriesOf(await readLogs(await audit()));
+}
+
+// Appends what is gathered now rather than in a moment; resolves once every
+// batch so far is written.
+export async function flushAudit() {
+  if (timer !== null) {
+    clearTimeout(timer);
+    write();
+  }
+  await writing;
 }
 
 // What appending the audit has cost storage since this worker started, for

@@ -2,7 +2,9 @@
 // the palette, the one agent entry, and the settings. Tests call through the
 // service worker by these names; they and their results stay as they are.
 import { agent, openChat, withdraw } from './agents.js';
-import { auditChain, auditEntries, auditStored } from './audit.js';
+import {
+  auditCalls, auditChain, auditEntries, auditStored, flushAudit,
+} from './audit.js';
 import { ready } from './core.js';
 import { errors } from './errors.js';
 import { agentsStatus } from './outside.js';
@@ -25,6 +27,10 @@ export const toolgateApi = {
   auditEntries,
   auditChain,
   auditStored,
+  flushAudit,
+  // The audit on or off: only the benchmark of what it costs a call turns it
+  // off (benches/README.md, figure 15); a worker always starts with it on.
+  auditCalls,
   // Settings: {callTimeoutMs, resultCapBytes}, each a whole number of at
   // least 1. Bad settings are refused with the reason, and change nothing.
   configure,

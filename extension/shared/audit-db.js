@@ -43,7 +43,10 @@ export const metaOf = (stored, log) => ({
   log, next: 1, last: '', before: '', count: 0, bytes: 0, ...(stored ?? {}),
 });
 
-// Every record of both logs, oldest first in each, and each log's state.
+// A log's records as its entries, oldest first: `{seq, prev, hash, text}`.
+const linked = (records) => records.flatMap((record) => (Array.isArray(record.entries) ? record.entries : []));
+
+// Every entry of both logs, oldest first in each, and each log's state.
 export async function readLogs(db) {
   const transaction = db.transaction([...LOGS, 'meta'], 'readonly');
   const [person, agents, meta] = await Promise.all([
@@ -52,7 +55,7 @@ export async function readLogs(db) {
     done(transaction.objectStore('meta').getAll()),
   ]);
   const state = Object.fromEntries(LOGS.map((log) => [log, metaOf(meta.find((m) => m.log === log), log)]));
-  return { person, agents, meta: state };
+  return { person: linked(person), agents: linked(agents), meta: state };
 }
 
 // Every entry of both logs (as `readLogs` gives them), oldest first, each

@@ -87,8 +87,14 @@ test('a thousand agent calls are all in the audit, newest first, and the chain s
   await sw.evaluate((seq) => new Promise((resolve, reject) => {
     const open = indexedDB.open('toolgate-audit');
     open.onsuccess = () => {
+      // Entries are kept a moment's at a time, one record each (shared/audit-db.js).
       const transaction = open.result.transaction('agents', 'readwrite');
-      transaction.objectStore('agents').delete(seq);
+      const store = transaction.objectStore('agents');
+      store.getAll().onsuccess = ({ target }) => {
+        const record = target.result.find((r) => r.entries.some((e) => e.seq === seq));
+        record.entries = record.entries.filter((e) => e.seq !== seq);
+        store.put(record);
+      };
       transaction.oncomplete = () => { open.result.close(); resolve(); };
       transaction.onerror = () => reject(transaction.error);
     };
