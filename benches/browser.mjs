@@ -159,7 +159,7 @@ async function main() {
       browser, server, sw: await browser.worker(), runs: RUNS, figure, notes, stats: { median, spread, medianCI, ciText, ms },
     }));
     await step('15 an audited agent call', async () => auditFigure({
-      sw: await browser.worker(), tabId: agentTab, runs: RUNS, smoke: SMOKE, figure, notes, stats: { median, spread, medianCI, ciText, ms },
+      browser, sw: await browser.worker(), tabId: agentTab, runs: RUNS, smoke: SMOKE, figure, notes, stats: { median, spread, medianCI, ciText, ms },
     }));
     await step('8 concurrent calls', async () => concurrency(browser, await browser.worker(), agentPage, agentTab));
     await step('10 agent call while another page churns', async () => churnFigure({

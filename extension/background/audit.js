@@ -227,6 +227,7 @@ async function carryOver(db) {
     }
     await ready;
     await append(db, batch, [{ log: 'carried', at: Date.now() }]);
+    channel.postMessage('appended');
   }
   await chrome.storage.local.remove(keys);
 }
