@@ -119,7 +119,10 @@ mod tests {
         let last = whole[3].hash.clone();
         let mut removed = whole.clone();
         removed.remove(1);
-        assert_eq!(breaks(START, &last, &removed), vec![Break::Missing { seq: 3 }]);
+        assert_eq!(
+            breaks(START, &last, &removed),
+            vec![Break::Missing { seq: 3 }]
+        );
         let mut rewritten = whole.clone();
         rewritten[2].text = "C".to_owned();
         assert_eq!(

@@ -332,11 +332,24 @@ mod tests {
     }
 
     #[test]
-    fn with_the_site_in_another_tab_what_its_worker_sent_is_the_calls_when_the_calls_document_sent_it() {
+    fn with_the_site_in_another_tab_what_its_worker_sent_is_the_calls_when_the_calls_document_sent_it(
+    ) {
         let site = "https://a.test";
         let mut witnessed = Witnessed::new(site);
-        let delete = sent("POST", "https://a.test/api/delete", Frame::Worker, site, false);
-        let other = sent("POST", "https://a.test/api/beat", Frame::Worker, site, false);
+        let delete = sent(
+            "POST",
+            "https://a.test/api/delete",
+            Frame::Worker,
+            site,
+            false,
+        );
+        let other = sent(
+            "POST",
+            "https://a.test/api/beat",
+            Frame::Worker,
+            site,
+            false,
+        );
         witnessed.see(delete.clone());
         witnessed.see(other.clone());
         witnessed.other_tabs();
@@ -352,7 +365,13 @@ mod tests {
     #[test]
     fn a_request_the_shim_could_not_read_or_one_past_its_bound_is_any_request() {
         let site = "https://a.test";
-        let seen = sent("POST", "https://a.test/api/delete", Frame::Worker, site, false);
+        let seen = sent(
+            "POST",
+            "https://a.test/api/delete",
+            Frame::Worker,
+            site,
+            false,
+        );
         let mut unread = Witnessed::of(site, [seen.clone()]);
         unread.other_tabs();
         unread.page_sent(Some("POST"), None);
@@ -379,6 +398,9 @@ mod tests {
         let mut witnessed = Witnessed::of(site, [beat.clone()]);
         witnessed.other_tabs();
         witnessed.page_sent(Some("POST"), Some("https://a.test/api/beat"));
-        assert_eq!(witnessed.part(&beat), Part::CannotTell(crate::page::seen::USUAL));
+        assert_eq!(
+            witnessed.part(&beat),
+            Part::CannotTell(crate::page::seen::USUAL)
+        );
     }
 }

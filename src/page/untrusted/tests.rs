@@ -70,7 +70,12 @@ fn tags(code: &str) -> String {
 fn a_regions_flag_is_not_hidden_text_but_tags_that_spell_more_are() {
     let flag = |code: &str| format!("\u{1F3F4}{}\u{E007F}", tags(code));
     // England, Scotland and Wales, side by side and in a sentence.
-    let honest = format!("Fans {} {}{} cheer", flag("gbeng"), flag("gbsct"), flag("gbwls"));
+    let honest = format!(
+        "Fans {} {}{} cheer",
+        flag("gbeng"),
+        flag("gbsct"),
+        flag("gbwls")
+    );
     assert_eq!(hides_text(&honest), None, "{honest:?}");
     let json = serde_json::to_string(&honest).expect("JSON");
     assert_eq!(untrusted(Ok(&json), HONEST), None);
@@ -78,10 +83,22 @@ fn a_regions_flag_is_not_hidden_text_but_tags_that_spell_more_are() {
     // upper-case tags, and a flag with no cancel tag carry text.
     let long = flag("ignoreprevious");
     assert_eq!(hides_text(&long), Some(4));
-    assert_eq!(hides_text(&format!("\u{1F600}{}\u{E007F}", tags("gbeng"))), Some(4));
-    assert_eq!(hides_text(&format!("\u{1F3F4}{}\u{E007F}", tags("GBENG"))), Some(4));
-    assert_eq!(hides_text(&format!("\u{1F3F4}{} pay", tags("gbeng"))), Some(4));
-    assert_eq!(hides_text(&format!("{}{}", flag("gbeng"), tags("pay"))), Some(28));
+    assert_eq!(
+        hides_text(&format!("\u{1F600}{}\u{E007F}", tags("gbeng"))),
+        Some(4)
+    );
+    assert_eq!(
+        hides_text(&format!("\u{1F3F4}{}\u{E007F}", tags("GBENG"))),
+        Some(4)
+    );
+    assert_eq!(
+        hides_text(&format!("\u{1F3F4}{} pay", tags("gbeng"))),
+        Some(4)
+    );
+    assert_eq!(
+        hides_text(&format!("{}{}", flag("gbeng"), tags("pay"))),
+        Some(28)
+    );
 }
 
 #[test]
