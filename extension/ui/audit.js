@@ -13,7 +13,7 @@ const whatIs = (...whats) => (entry) => whats.includes(entry.what);
 const readUntrusted = (entry) => entry.what === 'decision' && typeof entry.result_untrusted === 'object' && entry.result_untrusted !== null;
 const afterUntrusted = (entry) => entry.what === 'answer' && entry.after_untrusted === true;
 const KINDS_OF_ENTRY = {
-  rules: whatIs('rule', 'rules', 'kept', 'areas', 'tools', 'unattended', 'policy'),
+  rules: whatIs('rule', 'rules', 'kept', 'areas', 'tools', 'conditions', 'limits', 'unattended', 'policy'),
   answers: whatIs('answer'),
   decisions: whatIs('decision'),
   untrusted: (entry) => readUntrusted(entry) || afterUntrusted(entry),
