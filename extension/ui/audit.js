@@ -81,7 +81,7 @@ function described(entry) {
         by: entry.by ?? entry.chat,
         tool: entry.tool,
         what: answered(entry),
-        decided: entry.card ? `your answer on the ${entry.card} card` : 'your answer on a card',
+        decided: `your answer on ${entry.card ? `the ${entry.card} card` : 'a card'}${typeof entry.asked_because === 'string' ? ` (${entry.asked_because})` : ''}`,
       };
     case 'decision':
       return {
