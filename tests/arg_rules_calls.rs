@@ -158,6 +158,57 @@ fn past_a_limit_a_call_asks_and_unattended_it_is_refused_with_the_wait() {
     assert_eq!(outcome(&h, &step), "run");
 }
 
+/// docs/agents.md, "What an agent is told": a no on a rule's card that a
+/// condition or a limit asked for names it, as a yes does, and the card
+/// says it for the audit in the same words; a rule's card asked by a level
+/// names nothing more.
+#[test]
+fn a_refusal_on_a_rule_card_names_the_condition_or_limit_that_asked() {
+    let mut h = with_transfer();
+    h.session.rules = transfer_rules(
+        &h,
+        json!({"limits": [{"target": "tool", "name": "transfer", "calls": 1, "minutes": 10}]}),
+    );
+    let (step, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 25}));
+    assert_eq!(
+        shown.asked_because.as_deref(),
+        Some("transfer: amount is more than 20, by the rule for the tool transfer")
+    );
+    assert_eq!(
+        h.answer_said(card_id(&step), Answer::Rule(RuleAnswer::Refuse)),
+        "Nothing ran: you refused this call of transfer (transfer: amount is more than 20, by the rule for the tool transfer)."
+    );
+    run_small_transfers(&mut h, 1);
+    let (step, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(
+        shown.asked_because.as_deref(),
+        Some("transfer: more than 1 call in 10 minutes in this chat, by the limit for the tool transfer")
+    );
+    assert_eq!(
+        h.answer_said(card_id(&step), Answer::Rule(RuleAnswer::Refuse)),
+        "Nothing ran: you refused this call of transfer (transfer: more than 1 call in 10 minutes in this chat, by the limit for the tool transfer)."
+    );
+    // A condition that asks first, held: named as the condition.
+    h.session.rules = transfer_rules(
+        &h,
+        json!({"conditions": {"transfer": [{"when": [{"path": "to", "op": "is", "value": "eve"}], "level": "ask_first"}]},
+            "tools": {"transfer": "allowed"}}),
+    );
+    let (step, _) = h.rule_card("c", 1, "transfer", json!({"to": "eve", "amount": 5}));
+    assert_eq!(
+        h.answer_said(card_id(&step), Answer::Rule(RuleAnswer::Refuse)),
+        "Nothing ran: you refused this call of transfer (transfer: to is \u{201c}eve\u{201d}, by the condition of the tool transfer)."
+    );
+    // The tool's own level asks, with no condition: the card names no more.
+    h.session.rules = transfer_rules(&h, json!({"conditions": {}}));
+    let (step, shown) = h.rule_card("c", 1, "transfer", json!({"to": "ana", "amount": 5}));
+    assert_eq!(shown.asked_because, None);
+    assert_eq!(
+        h.answer_said(card_id(&step), Answer::Rule(RuleAnswer::Refuse)),
+        "Nothing ran: you refused this call of transfer."
+    );
+}
+
 /// docs/rules.md, "Limits on how often": calls are counted while a limit
 /// holds. Calls made before it was set do not count; a limit changed to
 /// other numbers keeps counting what it counted.

@@ -39,9 +39,11 @@ export async function answer(cardId, given) {
 }
 
 // The audit's words for an answer: the card's site, tool and chat's name, and
-// the label of the answer given, as the card showed them. A card asked
-// because its chat read untrusted content (docs/cards.md, "After untrusted
-// content") says so, and whether the answer let the call run.
+// the label of the answer given, as the card showed them, and the condition
+// or limit that asked, as the agent is told it (docs/rules.md, "Every site,
+// side by side, and the audit"). A card asked because its chat read
+// untrusted content (docs/cards.md, "After untrusted content") says so, and
+// whether the answer let the call run.
 function cardFacts(shown, given) {
   if (!shown || typeof shown !== 'object') return {};
   const same = (choice) => JSON.stringify(choice?.answer) === JSON.stringify(given);
@@ -50,7 +52,8 @@ function cardFacts(shown, given) {
   const label = choices.find(same)?.label;
   const by = (shown.asked_by ?? []).filter((part) => 'page' in part).map((part) => part.page).join('');
   const untrusted = shown.after_untrusted === true ? { after_untrusted: true, allowed: allowing.some(same) } : {};
-  return { card: shown.kind, site: shown.site, tool: shown.tool ?? undefined, by: by || undefined, label, ...untrusted };
+  const asked = typeof shown.asked_because === 'string' ? { asked_because: shown.asked_because } : {};
+  return { card: shown.kind, site: shown.site, tool: shown.tool ?? undefined, by: by || undefined, label, ...asked, ...untrusted };
 }
 
 // chrome.windows.onRemoved: closing a card's window counts as its closing

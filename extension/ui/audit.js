@@ -16,7 +16,7 @@ const whatIs = (...whats) => (entry) => whats.includes(entry.what);
 const readUntrusted = (entry) => entry.what === 'decision' && typeof entry.result_untrusted === 'object' && entry.result_untrusted !== null;
 const afterUntrusted = (entry) => entry.what === 'answer' && entry.after_untrusted === true;
 const KINDS_OF_ENTRY = {
-  rules: whatIs('rule', 'rules', 'kept', 'areas', 'tools', 'unattended', 'policy'),
+  rules: whatIs('rule', 'rules', 'kept', 'areas', 'tools', 'conditions', 'limits', 'unattended', 'policy'),
   answers: whatIs('answer'),
   decisions: whatIs('decision'),
   untrusted: (entry) => readUntrusted(entry) || afterUntrusted(entry),
@@ -110,7 +110,7 @@ function described(entry) {
         by: entry.by ?? entry.chat,
         tool: entry.tool,
         what: answered(entry),
-        decided: entry.card ? `your answer on the ${entry.card} card` : 'your answer on a card',
+        decided: `your answer on ${entry.card ? `the ${entry.card} card` : 'a card'}${typeof entry.asked_because === 'string' ? ` (${entry.asked_because})` : ''}`,
       };
     case 'decision':
       return {

@@ -19,6 +19,7 @@ mod errors;
 mod holds;
 mod late;
 pub mod limits;
+mod paths;
 pub use book::{site_schemas, site_tools, RuleBook, SeenTool, Standing};
 pub use conditions::{Condition, Op, Test};
 pub use errors::{wider_than_admin, RuleError, OWNERS_ONLY};

@@ -59,6 +59,11 @@ pub struct Card {
     /// ("Ask first: the rule for tools that act outside the site"), shown
     /// beside the class badge.
     pub rule: Option<String>,
+    /// A rule's card a condition or a limit asked for: which, as the agent
+    /// is told it and the audit keeps it (`Because::text`), so that the
+    /// audit names it beside the answer (docs/rules.md, "Every site, side
+    /// by side, and the audit").
+    pub asked_because: Option<String>,
     pub argument_count: Option<String>,
     pub arguments: Vec<(String, String)>,
     /// Set when an "Always allow" lapsed because the tool changed.
@@ -189,6 +194,7 @@ pub fn card(
                 tool: None,
                 class: None,
                 rule: None,
+                asked_because: None,
                 argument_count: None,
                 arguments: Vec::new(),
                 changed: None,
@@ -253,6 +259,7 @@ pub fn card(
                 tool: Some(name.clone()),
                 class: class.map(Class::label),
                 rule: None,
+                asked_because: None,
                 argument_count: Some(argument_count(&arguments)),
                 arguments,
                 after_untrusted: !untrusted.is_empty(),
@@ -317,6 +324,7 @@ pub fn card(
                 class: Some(call.class.label()),
                 rule: because
                     .map(|because| format!("{}: {}", Level::AskFirst.label(), because.plain())),
+                asked_because: call.asked_because.as_ref().map(Because::text),
                 argument_count: Some(argument_count(&arguments)),
                 arguments,
                 changed: None,

@@ -11,7 +11,10 @@
 // shown in words and the fourth call asks; a refused limit shows the
 // worker's words. An area's and a kind's limits are set and removed. axe-core
 // finds no violation on either page, in both themes, with conditions and
-// limits shown. And, without a browser, the editor's offer held to the
+// limits shown. On a mail page whose recipients are a list of objects, the
+// editor offers `recipients[].email`, and a condition on it lets a call
+// through only when every recipient passes; a refusal names it. And,
+// without a browser, the editor's offer held to the
 // core's check: every operator it offers for a property's types (as the
 // worker's `tool_properties` gives them) is one the core takes, with the
 // value it reads from what is typed, and every one it leaves out is refused.
@@ -214,6 +217,51 @@ test('with no tool of it seen, an area a rule names, and with no tab publishing 
   const conditions = view.locator('li.tool').getByRole('group', { name: 'Conditions on the arguments of transfer' });
   assert.deepEqual(await conditions.locator('.condition-list li').allTextContents(), ['Allowed when memo\u27e8U+202E\u27e9 is \u201crent\u201d']);
   await view.close();
+});
+
+test('the conditions editor offers a path into a list of objects, and a condition on it lets a call through only when every item passes', async () => {
+  // A page of its own (tests/pages/arg-rules/mail.html): send_mail's recipients are objects.
+  const mail = await h.open('mail.test', '/mail.html', 1);
+  const chat = await h.chat('Mail agent');
+  const team = (name) => ({ email: `${name}@team.test` });
+  const first = await h.asks(chat, mail.tabId, 'send_mail', { subject: 'a', recipients: [team('ana')] }, 'site');
+  await choose(first.card, NON_CONSEQUENTIAL);
+  assertRan(await first.reply, 'send_mail');
+
+  const worker = await h.browser.worker();
+  const view = await h.browser.newPage(await worker.evaluate((s) => chrome.runtime.getURL(`extension/ui/set-apart.html?site=${encodeURIComponent(s)}`), h.server.url('mail.test', '')));
+  await view.locator('#shown', { hasText: '1 of 1 tools shown.' }).waitFor();
+  await view.getByRole('button', { name: 'send_mail', exact: true }).click();
+  const row = view.locator('li.tool');
+  await view.getByRole('combobox', { name: 'What agents may do with send_mail' })
+    .selectOption({ label: 'Ask first, and start this site\'s rules from the defaults' });
+  await row.locator('.holds', { hasText: 'Ask first, set apart' }).waitFor();
+  const conditions = row.getByRole('group', { name: 'Conditions on the arguments of send_mail' });
+  await conditions.getByRole('button', { name: 'Add conditions' }).click();
+  await conditions.getByRole('button', { name: 'Add a condition' }).click();
+  // Each recipient's properties are offered, as `recipients[].email`.
+  const property = conditions.getByLabel('Property of test 1, condition 1');
+  assert.deepEqual(await property.locator('option').allTextContents(), ['recipients', 'recipients[].email', 'recipients[].name', 'subject']);
+  await property.selectOption('recipients[].email');
+  const operator = conditions.getByLabel('Operator of test 1, condition 1');
+  assert.deepEqual(await operator.locator('option').allTextContents(), ['is', 'is one of', 'starts with', 'ends with', 'matches']);
+  await operator.selectOption({ label: 'ends with' });
+  await conditions.getByLabel('Value of test 1, condition 1').pressSequentially('@team.test');
+  await conditions.getByLabel('Level of condition 1').selectOption({ label: 'Allowed' });
+  await conditions.getByRole('button', { name: 'Save conditions' }).click();
+  await conditions.getByRole('status').filter({ hasText: 'Saved: Allowed when recipients[].email ends with \u201c@team.test\u201d.' }).waitFor();
+  await view.close();
+
+  // Every recipient the team's: no card. One outside it: the rule card, naming the path.
+  await h.runs(chat, mail.tabId, 'send_mail', { subject: 'b', recipients: [team('ana'), team('bo')] });
+  const outside = await h.asks(chat, mail.tabId, 'send_mail', { subject: 'c', recipients: [team('ana'), { email: 'eve@evil.test' }] }, 'call');
+  assert.equal((await readCard(outside.card)).rule,
+    'Ask first: send_mail: recipients[].email does not end with \u201c@team.test\u201d, by your rule for this tool');
+  await choose(outside.card, 'Refuse');
+  assert.equal(assertRefused(await outside.reply, 'send_mail'),
+    'Nothing ran: you refused this call of send_mail (send_mail: recipients[].email does not end with \u201c@team.test\u201d, by the rule for the tool send_mail).');
+  assert.deepEqual(await mail.page.evaluate(() => window.done), ['a to ana@team.test', 'b to ana@team.test, bo@team.test']);
+  assert.equal(h.cards.pending(), false, 'no other card opened');
 });
 
 test('the conditions editor offers the operators the core takes for a property\'s types, and no other', () => {

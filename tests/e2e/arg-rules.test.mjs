@@ -5,10 +5,12 @@
 // through the worker's rule change (`self.toolgate.changeRules`, the
 // settings page's `change_rules`). An agent's call of 15 runs with no card;
 // 25 opens a rule card that names the condition (read in its own window,
-// answered by clicking); "15" as text is refused by the schema before any
+// answered by clicking), and 30, refused on it, is told which condition
+// asked; "15" as text is refused by the schema before any
 // condition; a condition on a property the schema does not declare is
 // refused when set. A limit of 3 calls in 1 minute: the fourth asks;
-// unattended, it is refused with the wait; the audit names both. And an
+// unattended, it is refused with the wait; the audit names both, with each
+// refusal and the person's answer. And an
 // administrator's conditions and limits as the policy writes them
 // (extension/background/policy.js's `adminBook`), read by the core.
 import { test } from 'node:test';
@@ -100,6 +102,11 @@ test('conditions on arguments decide a call after its schema, a rule card names 
   const allowed = await large.reply;
   assertRan(allowed, 'transfer');
   assert.equal(allowed.result._meta.toolgate.why, 'you allowed this call once (transfer: amount is more than 20, by the rule for the tool transfer)');
+  // 30, refused on its card: the agent is told which condition asked, as after a yes.
+  const refusedLarge = await h.asks(chat, bank.tabId, 'transfer', { to: 'ana', amount: 30 }, 'call');
+  await choose(refusedLarge.card, 'Refuse');
+  assert.equal(assertRefused(await refusedLarge.reply, 'transfer'),
+    'Nothing ran: you refused this call of transfer (transfer: amount is more than 20, by the rule for the tool transfer).');
 
   // "15" as text: refused by the schema, before any condition or card.
   const text = await h.send(chat, h.request(bank.tabId, 'transfer', { to: 'ana', amount: '15' }));
@@ -113,7 +120,8 @@ test('conditions on arguments decide a call after its schema, a rule card names 
   assert.equal((await readCard(fourth.card)).rule,
     'Ask first: transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer');
   await choose(fourth.card, 'Refuse');
-  assertRefused(await fourth.reply, 'transfer');
+  assert.equal(assertRefused(await fourth.reply, 'transfer'),
+    'Nothing ran: you refused this call of transfer (transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer).');
 
   // Unattended: refused at once, with the time until the next call may run.
   await changeRules(null);
@@ -127,6 +135,15 @@ test('conditions on arguments decide a call after its schema, a rule card names 
   await decided('you allowed this call once (transfer: amount is more than 20, by the rule for the tool transfer)').first().waitFor();
   await decided('within transfer: amount is at most 20, by the condition of the tool transfer').first().waitFor();
   await decided('the next call may run in').first().waitFor();
+  // Each refusal on a rule's card, as the agent was told it and as the
+  // person's answer, names the condition or the limit that asked.
+  for (const asked of ['transfer: amount is more than 20, by the rule for the tool transfer',
+    'transfer: more than 3 calls in 1 minute in this chat, by the limit for the tool transfer']) {
+    await decided(`Nothing ran: you refused this call of transfer (${asked}).`).first().waitFor();
+    const row = decided(`your answer on the rule card (${asked})`).first();
+    await row.waitFor();
+    assert.deepEqual((await row.locator('td').allTextContents()).slice(3), ['transfer', 'Answered “Refuse”', `your answer on the rule card (${asked})`]);
+  }
   const what = (text) => rows.filter({ has: settings.locator('td:nth-child(5)', { hasText: text }) });
   await what('Conditions on arguments changed').first().waitFor();
   await what('Limits on how often changed').first().waitFor();

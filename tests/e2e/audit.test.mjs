@@ -71,3 +71,36 @@ test('the audit shows answers, decisions and rule changes newest first, filters 
   await settings.close();
   await page.close();
 });
+
+test('"Rule changes" shows every kind of rule change: a tool\'s conditions and a limit too', async () => {
+  // A site of its own, so that only this test's changes are its.
+  const { page } = await h.open('rules.test');
+  const site = `http://${h.site('rules.test')}`;
+  const settings = await h.browser.newPage(await (await h.browser.worker()).evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+  // add_note set apart (which starts the site's rules), then its condition, then its limit.
+  for (const changes of [
+    [{ target: 'tool', name: 'add_note', level: 'ask_first' }],
+    [{ target: 'tool', name: 'add_note', conditions: [{ when: [{ path: 'title', op: 'starts_with', value: 'Groceries' }], level: 'allowed' }] }],
+    [{ target: 'tool', name: 'add_note', limit: { calls: 10, minutes: 1 } }],
+  ]) {
+    const refused = await settings.evaluate(([s, c]) => chrome.runtime.sendMessage({ type: 'change_rules', site: s, changes: c }), [site, changes]);
+    assert.equal(refused?.error, undefined);
+  }
+  const rows = settings.locator('#audit-rows tr');
+  const what = async () => settings.locator('#audit-rows tr td:nth-child(5)').allTextContents();
+  await settings.getByLabel('From site').selectOption({ label: h.site('rules.test') });
+  await rows.filter({ hasText: 'Limits on how often changed' }).waitFor();
+  const every = await what();
+  // "Rule changes" shows the same three as "Every entry" does: none hidden
+  // (from "Answers", which shows none of them, so that no row is left over).
+  await settings.getByLabel('Kind of entry').selectOption({ label: 'Answers' });
+  await settings.locator('#audit-empty').waitFor();
+  await settings.getByLabel('Kind of entry').selectOption({ label: 'Rule changes' });
+  await rows.nth(2).waitFor({ timeout: 5000 });
+  const shown = await what();
+  assert.deepEqual(shown.slice(0, 2), ['Limits on how often changed', 'Conditions on arguments changed']);
+  assert.match(shown[2], /^Rules started: /);
+  assert.deepEqual(shown, every, 'every entry of the site is a rule change');
+  await settings.close();
+  await page.close();
+});

@@ -92,8 +92,9 @@ impl Session {
                 &id,
                 Decision::Refuse {
                     why: format!(
-                        "Nothing ran: you refused this call of {}.",
-                        call.target.name
+                        "Nothing ran: you refused this call of {}{}.",
+                        call.target.name,
+                        call.asked_by_words()
                     ),
                 },
             ),
@@ -198,6 +199,16 @@ impl Session {
 }
 
 impl PageCall {
+    /// The condition or limit its rule's card asked for, as the agent is
+    /// told it after a yes or a no on that card: " (transfer: amount is
+    /// more than 20, by the rule for the tool transfer)", or nothing
+    /// (docs/agents.md, "What an agent is told").
+    pub(super) fn asked_by_words(&self) -> String {
+        self.asked_because
+            .as_ref()
+            .map_or_else(String::new, |b| format!(" ({})", b.text()))
+    }
+
     /// The call, allowed by a card for this once.
     fn this_once(self) -> PageCall {
         PageCall {

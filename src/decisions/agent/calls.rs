@@ -339,10 +339,7 @@ impl Session {
             }
             _ => {}
         }
-        let asked = call
-            .asked_because
-            .as_ref()
-            .map_or_else(String::new, |b| format!(" ({})", b.text()));
+        let asked = call.asked_by_words();
         // A refusal that came while this call's card was open holds against
         // the card's "Allow this call only" (docs/cards.md), and the rule's "Allow once".
         let refused = || self.answers.standing_refusal(chat, &facts);

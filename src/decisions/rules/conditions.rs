@@ -4,12 +4,15 @@
 //! condition whose tests all hold gives a call its level; none, the tool's
 //! own. Evaluated on the arguments as the tool will receive them, after the
 //! schema check; `matches` runs on the schema check's linear-time engine.
+//! Where a test looks, and how it reads lists, is in `paths`.
 
+use super::paths::{declared, declared_types, holds_at, reached};
 use super::Level;
 use crate::page::schema::compiled;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+
+pub use super::paths::{properties, properties_of, Property};
 
 /// The most conditions one tool set apart can hold.
 pub const MAX_CONDITIONS: usize = 5;
@@ -28,8 +31,8 @@ pub struct Condition {
     pub level: Level,
 }
 
-/// One test: a property's path in the arguments (names joined by `.`), an
-/// operator and a value.
+/// One test: a property's path in the arguments (names joined by `.`, `[]`
+/// after a list of objects' name: `paths`), an operator and a value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Test {
@@ -129,16 +132,20 @@ impl Test {
         )
     }
 
-    /// The test failed, in words, as it failed on `arguments`: "amount is
-    /// more than 20", "has no amount", "amount is not a number".
+    /// The test failed, in words, as it failed on `arguments` for a
+    /// condition that gives Allowed (every item of a list must pass): "amount
+    /// is more than 20", "has no amount", "amount is not a number".
     fn failed_words(&self, arguments: &Value) -> String {
         let path = path_shown(&self.path);
-        match at(arguments, &self.path) {
-            None => format!("has no {path}"),
-            Some(found) if !found.is_array() && !same_type(self.op, &self.value, found) => {
-                format!("{path} is not {}", self.wants())
-            }
-            _ => format!("{path} {} {}", self.op.negated(), shown(&self.value)),
+        let reached = reached(arguments, &self.path);
+        let wrong_type =
+            |found: &&Value| !found.is_array() && !same_type(self.op, &self.value, found);
+        if reached.is_empty() || reached.iter().any(Option::is_none) {
+            format!("has no {path}")
+        } else if reached.iter().flatten().any(wrong_type) {
+            format!("{path} is not {}", self.wants())
+        } else {
+            format!("{path} {} {}", self.op.negated(), shown(&self.value))
         }
     }
 
@@ -184,23 +191,14 @@ impl Test {
 
     /// Whether the test holds on `arguments` for a condition that gives
     /// `level`: a missing path is false; a list is read the safer way
-    /// (docs/rules.md, "Lists"): for Allowed, every item and at least one;
-    /// for Ask first, any item. A pattern too costly to match counts the
-    /// safer way too: it never lets a call through, and always asks.
+    /// (docs/rules.md, "Lists"), wherever the path meets it (`paths`): for
+    /// Allowed, every item and at least one; for Ask first, any item. A
+    /// pattern too costly to match counts the safer way too: it never lets
+    /// a call through, and always asks.
     pub fn holds(&self, arguments: &Value, level: Level) -> bool {
         let allows = level == Level::Allowed;
         let pass = |v: &Value| self.passes(v).unwrap_or(!allows);
-        match at(arguments, &self.path) {
-            None => false,
-            Some(Value::Array(items)) => {
-                if allows {
-                    !items.is_empty() && items.iter().all(pass)
-                } else {
-                    items.iter().any(pass)
-                }
-            }
-            Some(found) => pass(found),
-        }
+        holds_at(arguments, &self.path, allows, &pass)
     }
 }
 
@@ -230,12 +228,6 @@ fn same_type(op: Op, want: &Value, found: &Value) -> bool {
             | (Value::String(_), Value::String(_))
             | (Value::Bool(_), Value::Bool(_))
     )
-}
-
-/// The value at `path` in `arguments` (names joined by `.`, through objects only).
-pub fn at<'a>(arguments: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.')
-        .try_fold(arguments, |value, name| value.as_object()?.get(name))
 }
 
 impl Condition {
@@ -344,40 +336,6 @@ impl ConditionError {
     }
 }
 
-/// The schema of the property at `path` in `schema`, through `properties`.
-fn declared<'a>(schema: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(schema, |schema, name| {
-        schema.get("properties")?.as_object()?.get(name)
-    })
-}
-
-/// The JSON types a property's schema names, its items' for a list
-/// (empty when it names none).
-fn declared_types(schema: &Value) -> Vec<&str> {
-    let named = |schema: &Value| -> Vec<String> {
-        match schema.get("type") {
-            Some(Value::String(t)) => vec![t.clone()],
-            Some(Value::Array(ts)) => ts
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    let mut types = named(schema);
-    if types.iter().any(|t| t == "array") {
-        types.extend(schema.get("items").map(named).unwrap_or_default());
-    }
-    let keep: Vec<&str> = [
-        "string", "number", "integer", "boolean", "array", "object", "null",
-    ]
-    .into_iter()
-    .filter(|t| types.iter().any(|n| n == t))
-    .collect();
-    keep
-}
-
 /// Checks `conditions` for a tool whose schema is `schema` (`None`: none
 /// Toolgate can read): their number, their tests, their values against
 /// the operators and the types the schema declares, their patterns.
@@ -484,65 +442,4 @@ fn check_test(test: &Test, schema: Option<&Value>) -> Result<(), ConditionError>
         })?;
     }
     Ok(())
-}
-
-/// A property a condition can look at, as the settings page offers it: its
-/// path and the JSON types its schema names (its items' too, for a list).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Property {
-    pub path: String,
-    /// The path as the settings page shows it (`path_shown`).
-    pub shown: String,
-    pub types: Vec<String>,
-}
-
-/// The most properties offered for one tool, and how deep.
-const MOST_PROPERTIES: usize = 200;
-const DEEPEST: usize = 4;
-
-/// The properties `schema` declares, through `properties` of nested objects,
-/// each object's by name (page-chosen, so bounded: `MOST_PROPERTIES`, at
-/// most `DEEPEST` names deep, names without a `.`).
-pub fn properties(schema: &Value) -> Vec<Property> {
-    fn walk(schema: &Value, prefix: &str, depth: usize, out: &mut Vec<Property>) {
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-            return;
-        };
-        for (name, property) in props {
-            if out.len() >= MOST_PROPERTIES {
-                return;
-            }
-            if name.contains('.') || name.is_empty() || name.chars().count() > MAX_TEXT {
-                continue;
-            }
-            let path = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}.{name}")
-            };
-            let types = declared_types(property)
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-            out.push(Property {
-                shown: path_shown(&path),
-                path: path.clone(),
-                types,
-            });
-            if depth + 1 < DEEPEST {
-                walk(property, &path, depth + 1, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, "", 0, &mut out);
-    out
-}
-
-/// The properties of each tool of `schemas` (by name).
-pub fn properties_of(schemas: &BTreeMap<String, Value>) -> BTreeMap<String, Vec<Property>> {
-    schemas
-        .iter()
-        .map(|(name, schema)| (name.clone(), properties(schema)))
-        .collect()
 }
