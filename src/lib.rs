@@ -6,6 +6,7 @@
 //! - [`decisions`]: the person's answers, and what each agent request comes to;
 //! - [`views`]: the palette and the two cards;
 //! - [`protocol`]: what agents send and are sent: JSON-RPC and MCP, and the desktop bridge;
+//! - [`audit`]: the audit's entries as OpenTelemetry's OTLP JSON;
 //! - [`toolgate`]: everything the service worker holds, rebuilt from storage;
 //! - [`messages`]: every message the service worker accepts, typed once, by trust tier;
 //! - [`wire`]: how a page's messages are read (one flat reader per type);
@@ -14,6 +15,7 @@
 //! The `wasm` module is the only binding to JavaScript and holds no logic.
 #![deny(clippy::unwrap_used)]
 
+pub mod audit;
 pub mod decisions;
 pub mod messages;
 pub mod page;

@@ -10,6 +10,7 @@ use crate::toolgate::Toolgate;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+mod otlp;
 mod schema;
 mod watch;
 

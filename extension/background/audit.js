@@ -13,6 +13,7 @@
 //   size, so that it can never fill the storage the rules, the settings and
 //   the allowed extensions share.
 import { keepError } from './errors.js';
+import { sendAudit } from './otlp.js';
 
 const AUDIT_KEYS = { person: 'audit', agents: 'audit:agents' };
 const KEEP = 1000;
@@ -140,6 +141,7 @@ function write() {
     // Only the logs this batch adds to are read and written.
     const logs = Object.keys(batch).filter((log) => batch[log].length);
     await withSites(batch.agents);
+    sendAudit(batch);
     const unread = logs.filter((log) => written[log] === null);
     const stored = unread.length ? await chrome.storage.local.get(unread.map((log) => AUDIT_KEYS[log])) : {};
     for (const log of unread) written[log] = Array.isArray(stored[AUDIT_KEYS[log]]) ? stored[AUDIT_KEYS[log]] : [];

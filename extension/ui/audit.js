@@ -5,6 +5,7 @@
 // JSON. Tool and chat names are the page's or the agent's text: shown apart.
 import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
 import { kindLabel, levelLabel } from './site-rules.js';
+import { exportOtlp } from './audit-otlp.js';
 
 const AUDIT_KEYS = ['audit', 'audit:agents']; // background/audit.js
 const whatIs = (...whats) => (entry) => whats.includes(entry.what);
@@ -148,6 +149,9 @@ export function renderAudit() {
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 1000);
   });
+  // OpenTelemetry's OTLP JSON (docs/rules.md, "The audit as OpenTelemetry").
+  $('audit-export-spans').addEventListener('click', async () => exportOtlp(await entries(), 'spans'));
+  $('audit-export-logs').addEventListener('click', async () => exportOtlp(await entries(), 'logs'));
   chrome.storage.onChanged.addListener((changes, area) => {
     if (area === 'local' && AUDIT_KEYS.some((key) => key in changes)) render();
   });
