@@ -67,12 +67,16 @@ function later(ms) {
 
 // The policy's endpoint, read once a start and again when the policy changes
 // (`onPolicyChanged`).
+// A read that began before the policy last changed is used once, not kept.
+let policyGeneration = 0;
 async function currentTarget() {
   if (target !== undefined) return target;
+  const asked = policyGeneration;
   reading ??= policy().then((managed) => {
-    target = auditTarget(managed);
+    const read = auditTarget(managed);
+    if (asked === policyGeneration) target = read;
     reading = null;
-    return target;
+    return read;
   });
   return reading;
 }
@@ -82,6 +86,7 @@ export function onPolicyChanged(changes, area) {
   if (area !== 'managed' && !(area === 'local' && LAST_POLICY_KEY in changes)) return;
   target = undefined;
   reading = null;
+  policyGeneration += 1;
   if (queue.length && !running && timer === null) later(0);
 }
 
