@@ -75,6 +75,21 @@ ensure_npm_packages() {
   cp package-lock.json node_modules/.toolgate-lock
 }
 
+# The OTLP receiver the audit's sending is tested against
+# (tests/support/otlp-receiver.py): OpenTelemetry's own protobuf definitions
+# and semantic conventions from PyPI, in a venv of their own under target/.
+# Installed again only when tests/support/otlp-requirements.txt changed.
+OTLP_VENV=target/otlp-venv
+ensure_otlp_receiver() {
+  if cmp -s tests/support/otlp-requirements.txt "$OTLP_VENV/.toolgate-requirements" 2>/dev/null; then return; fi
+  log "installing the OTLP receiver's Python packages (tests/support/otlp-requirements.txt)"
+  command -v python3 >/dev/null || apt_install python3
+  rm -rf "$OTLP_VENV"
+  python3 -m venv "$OTLP_VENV" 2>/dev/null || { apt_install python3-venv && python3 -m venv "$OTLP_VENV"; }
+  "$OTLP_VENV/bin/pip" install -q --disable-pip-version-check -r tests/support/otlp-requirements.txt
+  cp tests/support/otlp-requirements.txt "$OTLP_VENV/.toolgate-requirements"
+}
+
 ensure_chromium() {
   if [ -x /usr/bin/chromium ]; then return; fi
   apt_install chromium chromium-driver
@@ -305,7 +320,8 @@ build_core() {
 # Cargo.toml's workspace version agree with: tests/e2e/package.test.mjs).
 DIST_FILES=(manifest.json managed-schema.json pkg/toolgate.js pkg/toolgate_bg.wasm pkg/worker.js
   pkg/main-world.js pkg/relay.js pkg/checker-worker.js pkg/icons extension/ui extension/checker/checker.html
-  extension/checker/checker.js extension/shared/chromium-errors.js extension/shared/audit-db.js)
+  extension/checker/checker.js extension/shared/chromium-errors.js extension/shared/audit-db.js
+  extension/shared/audit-target.js)
 dist_version() { node -p 'require("./manifest.json").version'; }
 # The manifest goes without its "key" (the Chrome Web Store refuses one: the
 # store gives the extension its own id); loaded unpacked, the folder gets an
@@ -430,6 +446,7 @@ case "${1:-build}" in
     ensure_npm_packages
     ensure_chromium
     ensure_chromium_156
+    ensure_otlp_receiver
     # The table is whole; its configurations, in the order they run.
     mapfile -t e2e_configs < <(node tests/support/configurations.mjs --check)
     [ ${#e2e_configs[@]} -gt 0 ] || { echo "build.sh: tests/README.md's table of configurations could not be read" >&2; exit 1; }

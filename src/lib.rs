@@ -7,6 +7,7 @@
 //! - [`decisions`]: the person's answers, and what each agent request comes to;
 //! - [`views`]: the palette and the two cards;
 //! - [`protocol`]: what agents send and are sent: JSON-RPC and MCP, and the desktop bridge;
+//! - [`audit`]: the audit's entries as OpenTelemetry's OTLP JSON;
 //! - [`toolgate`]: everything the service worker holds, rebuilt from storage;
 //! - [`messages`]: every message the service worker accepts, typed once, by trust tier;
 //! - [`wire`]: how a page's messages are read (one flat reader per type);

@@ -11,6 +11,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 mod audit;
+mod otlp;
 mod schema;
 mod watch;
 

@@ -20,6 +20,7 @@ import {
 } from '../shared/audit-db.js';
 import { ready } from './core.js';
 import { keepError } from './errors.js';
+import { sendAudit } from './otlp.js';
 
 // Where an earlier release kept the logs, whole, in chrome.storage.local:
 // carried over once into the database (`carryOver`).
@@ -149,6 +150,7 @@ function write() {
   gathered = { person: [], agents: [] };
   writing = writing.then(async () => {
     await withSites(batch.agents);
+    sendAudit(batch);
     await ready;
     await append(await audit(), batch);
     channel.postMessage('appended');

@@ -8,6 +8,7 @@ import {
 import { ready } from './core.js';
 import { errors } from './errors.js';
 import { agentsStatus } from './outside.js';
+import { auditQueueBound, auditSending } from './otlp.js';
 import { palette } from './palette.js';
 import { changeRules } from './rules.js';
 import { configure } from './settings.js';
@@ -52,4 +53,10 @@ export const toolgateApi = {
   guardUntrusted: async (on) => {
     (await ready).guardUntrusted(on === true);
   },
+  // Sending the audit to the administrator's OTLP endpoint (docs/rules.md,
+  // "Sending the audit where your team collects it"): where, and its counts;
+  // the queue's bound, which only the test of a receiver that is down for a
+  // while makes small.
+  auditSending,
+  auditQueueBound,
 };

@@ -108,7 +108,10 @@ let policyChanges = 0;
 let policyKnown = false;
 export async function applyPolicy(core, managed) {
   if (!samePolicy(managed, policyNow)) {
-    policyChanges += 1;
+    // Only a change of what decides calls stops a call decided before it:
+    // where the audit is sent decides nothing (docs/rules.md, "Sending the
+    // audit where your team collects it").
+    if (!samePolicy(adminBook(managed), adminBook(policyNow))) policyChanges += 1;
     await chrome.storage.local.set({ [LAST_POLICY_KEY]: managed });
     await loadRules(core, managed);
   }

@@ -9,6 +9,7 @@ import { askWorker } from '../shared/chromium-errors.js';
 import { AUDIT_CHANNEL, entriesOf, openAudit, readLogs } from '../shared/audit-db.js';
 import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
 import { kindLabel, levelLabel } from './site-rules.js';
+import { exportOtlp } from './audit-otlp.js';
 
 const whatIs = (...whats) => (entry) => whats.includes(entry.what);
 // After untrusted content (docs/cards.md): a result that made its chat
@@ -201,6 +202,11 @@ export function renderAudit() {
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 1000);
   });
+  // OpenTelemetry's OTLP JSON (docs/rules.md, "The audit as OpenTelemetry"):
+  // each entry as it was sent, without its link in the chain.
+  const unchained = async () => (await entries()).map(({ chain, ...entry }) => entry);
+  $('audit-export-spans').addEventListener('click', async () => exportOtlp(await unchained(), 'spans'));
+  $('audit-export-logs').addEventListener('click', async () => exportOtlp(await unchained(), 'logs'));
   // The worker says when it appended a batch (background/audit.js).
   new BroadcastChannel(AUDIT_CHANNEL).onmessage = refresh;
 }

@@ -5,6 +5,7 @@
 import { $, el } from './dom.js';
 import { renderRules } from './site-rules.js';
 import { renderAudit } from './audit.js';
+import { renderAuditSending } from './audit-otlp.js';
 import { renderBroken } from './broken.js';
 import { askWorker } from '../shared/chromium-errors.js';
 
@@ -84,6 +85,7 @@ $('desktop-connect').addEventListener('click', async () => {
 render();
 renderRules();
 renderAudit();
+renderAuditSending();
 renderBroken();
 // Agents come and go: shown as they are now.
 setInterval(render, 2000);

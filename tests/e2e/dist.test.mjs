@@ -48,9 +48,11 @@ test('the zip holds the manifest and what it loads, no sources, tests or docs, a
     'pkg/toolgate.js', 'pkg/toolgate_bg.wasm',
     // The arguments' checker, which the worker opens (ARCHITECTURE.md, "The arguments' checker").
     'extension/checker/checker.html', 'extension/checker/checker.js', 'pkg/checker-worker.js',
+    // Where the audit is sent, which the settings page reads (docs/rules.md).
+    'extension/shared/audit-target.js',
   ];
   for (const file of loaded) assert.ok(files.includes(file), `the zip has ${file}`);
-  const stray = files.filter((f) => !/^(manifest\.json|managed-schema\.json|pkg\/[^/]+\.(js|wasm)|pkg\/icons\/\d+\.png|extension\/ui\/[^/]+\.(html|css|js)|extension\/checker\/checker\.(html|js)|extension\/shared\/(chromium-errors|audit-db)\.js)$/.test(f));
+  const stray = files.filter((f) => !/^(manifest\.json|managed-schema\.json|pkg\/[^/]+\.(js|wasm)|pkg\/icons\/\d+\.png|extension\/ui\/[^/]+\.(html|css|js)|extension\/checker\/checker\.(html|js)|extension\/shared\/(chromium-errors|audit-db|audit-target)\.js)$/.test(f));
   assert.deepEqual(stray, [], 'nothing but what a browser loads');
 });
 
