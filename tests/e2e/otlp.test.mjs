@@ -201,6 +201,8 @@ test('the collector down for a while, then up: what the queue held arrives, what
   assert.ok(got.every((id) => ids.includes(id)));
   assert.deepEqual(ids.slice(-BOUND).filter((id) => got.includes(id)), ids.slice(-BOUND), 'the newest are never the dropped');
   assert.deepEqual(receiver.lines.filter((line) => line.path).flatMap((line) => line.problems), []);
+  // The worker counts a request sent once the collector's answer reaches it, after the collector has it.
+  await until(async () => (await sending()).sent - before.sent >= kept);
   const now = await sending();
   assert.equal(now.dropped, down.dropped, 'nothing more dropped once the collector is back');
   assert.equal(now.sent - before.sent, kept);
