@@ -21,17 +21,23 @@ const DEADLINE_MS = 250;
 const START_MS = 10_000;
 // The most checks running at once, each on its own worker; the rest queue.
 const MOST_RUNNING = 4;
-// Workers kept started for the next checks.
-const IDLE_KEPT = 2;
+// Workers kept started, idle or checking: a check that finds them all busy
+// starts one of its own, ended with its check. Counting the busy ones is what
+// keeps the pool from starting a worker (loading the core: tens of
+// milliseconds of both cores) each time two checks overlap, and then ending
+// one (benches/JOURNAL.md, issue 53: figure 13b's load did, once a call).
+const KEPT = 2;
 
 const TOO_COSTLY = `its schema is too costly to check: the check ran past ${DEADLINE_MS} ms`;
 
 const idle = [];
 const running = new Map(); // site -> the check running for it
 const queued = [];
+let alive = 0; // workers started and not terminated, idle or checking
 
 // A worker, and a promise of its start (the core loaded: the worker says so).
 function startWorker() {
+  alive += 1;
   const worker = new Worker('../../pkg/checker-worker.js');
   const started = new Promise((resolve, reject) => {
     worker.onmessage = ({ data }) => (data?.started ? resolve() : reject(new Error(data?.failed ?? 'it did not start')));
@@ -41,11 +47,32 @@ function startWorker() {
     };
   });
   started.catch(() => {}); // A start that failed is told by the check that waits on it.
-  return { worker, started, ready: false };
+  const one = { worker, started, ready: false };
+  started.then(() => { one.ready = true; }, () => {
+    // One that failed while idle is dropped (one a check holds is ended by it).
+    const at = idle.indexOf(one);
+    if (at < 0) return;
+    idle.splice(at, 1);
+    stopWorker(one);
+  });
+  return one;
+}
+
+function stopWorker(one) {
+  alive -= 1;
+  one.worker.terminate();
 }
 
 function fillIdle() {
-  while (idle.length < IDLE_KEPT) idle.push(startWorker());
+  while (alive < KEPT) idle.push(startWorker());
+}
+
+// An idle worker for a check, one that has started first (the newest of
+// them), else one still starting, else a new one.
+function idleWorker() {
+  const at = idle.findLastIndex((one) => one.ready);
+  if (at >= 0) return idle.splice(at, 1)[0];
+  return idle.pop() ?? startWorker();
 }
 
 function take(check) {
@@ -66,7 +93,7 @@ function next() {
 }
 
 function run(check) {
-  const one = idle.pop() ?? startWorker();
+  const one = idleWorker();
   const job = { check, one, timer: null, done: false };
   running.set(check.site, job);
   const end = (verdict, { stop = false } = {}) => {
@@ -74,7 +101,7 @@ function run(check) {
     job.done = true;
     clearTimeout(job.timer);
     running.delete(check.site);
-    if (stop || idle.length >= IDLE_KEPT) one.worker.terminate();
+    if (stop || alive > KEPT) stopWorker(one);
     else idle.push(one);
     check.port.postMessage({ id: check.id, verdict });
     fillIdle();
