@@ -5,12 +5,14 @@ use crate::decisions::answers::Answer;
 use crate::decisions::exposed::PageCall;
 use crate::messages::{FromPage, FromUi};
 use crate::page::registry::{Event, FrameRef};
-use crate::page::schema::{Checked, Checking};
+use crate::page::schema::Checking;
+use checked::{read_checked, write_step};
 use crate::toolgate::Toolgate;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 mod audit;
+mod checked;
 mod otlp;
 mod schema;
 mod watch;
@@ -39,11 +41,6 @@ pub fn error_reply(kind: &str, id: &str, detail: &str) -> Result<String, JsError
 // (serde-wasm-bindgen), and the shell calls `JSON` itself rather than
 // through js-sys, whose calls each cost a closure and a copy of their
 // arguments (ARCHITECTURE.md, "The design card's crates").
-
-/// The checker's verdict the shell brought back, if any.
-fn read_checked(checked: Option<String>) -> Result<Option<Checked>, JsError> {
-    checked.map(|text| read(&text, "checked")).transpose()
-}
 
 /// An agent's arguments checked against a tool's schema (both JSON text),
 /// on the checker's own thread (extension/checker/): the verdict as JSON text.
@@ -213,7 +210,7 @@ impl Core {
             None => None,
         };
         let checked = read_checked(checked)?;
-        write(&self.0.request_checked(
+        write_step(&self.0.request_checked(
             chat,
             request,
             tabs.as_deref(),
@@ -238,7 +235,7 @@ impl Core {
         let call: FrameCall = read(call, "frame call")?;
         let checked = read_checked(checked)?;
         let checking = Checking::OffThread(checked.as_ref());
-        write(&self.0.frame_call(chat, &id, &call, checking, now_ms as u64))
+        write_step(&self.0.frame_call(chat, &id, &call, checking, now_ms as u64))
     }
 
     /// Withdraws request `request_id` (JSON text) of `chat` from the card it

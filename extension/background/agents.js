@@ -3,6 +3,7 @@
 // the core decides each request and returns a step, carried out here.
 import { closeCardWindow, openCard, openWaitingCards } from './card-windows.js';
 import { run } from './calls.js';
+import { askedArguments, askedSchema } from '../../pkg/toolgate.js';
 import { checkOffThread, warmChecker } from './checker.js';
 import { errorReply, fromJson, toJson } from './core.js';
 import { chatNamed, requestCame } from './audit.js';
@@ -33,7 +34,15 @@ export async function decided(decide) {
     if (step.step === 'need_tabs' && tabs === undefined) tabs = toJson(await tabsInfo(), 'tabs');
     else if (step.step === 'need_check' && checks < CHECKS) {
       checks += 1;
-      checked = toJson(await checkOffThread(step.check), 'checked');
+      // The texts asked about, as plain strings; the verdict goes back with
+      // the step's ticket (ARCHITECTURE.md, "The arguments' checker").
+      const { ticket, site } = step;
+      const schema = askedSchema(ticket);
+      const args = askedArguments(ticket);
+      const verdict = schema === undefined || args === undefined
+        ? { verdict: 'unchecked', why: 'the check asked about was let go' } // the core asks again
+        : await checkOffThread({ schema, arguments: args, site });
+      checked = toJson({ ticket, ...verdict }, 'checked');
     } else return step;
   }
 }

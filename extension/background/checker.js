@@ -57,7 +57,7 @@ async function connect() {
 const unchecked = (why) => ({ verdict: 'unchecked', why });
 
 // The checker's verdict on `asked` (the core's `CheckAsked`: the schema's and
-// the arguments' JSON text, and the tool's site), as the core's `Checked`
+// the arguments' JSON text, and the tool's site), as the core's `Verdict`
 // reads it. A checker that cannot start or answer gives "unchecked": the
 // call is refused, never run unchecked.
 export async function checkOffThread(asked) {
@@ -73,7 +73,7 @@ export async function checkOffThread(asked) {
     port = null;
     verdict = unchecked(`the checker failed (${error?.message ?? error})`);
   }
-  return { schema: asked.schema, arguments: asked.arguments, ...verdict };
+  return verdict;
 }
 
 // This worker start's port to the checker, connecting once; a connection
