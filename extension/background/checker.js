@@ -86,6 +86,12 @@ function connected() {
   return port;
 }
 
+// The checker's next checks never end (`on`), or end again: for the test
+// of its deadline only (tests/e2e/costly-schemas.test.mjs), through the CI API.
+export async function stallChecker(on) {
+  (await connected()).postMessage({ type: 'stall', on: on === true });
+}
+
 // Opens the checker ahead of the first call that needs it, so that call
 // does not wait for the document and its workers to start.
 export function warmChecker() {

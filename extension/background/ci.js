@@ -5,6 +5,7 @@ import { agent, openChat, withdraw } from './agents.js';
 import {
   auditCalls, auditChain, auditEntries, auditStored, flushAudit,
 } from './audit.js';
+import { stallChecker } from './checker.js';
 import { ready } from './core.js';
 import { errors } from './errors.js';
 import { agentsStatus } from './outside.js';
@@ -47,6 +48,10 @@ export const toolgateApi = {
   // test that freezes the worker in the debugger (tests/README.md,
   // worker-stops) turn it off.
   watchCalls,
+  // The arguments' checker's next checks never end (true) or end again:
+  // only the test of its 250 ms deadline stalls it (ARCHITECTURE.md, "The
+  // arguments' checker"), to see the check stopped and the call refused.
+  stallChecker,
   // Reading results for untrusted content (docs/cards.md, "After untrusted
   // content") on or off: only the benchmark of what the guard costs turns it
   // off (benches/README.md); a worker always starts with it on.

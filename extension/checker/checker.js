@@ -120,18 +120,26 @@ function run(check) {
       unchecked(`the validator failed (${event.message})`);
     };
     job.timer = setTimeout(() => unchecked(TOO_COSTLY), DEADLINE_MS);
-    one.worker.postMessage({ schema: check.schema, arguments: check.arguments });
+    one.worker.postMessage({ schema: check.schema, arguments: check.arguments, stall: stalling });
   }, (error) => {
     clearTimeout(startBy);
     unchecked(`the checker did not start (${error.message})`);
   });
 }
 
+// Whether the next checks never end (the test of the deadline, through the
+// service worker's `stallChecker`): each is stopped at its deadline.
+let stalling = false;
+
 // Only this extension's own service worker can post to its document.
 navigator.serviceWorker.onmessage = (event) => {
   if (event.data?.type !== 'toolgate:checker-port' || !event.ports[0]) return;
   const [port] = event.ports;
   port.onmessage = ({ data }) => {
+    if (data?.type === 'stall') {
+      stalling = data.on === true;
+      return;
+    }
     if (typeof data?.id !== 'number' || typeof data.schema !== 'string' || typeof data.arguments !== 'string') return;
     take({ id: data.id, schema: data.schema, arguments: data.arguments, site: String(data.site), port });
   };

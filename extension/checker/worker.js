@@ -11,6 +11,9 @@ globalThis.toolgateCheckArguments = validate;
 
 init({ module_or_path: new URL('toolgate_bg.wasm', self.location.href) }).then(() => {
   self.onmessage = ({ data }) => {
+    // A check that never ends, asked for by the test of the deadline only
+    // (`self.toolgate.stallChecker`): the checker must stop this worker.
+    if (data.stall === true) for (;;);
     self.postMessage({ verdict: JSON.parse(checkArguments(data.schema, data.arguments)) });
   };
   self.postMessage({ started: true });

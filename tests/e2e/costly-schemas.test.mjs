@@ -167,4 +167,34 @@ describe('costly schemas', () => {
     assert.match(text(wrong.reply), /^invalid arguments for wide: arguments\.text: /);
     assert.deepEqual(await page.evaluate(() => window.ran), ['wide'], 'only the checked call ran');
   });
+
+  // The bound by construction (ARCHITECTURE.md, "The arguments' checker"):
+  // a check that never ends (the checker's worker spinning, as only the CI
+  // API can make it) is stopped at 250 ms by ending its worker, the call is
+  // refused as too costly to check, another chat's request is answered meanwhile,
+  // and the next check runs on a new worker.
+  test('a check that never ends is stopped at its deadline: refused, never run, and the next check runs', async () => {
+    const { page, tabId } = await open('costly.test', '/costly.html?stalled', 4);
+    const chatId = await chat();
+    const first = await start(chatId, call(tabId, 'labels', { labels: ['a'] }));
+    assert.ok(first.card, 'the site question');
+    await choose(first.card, 'Allow read-only tools on this website');
+    assert.equal(text(await first.reply), 'labels ran');
+    const sw = await h.browser.worker();
+    await sw.evaluate(() => self.toolgate.stallChecker(true));
+    try {
+      const ask = (c, r) => sw.evaluate(([cc, rr]) => self.toolgate.agent(cc, rr), [c, r]);
+      const stalled = ask(chatId, call(tabId, 'labels', { labels: ['b'] }));
+      // Another chat's request is answered while the check spins.
+      const tabs = await ask(await chat(), { jsonrpc: '2.0', id: 'beside', method: 'tools/call',
+        params: { name: 'browser_list_tabs', arguments: {} } });
+      assert.equal(tabs.result?.isError, false, JSON.stringify(tabs));
+      assert.equal(text(await stalled), 'cannot check the arguments of labels: its schema is too costly to check: the check ran past 250 ms');
+    } finally {
+      await sw.evaluate(() => self.toolgate.stallChecker(false));
+    }
+    const again = await start(chatId, call(tabId, 'labels', { labels: ['c'] }));
+    assert.equal(text(await again.reply), 'labels ran');
+    assert.deepEqual(await page.evaluate(() => window.ran), ['labels', 'labels'], 'the stalled call never ran');
+  });
 });
