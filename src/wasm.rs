@@ -6,8 +6,8 @@ use crate::decisions::exposed::PageCall;
 use crate::messages::{FromPage, FromUi};
 use crate::page::registry::{Event, FrameRef};
 use crate::page::schema::Checking;
-use checked::{read_checked, write_step};
 use crate::toolgate::Toolgate;
+use checked::{read_checked, write_step};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

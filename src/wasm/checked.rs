@@ -65,7 +65,11 @@ fn asked(ticket: u32, arguments: bool) -> Option<String> {
     ASKED.with(|asked| {
         let asked = asked.borrow();
         let (_, schema, args) = asked.iter().find(|(t, ..)| *t == ticket)?;
-        Some(if arguments { args.clone() } else { schema.clone() })
+        Some(if arguments {
+            args.clone()
+        } else {
+            schema.clone()
+        })
     })
 }
 
@@ -92,7 +96,9 @@ pub(super) fn read_checked(checked: Option<String>) -> Result<Option<Checked>, J
     let answered: Answered = super::read(&text, "checked")?;
     let asked = ASKED.with(|asked| {
         let mut asked = asked.borrow_mut();
-        let at = asked.iter().position(|(ticket, ..)| *ticket == answered.ticket)?;
+        let at = asked
+            .iter()
+            .position(|(ticket, ..)| *ticket == answered.ticket)?;
         asked.remove(at)
     });
     Ok(asked.map(|(_, schema, arguments)| Checked {
