@@ -210,7 +210,7 @@ impl Core {
             None => None,
         };
         let checked = read_checked(checked)?;
-        write_step(&self.0.request_checked(
+        write_step(self.0.request_checked(
             chat,
             request,
             tabs.as_deref(),
@@ -235,7 +235,7 @@ impl Core {
         let call: FrameCall = read(call, "frame call")?;
         let checked = read_checked(checked)?;
         let checking = Checking::OffThread(checked.as_ref());
-        write_step(&self.0.frame_call(chat, &id, &call, checking, now_ms as u64))
+        write_step(self.0.frame_call(chat, &id, &call, checking, now_ms as u64))
     }
 
     /// Withdraws request `request_id` (JSON text) of `chat` from the card it

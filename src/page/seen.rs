@@ -141,13 +141,8 @@ impl Seen {
             Seen::Request { url, .. } | Seen::Opened { url, .. } => url,
             Seen::Storage { key, .. } => key,
         };
-        if text.len() > at {
-            let mut end = at;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            text.truncate(end);
-        }
+        let end = cut_bytes(text, at).len();
+        text.truncate(end);
         self
     }
 
@@ -227,6 +222,17 @@ fn origin_of(url: &str) -> &str {
         .find(['/', '?', '#'])
         .map_or(url.len(), |i| after + i);
     &url[..end]
+}
+
+/// `text` cut to at most `at` bytes, at a character's boundary: what is kept
+/// of what the page chose (`Seen::cut_to`), and what it is compared with
+/// (`Witnessed`'s requests the page sent).
+pub(crate) fn cut_bytes(text: &str, at: usize) -> &str {
+    let mut end = text.len().min(at);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 fn cut(text: &str) -> String {

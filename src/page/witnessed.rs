@@ -8,7 +8,7 @@
 //! not hide a POST. What is not the call's (`Seen::part`) is neither kept nor
 //! counted. Pure: the shell hands each thing over as it sees it.
 
-use crate::page::seen::{Frame, Part, Seen, OTHER_TABS};
+use crate::page::seen::{cut_bytes, Frame, Part, Seen, OTHER_TABS};
 
 /// Kinds: changes state × reaches another site × whose it is (`Standing`;
 /// what is seen while another call ran is "cannot tell").
@@ -93,11 +93,7 @@ impl PageSent {
 /// A URL as the page's request and its worker's are compared: cut as what
 /// is kept is, without its fragment (which no request carries).
 fn address(url: &str) -> &str {
-    let mut end = url.len().min(KEPT_BYTES);
-    while !url.is_char_boundary(end) {
-        end -= 1;
-    }
-    let url = &url[..end];
+    let url = cut_bytes(url, KEPT_BYTES);
     url.split_once('#').map_or(url, |(before, _)| before)
 }
 

@@ -40,9 +40,9 @@ struct Answered {
 
 /// `step` as JSON text for the shell; a `need_check` with its ticket, its
 /// texts kept for the verdict.
-pub(super) fn write_step(step: &Step) -> Result<String, JsError> {
+pub(super) fn write_step(step: Step) -> Result<String, JsError> {
     let Step::NeedCheck { check } = step else {
-        return super::write(step);
+        return super::write(&step);
     };
     let ticket = NEXT.with(|next| next.replace(next.get().wrapping_add(1)));
     ASKED.with(|asked| {
@@ -50,7 +50,7 @@ pub(super) fn write_step(step: &Step) -> Result<String, JsError> {
         if asked.len() == ASKED_KEPT {
             asked.pop_front();
         }
-        asked.push_back((ticket, check.schema.clone(), check.arguments.clone()));
+        asked.push_back((ticket, check.schema, check.arguments));
     });
     super::write(&Ticketed {
         step: "need_check",
