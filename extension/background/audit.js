@@ -182,7 +182,7 @@ async function append(db, batch, extra = []) {
     store.put(record);
     state.count += record.entries.length;
     state.bytes += record.bytes;
-    storedBytes += record.bytes + 120;
+    storedBytes += record.bytes;
     // Past its bounds by LET_GO entries, or by its bytes, a log lets go
     // of its oldest down to KEEP and a tenth of its bytes below the bound.
     const agents = log === 'agents';
@@ -190,6 +190,7 @@ async function append(db, batch, extra = []) {
       await letGo(store, state, () => state.count <= KEEP && (!agents || state.bytes <= AGENTS_BYTES * 0.9));
     }
     meta.put(state);
+    storedBytes += encoder.encode(JSON.stringify(state)).length;
   }
   for (const record of extra) meta.put(record);
   await committed(transaction);
@@ -241,8 +242,8 @@ export async function auditChain() {
   const { meta, ...logs } = await readLogs(await audit());
   const chain = {};
   for (const log of LOGS) {
-    const records = logs[log].map(({ seq, prev, hash, text }) => ({ seq, prev, hash, text }));
-    chain[log] = { kept: records.length, breaks: JSON.parse(auditBreaks(meta[log].before, meta[log].last, JSON.stringify(records))) };
+    const { before, last } = meta[log];
+    chain[log] = { kept: logs[log].length, breaks: JSON.parse(auditBreaks(before, last, JSON.stringify(logs[log]))) };
   }
   return chain;
 }

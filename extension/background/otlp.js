@@ -16,7 +16,7 @@
 // entries are still in the stored audit, which the settings page exports
 // (docs/rules.md, "Sending the audit where your team collects it").
 import { otlpAudit } from '../../pkg/toolgate.js';
-import { auditTarget } from '../shared/audit-target.js';
+import { INSTANCE_KEY, auditTarget } from '../shared/audit-target.js';
 import { fromJson, loaded, ready } from './core.js';
 import { keepError } from './errors.js';
 import { LAST_POLICY_KEY, policy } from './policy.js';
@@ -27,8 +27,6 @@ const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 60_000;
 const SEND_TIMEOUT_MS = 10_000;
 const RETRIED = new Set([408, 429, 502, 503, 504]);
-// This browser profile's `service.instance.id`, made once.
-const INSTANCE_KEY = 'audit_instance';
 
 let queueMost = QUEUE_MOST;
 let queue = [];

@@ -3,9 +3,10 @@
 // origin, which only Toolgate's worker writes and its settings page reads.
 // Two logs, each a store of its own so that each keeps its own room:
 // `person` (rule changes, answers, the administrator's policy) and `agents`
-// (what agents were told, flags). Each record is one entry as written:
-// `{seq, prev, hash, text, bytes}`, `text` the entry's JSON, `hash` its link
-// in the log's chain (src/audit.rs). `meta` holds each log's state:
+// (what agents were told, flags). Each record is the entries one moment
+// appended, as written: `{seq, entries: [{seq, prev, hash, text}], bytes}`,
+// the record's `seq` its first entry's number, `text` an entry's JSON, `hash`
+// its link in the log's chain (src/audit/chain.rs). `meta` holds each log's state:
 // `{log, next, last, before, count, bytes}`: the next entry's number, the
 // last entry's hash, the hash of the last entry the log let go, and how many
 // entries and bytes it keeps.

@@ -6,6 +6,10 @@
 // (ui/audit-otlp.js). Only the policy names one: a person cannot
 // (docs/rules.md says why).
 
+// Where this browser profile's `service.instance.id` is kept: made once by
+// the worker, which sends it, and read by the settings page's export.
+export const INSTANCE_KEY = 'audit_instance';
+
 // A header's name (RFC 9110's token) and value (no line breaks), and how
 // many a policy may give.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;

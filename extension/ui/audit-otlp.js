@@ -2,11 +2,8 @@
 // as OpenTelemetry"): the export as OTLP JSON, made by the core
 // (src/audit/otlp.rs) loaded here only when asked for, and where the
 // administrator's policy sends the audit, if it does.
-import { $, el } from './dom.js';
-import { auditTarget } from '../shared/audit-target.js';
-
-// This profile's `service.instance.id`, as the worker sends it (background/otlp.js).
-const INSTANCE_KEY = 'audit_instance';
+import { $, saveJson } from './dom.js';
+import { INSTANCE_KEY, auditTarget } from '../shared/audit-target.js';
 
 let core = null;
 function loadCore() {
@@ -26,10 +23,7 @@ export async function exportOtlp(entries, kind) {
   const stored = (await chrome.storage.local.get(INSTANCE_KEY))[INSTANCE_KEY];
   const [traces, logs] = otlpAudit(JSON.stringify(entries), typeof stored === 'string' ? stored : '');
   const text = kind === 'spans' ? traces || '{"resourceSpans":[]}' : logs || '{"resourceLogs":[]}';
-  const blob = new Blob([`${text}\n`], { type: 'application/json' });
-  const link = el('a', { href: URL.createObjectURL(blob), download: `toolgate-audit-${kind}.jsonl` });
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  saveJson(`${text}\n`, `toolgate-audit-${kind}.jsonl`);
 }
 
 // Tells the person that their audit is sent, and where.

@@ -7,7 +7,9 @@
 // names are the page's or the agent's text: shown apart.
 import { askWorker } from '../shared/chromium-errors.js';
 import { AUDIT_CHANNEL, entriesOf, openAudit, readLogs } from '../shared/audit-db.js';
-import { $, el, lineNodes, pageText, siteLabel } from './dom.js';
+import {
+  $, el, lineNodes, pageText, saveJson, siteLabel,
+} from './dom.js';
 import { kindLabel, levelLabel } from './site-rules.js';
 import { exportOtlp } from './audit-otlp.js';
 
@@ -149,11 +151,22 @@ function row(entry) {
   ]);
 }
 
-// The entries are shown as they are read; whether they are whole, once the
-// worker has checked (both asked at once).
-async function render() {
+// The audit as last read: its entries, and whether they are whole (a promise:
+// the worker's check, asked as the entries are read).
+let read = null;
+
+// Reads the entries and asks whether they are whole (both at once), then
+// shows them: when the page opens, and after each batch the worker appends.
+async function load() {
   const chain = checked();
-  const all = await entries();
+  read = { all: await entries(), chain };
+  await show();
+}
+
+// The entries as last read, through the filters; then whether they are whole.
+async function show() {
+  if (read === null) return;
+  const { all, chain } = read;
   $('audit-count').textContent = `${all.length} ${all.length === 1 ? 'entry' : 'entries'} kept.`;
   // The sites to filter by, kept as chosen.
   const sites = [...new Set(all.map((entry) => entry.site).filter(Boolean))].sort();
@@ -174,8 +187,8 @@ async function render() {
   if (performance.getEntriesByName('audit shown').length === 0) performance.mark('audit shown');
 }
 
-// Renders again, once the render under way ends: one render for however
-// many changes came meanwhile.
+// Reads again, once the read under way ends: one read for however many
+// batches came meanwhile.
 let pending = false;
 let running = false;
 async function refresh() {
@@ -185,7 +198,7 @@ async function refresh() {
   try {
     while (pending) {
       pending = false;
-      await render();
+      await load();
     }
   } finally {
     running = false;
@@ -194,13 +207,10 @@ async function refresh() {
 
 export function renderAudit() {
   refresh();
-  $('audit-site').addEventListener('change', refresh);
-  $('audit-kind').addEventListener('change', refresh);
+  $('audit-site').addEventListener('change', show);
+  $('audit-kind').addEventListener('change', show);
   $('audit-export').addEventListener('click', async () => {
-    const blob = new Blob([JSON.stringify(await entries(), null, 2)], { type: 'application/json' });
-    const link = el('a', { href: URL.createObjectURL(blob), download: 'toolgate-audit.json' });
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    saveJson(JSON.stringify(await entries(), null, 2), 'toolgate-audit.json');
   });
   // OpenTelemetry's OTLP JSON (docs/rules.md, "The audit as OpenTelemetry"):
   // each entry as it was sent, without its link in the chain.

@@ -24,6 +24,13 @@ export function pageText(text, tag = 'bdi') {
   return el(tag, { class: 'page-text', dir: 'auto', text });
 }
 
+// Saves `text` as the file `name` of JSON, as a download.
+export function saveJson(text, name) {
+  const link = el('a', { href: URL.createObjectURL(new Blob([text], { type: 'application/json' })), download: name });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
 // A line of a card as the core builds it (`Line`: parts, Toolgate's words
 // `{toolgate}` and page text `{page}`), as nodes: the page's parts apart.
 export function lineNodes(parts) {
