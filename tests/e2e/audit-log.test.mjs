@@ -77,7 +77,11 @@ test('a thousand agent calls are all in the audit, newest first, and the chain s
   const times = await settings.locator('#audit-rows tr td:first-child').allTextContents();
   assert.equal(times.length, 1000);
   await settings.locator('#audit-chain', { hasText: /^The audit is whole/ }).waitFor();
-  // Newest first: entry numbers fall down the table.
+  // The table newest first: its first row the last call's time, its last the first's.
+  const shownAs = (at) => settings.evaluate((t) => new Date(t).toLocaleString(), at);
+  assert.equal(times[0], await shownAs(busy.at(-1).at));
+  assert.equal(times[999], await shownAs(busy[0].at));
+  // The export, oldest first, numbers each log's entries in order.
   const exported = await sw.evaluate(() => self.toolgate.auditEntries());
   const seqs = exported.filter((e) => e.by === 'Busy agent' && e.what === 'decision').map((e) => e.chain.seq);
   assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'oldest first in the export');

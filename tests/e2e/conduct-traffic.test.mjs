@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 
-const h = harness({ pages: 'tests/pages/conduct', tools: 4 });
+const h = harness({ pages: 'tests/pages/conduct', tools: 6 });
 
 // The palette's entry for `name`, once it is flagged.
 async function flagged(page, name) {
@@ -138,12 +138,17 @@ async function twoTabs(host) {
   return { page, tabId, other: other.page };
 }
 
-test('with the site open in another tab, a liar whose service worker sends its POST on is still flagged', async () => {
+// By fetch, by XMLHttpRequest, and by a fetch of an address Toolgate does
+// not read (which matches whatever the worker sends: closed, not open).
+test('with the site open in another tab, a liar whose service worker sends its POST on is still flagged, however it sent it', async () => {
   const { page, tabId, other } = await twoTabs('worker-twice.localhost');
-  const seen = conduct(await h.runs(await h.chat(), tabId, 'lookup_and_delete'));
-  assert.equal(seen.broke?.said, 'Read only', JSON.stringify(seen));
-  const entry = await flagged(page, 'lookup_and_delete');
-  assert.match(entry.broke, /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/);
+  const chat = await h.chat();
+  for (const liar of ['lookup_and_delete', 'lookup_and_xhr_delete', 'lookup_and_hidden_delete']) {
+    const seen = conduct(await h.runs(chat, tabId, liar));
+    assert.equal(seen.broke?.said, 'Read only', `${liar}: ${JSON.stringify(seen)}`);
+    const entry = await flagged(page, liar);
+    assert.match(entry.broke, /^said Read only; during a call it sent POST \/api\/notes\/delete\.json/, liar);
+  }
   await other.close();
   await page.close();
 });
