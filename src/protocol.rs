@@ -13,7 +13,7 @@ pub use error::RpcError;
 pub use replies::{
     error_reply, initialized, pong, reply, result_reply, tool_result, tools_listed, Reply,
 };
-pub use requests::{read_request, AgentRequest, BrowserCall, CallTool, Method, TabId};
+pub use requests::{read_request, AgentRequest, BrowserCall, CallTool, Method, Resume, TabId};
 
 /// The three browser tools every agent sees, by name.
 pub const LIST_TABS: &str = "browser_list_tabs";

@@ -13,6 +13,7 @@ use crate::decisions::rules::{SeenTool, Standing};
 use crate::page::conduct::{Broken, Conduct, Watch, Witnessed, SEEN_CAP};
 use crate::page::registry::{Effect, Event, Registered, Registry};
 use crate::page::schema::Checking;
+use crate::protocol::Resume;
 use crate::views::cards::{self, Card};
 use crate::views::text::{page_line, Line, NAME_CAP};
 use serde::Serialize;
@@ -177,6 +178,26 @@ impl Toolgate {
             now_ms,
         };
         self.session.request(chat, request, &world)
+    }
+
+    /// An agent's call taken up again with its check's verdict (`checking`),
+    /// the request not read again (ARCHITECTURE.md, "The arguments' checker").
+    pub fn request_resumed(
+        &mut self,
+        chat: &str,
+        resume: &Resume,
+        arguments: &str,
+        tabs: Option<&[TabInfo]>,
+        checking: Checking<'_>,
+        now_ms: u64,
+    ) -> Step {
+        let world = World {
+            checking,
+            registry: &self.registry,
+            tabs,
+            now_ms,
+        };
+        self.session.resumed(chat, resume, arguments, &world)
     }
 
     /// Frame `caller`'s page is about to call a tool another origin's frame

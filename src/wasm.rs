@@ -209,14 +209,20 @@ impl Core {
             Some(tabs) => Some(read(&tabs, "tabs")?),
             None => None,
         };
-        let checked = read_checked(checked)?;
-        write_step(self.0.request_checked(
-            chat,
-            request,
-            tabs.as_deref(),
-            Checking::OffThread(checked.as_ref()),
-            now_ms as u64,
-        ))
+        let (checked, resume) = read_checked(chat, checked)?.unzip();
+        let checking = Checking::OffThread(checked.as_ref());
+        let (tabs, now_ms) = (tabs.as_deref(), now_ms as u64);
+        let step = match (resume.flatten(), &checked) {
+            // Taken up again with its verdict, `request` not read again.
+            (Some(resume), Some(checked)) => {
+                let arguments = &checked.arguments;
+                (self.0).request_resumed(chat, &resume, arguments, tabs, checking, now_ms)
+            }
+            _ => self
+                .0
+                .request_checked(chat, request, tabs, checking, now_ms),
+        };
+        write_step(chat, step)
     }
 
     /// A call that reached Toolgate's native copy of a tool in one frame,
@@ -233,9 +239,12 @@ impl Core {
     ) -> Result<String, JsError> {
         let id: serde_json::Value = read(request_id, "request id")?;
         let call: FrameCall = read(call, "frame call")?;
-        let checked = read_checked(checked)?;
+        let checked = read_checked(chat, checked)?.map(|(checked, _)| checked);
         let checking = Checking::OffThread(checked.as_ref());
-        write_step(self.0.frame_call(chat, &id, &call, checking, now_ms as u64))
+        write_step(
+            chat,
+            self.0.frame_call(chat, &id, &call, checking, now_ms as u64),
+        )
     }
 
     /// Withdraws request `request_id` (JSON text) of `chat` from the card it

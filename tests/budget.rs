@@ -11,7 +11,7 @@ use toolgate::page::schema::{cached, check, work, Plan, Refusal, PATTERNS, STEPS
 /// was counted at, or the refusal.
 fn checked(schema: &Value, arguments: &Value) -> Result<u64, Refusal> {
     let plan = Plan::read(schema).map_err(Refusal::Unchecked)?;
-    check(schema, &plan, arguments)?;
+    check(schema, &plan, arguments, &arguments.to_string())?;
     Ok(plan
         .steps(schema, arguments)
         .expect("counted once, counted again"))
@@ -187,7 +187,7 @@ fn a_schema_whose_patterns_the_cache_let_go_is_still_checked() {
     let schema = json!({"type": "object", "properties": patterns});
     let plan = Plan::read(&schema).unwrap();
     let arguments = json!({"p0": "été-0", "p1": "ab-1"});
-    assert!(check(&schema, &plan, &arguments).is_ok());
+    assert!(check(&schema, &plan, &arguments, &arguments.to_string()).is_ok());
     // Other schemas' patterns, more than the cache holds, push these out.
     for i in 0..16 {
         let other = json!({"type": "string", "pattern": format!("^\\p{{L}}{{1,20}}-other{i}$")});
@@ -195,7 +195,7 @@ fn a_schema_whose_patterns_the_cache_let_go_is_still_checked() {
     }
     assert!(cached("^\\p{L}{1,20}-0$").is_none(), "the cache let it go");
     // Compiled again within the schema's bound, not refused as too costly.
-    assert!(check(&schema, &plan, &arguments).is_ok());
+    assert!(check(&schema, &plan, &arguments, &arguments.to_string()).is_ok());
     let steps = plan.steps(&schema, &arguments).unwrap();
     assert!(steps < 1_000, "{steps}");
 }

@@ -28,7 +28,7 @@ fn allowed() -> Harness {
 
 fn asked(step: &Step) -> CheckAsked {
     match step {
-        Step::NeedCheck { check } => check.clone(),
+        Step::NeedCheck { check, .. } => check.clone(),
         other => panic!("expected a check to be asked for, got {other:?}"),
     }
 }
@@ -117,7 +117,7 @@ fn in_place(schema: &str, arguments: &str) -> Verdict {
     let arguments: Value = serde_json::from_str(arguments).expect("JSON");
     match Plan::read(&schema) {
         Err(why) => Verdict::Unchecked { why },
-        Ok(plan) => Verdict::of(check(&schema, &plan, &arguments)),
+        Ok(plan) => Verdict::of(check(&schema, &plan, &arguments, &arguments.to_string())),
     }
 }
 
@@ -207,5 +207,42 @@ fn each_problem_an_agent_is_told_is_cut_to_its_bound() {
             problem.starts_with("arguments[") && problem.contains('…'),
             "{problem}"
         );
+    }
+}
+
+/// The binding takes an agent's call up again with its verdict from what the
+/// core kept of it (`Resume`), not reading its text a second time: what it
+/// decides is what reading the request again with the verdict decides.
+#[test]
+fn a_call_taken_up_again_with_its_verdict_is_decided_as_the_request_read_again() {
+    let args = json!({"title": "a"});
+    for verdict in [
+        Verdict::Passed,
+        Verdict::Invalid {
+            problems: vec!["arguments.title: expected a string".to_owned()],
+        },
+    ] {
+        let mut h = allowed();
+        let step = h.call_off_thread(10, 1, "add_note", &args, None);
+        let Step::NeedCheck {
+            check,
+            resume: Some(resume),
+        } = step
+        else {
+            panic!("expected a check with the call to take up again, got {step:?}");
+        };
+        assert_eq!(
+            (
+                &resume.id,
+                resume.tab_id,
+                resume.name.as_str(),
+                &resume.site
+            ),
+            (&json!(10), 1, "add_note", &None)
+        );
+        let checked = verdict_for(&check, verdict);
+        let resumed = h.resume_off_thread(&resume, &check.arguments, &checked);
+        let read = allowed().call_off_thread(10, 1, "add_note", &args, Some(&checked));
+        assert_eq!(resumed, read);
     }
 }

@@ -7,7 +7,7 @@ use toolgate::page::schema::{check, uncheckable, Pattern, Plan, Refusal};
 
 fn problems(schema: serde_json::Value, arguments: serde_json::Value) -> Vec<String> {
     let plan = Plan::read(&schema).expect("a schema Toolgate can check");
-    match check(&schema, &plan, &arguments) {
+    match check(&schema, &plan, &arguments, &arguments.to_string()) {
         Ok(()) => Vec::new(),
         Err(Refusal::Invalid(problems)) => problems,
         Err(Refusal::Unchecked(why)) => panic!("not checked: {why}"),

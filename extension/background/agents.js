@@ -51,8 +51,10 @@ export async function agent(chatId, request, { onWaiting } = {}) {
   if (typeof chatId !== 'string' || !chatId) throw new Error('a chat id is needed');
   requestCame(chatId, request);
   warmChecker();
+  // Written once: a call's check asks the core again with the same text.
+  const text = toJson(request, 'agent request');
   const step = await decided((tabs, checked) => changeSession((core) => fromJson(
-    core.agent(chatId, toJson(request, 'agent request'), tabs, checked, Date.now()),
+    core.agent(chatId, text, tabs, checked, Date.now()),
   )));
   const id = request?.id ?? null;
   const waiting = waitFor(chatId, id, onWaiting);

@@ -3,6 +3,7 @@
 import { nativeCallOf } from './browser-agent.js';
 import { saysDocumentGone } from '../shared/chromium-errors.js';
 import { fromJson, loaded, policyHolds, ready } from './core.js';
+import { runArguments } from '../../pkg/toolgate.js';
 import { withTimeout } from '../shared/deadlines.js';
 import { deliver, isWaitedFor } from './replies.js';
 import { changeSession, recordBeforeRun } from './session.js';
@@ -12,12 +13,15 @@ import { ended, watchCall } from './watch.js';
 // Runs a tool in the frame and document that registered it, for request
 // `id` of `chat`.
 export async function run(chat, id, spec) {
+  // Long arguments come apart from the step (src/wasm/checked.rs), taken
+  // before anything else can ask the core for another step.
+  const args = spec.arguments ?? runArguments(spec.call_id);
   // Asked first, in the turn the call was decided in.
   const policyChanged = await policyHolds();
   const { callTimeoutMs, resultCapBytes } = settingsNow() ?? await settings();
   // A call is recorded before it starts, unless running it twice is harmless.
   if (!spec.repeatable && !policyChanged) recordBeforeRun(loaded ?? await ready);
-  const { result, failure } = policyChanged ? { failure: policyChanged } : await watched(chat, id, spec, callTimeoutMs);
+  const { result, failure } = policyChanged ? { failure: policyChanged } : await watched(chat, id, spec, args, callTimeoutMs);
   // An agent waiting here takes the reply now: it need not be kept.
   const taken = isWaitedFor(chat, id);
   const reply = await changeSession((core) => fromJson(core.finish(spec.call_id, result, failure, resultCapBytes, taken, Date.now())));
@@ -26,9 +30,9 @@ export async function run(chat, id, spec) {
 
 // The call run in its page, and what its tab was seen doing meanwhile
 // (watch.js); judged before the reply is written, which then says so.
-async function watched(chat, id, spec, callTimeoutMs) {
+async function watched(chat, id, spec, args, callTimeoutMs) {
   const watch = watchCall(spec);
-  const { result, failure, seen } = await runInPage(chat, id, spec, callTimeoutMs, watch.on);
+  const { result, failure, seen } = await runInPage(chat, id, spec, args, callTimeoutMs, watch.on);
   await ended(watch, seen, spec.call_id);
   return { result, failure };
 }
@@ -36,14 +40,15 @@ async function watched(chat, id, spec, callTimeoutMs) {
 // The call sent to its frame: `{ result }`, the result's JSON text as the
 // page wrote it, or `{ failure }`, why there is none; `seen`, the storage
 // writes the page saw meanwhile, for a watched call.
-async function runInPage(chat, id, spec, callTimeoutMs, watched) {
+async function runInPage(chat, id, spec, args, callTimeoutMs, watched) {
   try {
     const answer = await withTimeout(
       chrome.tabs.sendMessage(
         spec.tab_id,
-        // The core hands the arguments over as JSON text (see `Run`).
+        // The core hands the arguments over as JSON text (see `Run`), and the
+        // frame's relay reads them: not this thread, which every tab shares.
         {
-          type: 'call', source: spec.source, name: spec.name, arguments: JSON.parse(spec.arguments), timeout_ms: callTimeoutMs,
+          type: 'call', source: spec.source, name: spec.name, arguments_json: args, timeout_ms: callTimeoutMs,
           // For the browser's own agent, the page hands it the tool's own value.
           native_call: nativeCallOf(chat, id, spec.document_id),
           watch: watched,

@@ -160,7 +160,7 @@ pub fn meter(data: &[u8]) {
     let Ok(plan) = Plan::read(&root) else { return };
     let charged = plan.steps(&root, &arguments).unwrap_or(STEPS);
     let took = timed(|| {
-        let _ = check(&root, &plan, &arguments);
+        let _ = check(&root, &plan, &arguments, &arguments.to_string());
     });
     let bytes = root.to_string().len() + arguments.to_string().len();
     let times = |cost: Duration, n: u64| cost * u32::try_from(n).unwrap_or(u32::MAX);

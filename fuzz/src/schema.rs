@@ -79,7 +79,7 @@ pub fn schema_check(data: &[u8]) {
     }
     let Ok(arguments) = value(&mut u, 4) else { return };
     let Ok(plan) = Plan::read(&root) else { return };
-    let outcome = check(&root, &plan, &arguments);
+    let outcome = check(&root, &plan, &arguments, &arguments.to_string());
     match &outcome {
         Ok(()) => {
             let steps = plan.steps(&root, &arguments).expect("a check that passed was counted");

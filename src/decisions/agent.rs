@@ -13,8 +13,8 @@ use crate::decisions::rules::RuleBook;
 use crate::page::classify::Class;
 use crate::page::registry::{Registry, TabId};
 use crate::protocol::{
-    error_reply, initialized, pong, read_request, tool_result, tools_listed, BrowserCall, Method,
-    Reply, RpcError, CALL_TOOL, LIST_TOOLS,
+    error_reply, initialized, pong, read_request, tool_result, tools_listed, AgentRequest,
+    BrowserCall, Method, Reply, Resume, RpcError, CALL_TOOL, LIST_TOOLS,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -355,11 +355,24 @@ impl Session {
         step
     }
 
-    fn respond(&mut self, chat: &str, request: &str, world: &World) -> Step {
-        let request = match read_request(request) {
-            Ok(request) => request,
-            Err(error) => return Step::error(&Value::Null, &error),
+    /// A call taken up again with its check's verdict in `world` (the
+    /// request not read again): decided as `request` decides it.
+    pub fn resumed(&mut self, chat: &str, resume: &Resume, arguments: &str, world: &World) -> Step {
+        let request = AgentRequest {
+            id: resume.id.clone(),
+            method: Ok(Method::Call(BrowserCall::CallTool(resume.call(arguments)))),
         };
+        self.tracking_changes(chat, |session| session.respond_to(chat, request, world))
+    }
+
+    fn respond(&mut self, chat: &str, request: &str, world: &World) -> Step {
+        match read_request(request) {
+            Ok(request) => self.respond_to(chat, request, world),
+            Err(error) => Step::error(&Value::Null, &error),
+        }
+    }
+
+    fn respond_to(&mut self, chat: &str, request: AgentRequest<'_>, world: &World) -> Step {
         let id = &request.id;
         // Nothing of a request whose ids would pass their bounds is kept.
         if let Some(error) = budget::over_request_id_bound(id) {

@@ -48,10 +48,10 @@ pub const PROBLEMS_SHOWN: usize = 20;
 /// say is bounded (ARCHITECTURE.md, "Budgets").
 pub const PROBLEM_CHARS: usize = 300;
 
-/// A validator: the problems of `arguments` against the schema (its JSON
-/// text, `Plan::text`), worded for the agent, or why it failed to check
-/// them, `PROBLEMS_SHOWN` and one more at most.
-pub type Validator = fn(&str, &Value) -> Result<Vec<String>, String>;
+/// A validator: the problems of `arguments` (read, and as their JSON text)
+/// against the schema (its JSON text, `Plan::text`), worded for the agent,
+/// or why it failed to check them, `PROBLEMS_SHOWN` and one more at most.
+pub type Validator = fn(&str, &Value, &str) -> Result<Vec<String>, String>;
 
 static VALIDATOR: OnceLock<Validator> = OnceLock::new();
 
@@ -72,20 +72,20 @@ pub enum Refusal {
     Invalid(Vec<String>),
 }
 
-/// Checks `arguments` against `schema`, whose plan is `plan`, within the
-/// budget.
+/// Checks `arguments` (read from `text`) against `schema`, whose plan is
+/// `plan`, within the budget.
 ///
 /// # Errors
 /// Why they were refused: not checked (too costly, or the validator failed),
 /// or the ways they break the schema.
-pub fn check(schema: &Value, plan: &Plan, arguments: &Value) -> Result<(), Refusal> {
+pub fn check(schema: &Value, plan: &Plan, arguments: &Value, text: &str) -> Result<(), Refusal> {
     pattern::in_session(|| {
         let steps = plan.steps(schema, arguments).map_err(Refusal::Unchecked)?;
         // The validator's matches find the count's work done; whatever more
         // they need comes from what the count left (src/page/schema/pattern/search.rs).
         pattern::allow(STEPS.saturating_sub(steps));
         let problems = match VALIDATOR.get() {
-            Some(validator) => validator(plan.text(), arguments),
+            Some(validator) => validator(plan.text(), arguments, text),
             None => native::problems(schema, arguments),
         };
         if let Some(refusal) = pattern::refused() {

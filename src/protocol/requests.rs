@@ -46,26 +46,63 @@ pub enum BrowserCall<'a> {
 }
 
 /// `browser_call_webmcp_tool`'s arguments.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
 pub struct CallTool<'a> {
-    #[serde(rename = "tabId")]
     pub tab_id: TabId,
     /// The page tool's name.
     pub name: String,
-    /// As the agent wrote them: read for the schema check, and handed to the
-    /// page as they are.
-    #[serde(default, borrow)]
-    pub arguments: Option<&'a RawValue>,
+    /// As the agent wrote them (JSON text; `{}` when absent): read for the
+    /// schema check, and handed to the page as they are.
+    pub arguments: &'a str,
     /// Which site's tool, when several sites in the tab publish the name.
-    #[serde(default)]
     pub site: Option<String>,
 }
 
-impl CallTool<'_> {
-    /// The page tool's arguments as JSON text (`{}` when absent).
-    pub fn arguments(&self) -> &str {
-        self.arguments.map_or("{}", RawValue::get)
+/// A call of a page's tool whose arguments went to be checked, kept to take
+/// up again with the verdict without reading the request a second time
+/// (ARCHITECTURE.md, "The arguments' checker"): its arguments are the
+/// texts the check was asked about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resume {
+    pub id: Value,
+    pub tab_id: TabId,
+    pub name: String,
+    pub site: Option<String>,
+}
+
+impl Resume {
+    /// The call again, with `arguments`.
+    pub fn call<'a>(&self, arguments: &'a str) -> CallTool<'a> {
+        CallTool {
+            tab_id: self.tab_id,
+            name: self.name.clone(),
+            arguments,
+            site: self.site.clone(),
+        }
+    }
+}
+
+/// `browser_call_webmcp_tool`'s arguments as they are written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallToolWire<'a> {
+    #[serde(rename = "tabId")]
+    tab_id: TabId,
+    name: String,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(default)]
+    site: Option<String>,
+}
+
+impl<'a> From<CallToolWire<'a>> for CallTool<'a> {
+    fn from(wire: CallToolWire<'a>) -> Self {
+        CallTool {
+            tab_id: wire.tab_id,
+            name: wire.name,
+            arguments: wire.arguments.map_or("{}", RawValue::get),
+            site: wire.site,
+        }
     }
 }
 
@@ -123,7 +160,8 @@ fn read_call(params: Option<&RawValue>) -> Result<BrowserCall<'_>, RpcError> {
         LIST_TABS => Ok(BrowserCall::ListTabs),
         LIST_TOOLS => read_params::<ListTools>(LIST_TOOLS, arguments)
             .map(|p| BrowserCall::ListTools { tab_id: p.tab_id }),
-        CALL_TOOL => read_params(CALL_TOOL, arguments).map(BrowserCall::CallTool),
+        CALL_TOOL => read_params::<CallToolWire>(CALL_TOOL, arguments)
+            .map(|wire| BrowserCall::CallTool(wire.into())),
         other => Err(RpcError::InvalidParams(format!("unknown tool {other:?}"))),
     }
 }

@@ -9,6 +9,7 @@
 
 use crate::decisions::agent::Step;
 use crate::page::schema::{Checked, Verdict};
+use crate::protocol::Resume;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -18,8 +19,26 @@ use wasm_bindgen::prelude::*;
 /// its verdict, if it comes, is no one's, and the call is asked again).
 const ASKED_KEPT: usize = 16;
 
+/// A check asked about: its ticket, the chat that asked, its texts, and the
+/// agent's call to take up again with the verdict.
+struct Asked {
+    ticket: u32,
+    chat: String,
+    schema: String,
+    arguments: String,
+    resume: Option<Resume>,
+}
+
+/// Arguments longer than this go to the shell apart from their `run`
+/// step's JSON (`runArguments`), not escaped into it and read back: a
+/// 100 KB call's escaping was a seventh of the worker's time in figure
+/// 13a's load (benches/JOURNAL.md).
+const APART_BYTES: usize = 4 << 10;
+
 thread_local! {
-    static ASKED: RefCell<VecDeque<(u32, String, String)>> = const { RefCell::new(VecDeque::new()) };
+    /// Run steps' arguments handed apart, by call, until the shell takes them.
+    static RUNS: RefCell<VecDeque<(u64, String)>> = const { RefCell::new(VecDeque::new()) };
+    static ASKED: RefCell<VecDeque<Asked>> = const { RefCell::new(VecDeque::new()) };
     static NEXT: Cell<u32> = const { Cell::new(1) };
 }
 
@@ -38,11 +57,24 @@ struct Answered {
     verdict: Verdict,
 }
 
-/// `step` as JSON text for the shell; a `need_check` with its ticket, its
-/// texts kept for the verdict.
-pub(super) fn write_step(step: Step) -> Result<String, JsError> {
-    let Step::NeedCheck { check } = step else {
-        return super::write(&step);
+/// `step`, chat `chat`'s, as JSON text for the shell; a `need_check` with
+/// its ticket, its texts kept for the verdict; a `run` whose arguments are
+/// long without them, kept for `runArguments`.
+pub(super) fn write_step(chat: &str, step: Step) -> Result<String, JsError> {
+    let (check, resume) = match step {
+        Step::NeedCheck { check, resume } => (check, resume),
+        Step::Run { mut run } if run.arguments.len() > APART_BYTES => {
+            let arguments = std::mem::take(&mut run.arguments);
+            RUNS.with(|runs| {
+                let mut runs = runs.borrow_mut();
+                if runs.len() == ASKED_KEPT {
+                    runs.pop_front();
+                }
+                runs.push_back((run.call_id, arguments));
+            });
+            return super::write(&Step::Run { run });
+        }
+        step => return super::write(&step),
     };
     let ticket = NEXT.with(|next| next.replace(next.get().wrapping_add(1)));
     ASKED.with(|asked| {
@@ -50,7 +82,13 @@ pub(super) fn write_step(step: Step) -> Result<String, JsError> {
         if asked.len() == ASKED_KEPT {
             asked.pop_front();
         }
-        asked.push_back((ticket, check.schema, check.arguments));
+        asked.push_back(Asked {
+            ticket,
+            chat: chat.to_owned(),
+            schema: check.schema,
+            arguments: check.arguments,
+            resume,
+        });
     });
     super::write(&Ticketed {
         step: "need_check",
@@ -64,11 +102,11 @@ pub(super) fn write_step(step: Step) -> Result<String, JsError> {
 fn asked(ticket: u32, arguments: bool) -> Option<String> {
     ASKED.with(|asked| {
         let asked = asked.borrow();
-        let (_, schema, args) = asked.iter().find(|(t, ..)| *t == ticket)?;
+        let asked = asked.iter().find(|a| a.ticket == ticket)?;
         Some(if arguments {
-            args.clone()
+            asked.arguments.clone()
         } else {
-            schema.clone()
+            asked.schema.clone()
         })
     })
 }
@@ -86,10 +124,14 @@ pub fn asked_arguments(ticket: u32) -> Option<String> {
     asked(ticket, true)
 }
 
-/// The checker's verdict the shell brought back (`{ticket, verdict, …}` as
-/// JSON text), with the texts its ticket was given for; none for a ticket
-/// no longer kept.
-pub(super) fn read_checked(checked: Option<String>) -> Result<Option<Checked>, JsError> {
+/// The checker's verdict the shell brought back for chat `chat` (`{ticket,
+/// verdict, …}` as JSON text), with the texts its ticket was given for, and
+/// the call to take up again; none for a ticket no longer kept, or another
+/// chat's.
+pub(super) fn read_checked(
+    chat: &str,
+    checked: Option<String>,
+) -> Result<Option<(Checked, Option<Resume>)>, JsError> {
     let Some(text) = checked else {
         return Ok(None);
     };
@@ -98,12 +140,26 @@ pub(super) fn read_checked(checked: Option<String>) -> Result<Option<Checked>, J
         let mut asked = asked.borrow_mut();
         let at = asked
             .iter()
-            .position(|(ticket, ..)| *ticket == answered.ticket)?;
+            .position(|a| a.ticket == answered.ticket && a.chat == chat)?;
         asked.remove(at)
     });
-    Ok(asked.map(|(_, schema, arguments)| Checked {
-        schema,
-        arguments,
-        verdict: answered.verdict,
+    Ok(asked.map(|asked| {
+        let checked = Checked {
+            schema: asked.schema,
+            arguments: asked.arguments,
+            verdict: answered.verdict,
+        };
+        (checked, asked.resume)
     }))
+}
+
+/// The arguments of call `call_id`'s `run` step, handed apart from its JSON
+/// (taken once); none for a call whose step carried them.
+#[wasm_bindgen(js_name = "runArguments")]
+pub fn run_arguments(call_id: f64) -> Option<String> {
+    RUNS.with(|runs| {
+        let mut runs = runs.borrow_mut();
+        let at = runs.iter().position(|(id, _)| *id as f64 == call_id)?;
+        runs.remove(at).map(|(_, arguments)| arguments)
+    })
 }

@@ -13,10 +13,12 @@ extern "C" {
 }
 
 /// Checks arguments with the worker's validator (src/page/schema.rs): its
-/// problems, or why it failed, which refuses the call.
+/// problems, or why it failed, which refuses the call. It reads their text
+/// itself (the core's reading of them is the count's).
 pub(super) fn check_arguments(
     schema_text: &str,
-    arguments: &serde_json::Value,
+    _arguments: &serde_json::Value,
+    text: &str,
 ) -> Result<Vec<String>, String> {
     /// The worker's answer: the problems, or what the validator threw.
     #[derive(serde::Deserialize)]
@@ -25,8 +27,7 @@ pub(super) fn check_arguments(
         Problems(Vec<String>),
         Failed { failed: String },
     }
-    let answer = check_arguments_js(schema_text, &arguments.to_string())
-        .map_err(|thrown| format!("{thrown:?}"))?;
+    let answer = check_arguments_js(schema_text, text).map_err(|thrown| format!("{thrown:?}"))?;
     match serde_json::from_str(&answer).map_err(|error| error.to_string())? {
         Checked::Problems(problems) => Ok(problems),
         Checked::Failed { failed } => Err(failed),

@@ -159,6 +159,23 @@ impl Harness {
         step
     }
 
+    /// Chat "c"'s call taken up again with its check's verdict, the request
+    /// not read again (as the binding does).
+    pub fn resume_off_thread(
+        &mut self,
+        resume: &toolgate::protocol::Resume,
+        arguments: &str,
+        checked: &Checked,
+    ) -> Step {
+        let world = World {
+            checking: Checking::OffThread(Some(checked)),
+            registry: &self.registry,
+            tabs: Some(&self.tabs),
+            now_ms: self.now_ms,
+        };
+        self.session.resumed("c", resume, arguments, &world)
+    }
+
     /// Sends a request as it is (the same id again, for an agent that lost its wait).
     pub fn resend(&mut self, chat: &str, request: &Value) -> Step {
         self.checked(|session, world| session.request(chat, &request.to_string(), world))

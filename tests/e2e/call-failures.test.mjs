@@ -77,7 +77,7 @@ describe('when a call fails', () => {
       const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
       const { documentId } = frames.find((f) => f.frameId === 0);
       const send = (timeout) => chrome.tabs.sendMessage(tab,
-        { type: 'call', source: 'document', name: 'hang', arguments: {}, timeout_ms: timeout }, { frameId: 0, documentId });
+        { type: 'call', source: 'document', name: 'hang', arguments_json: '{}', timeout_ms: timeout }, { frameId: 0, documentId });
       const held = (ms) => new Promise((resolve) => setTimeout(() => resolve(`still held after ${ms / 1000} s`), ms));
       let longAnswer = 'still held';
       send(60_000).then((answer) => { longAnswer = answer; }, (error) => { longAnswer = `rejected: ${error}`; });

@@ -197,4 +197,35 @@ describe('costly schemas', () => {
     assert.equal(text(await again.reply), 'labels ran');
     assert.deepEqual(await page.evaluate(() => window.ran), ['labels', 'labels'], 'the stalled call never ran');
   });
+
+  // A site's checks take at most a quarter of one core (ARCHITECTURE.md,
+  // "The arguments' checker"): a check that ran to its deadline holds the
+  // site's next check three times as long, while another site's check runs
+  // at once. Told by which call is answered first, not by a clock.
+  test("a site whose check ran long waits for its next, and another site's check goes first", async () => {
+    const held = await open('costly.test', '/costly.html?held', 4);
+    const other = await open('second.test', '/costly.html?other', 4);
+    const chatId = await chat();
+    for (const { tabId } of [held, other]) {
+      const first = await start(chatId, call(tabId, 'labels', { labels: ['a'] }));
+      assert.ok(first.card, 'the site question');
+      await choose(first.card, 'Allow read-only tools on this website');
+      assert.equal(text(await first.reply), 'labels ran');
+    }
+    const sw = await h.browser.worker();
+    const ask = (r) => sw.evaluate(([cc, rr]) => self.toolgate.agent(cc, rr), [chatId, r]);
+    await sw.evaluate(() => self.toolgate.stallChecker(true));
+    try {
+      const stalled = await ask(call(held.tabId, 'labels', { labels: ['b'] }));
+      assert.match(text(stalled), /the check ran past 250 ms$/);
+    } finally {
+      await sw.evaluate(() => self.toolgate.stallChecker(false));
+    }
+    const answered = [];
+    const next = ask(call(held.tabId, 'labels', { labels: ['c'] })).then((reply) => answered.push('held') && reply);
+    const beside = ask(call(other.tabId, 'labels', { labels: ['d'] })).then((reply) => answered.push('other') && reply);
+    assert.equal(text(await beside), 'labels ran');
+    assert.equal(text(await next), 'labels ran', 'the held check runs once its wait is over');
+    assert.deepEqual(answered, ['other', 'held']);
+  });
 });

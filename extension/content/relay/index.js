@@ -272,6 +272,15 @@ function fromWorker(message, sender, respond) {
     return false;
   }
   if (message?.type === 'call') {
+    // The arguments come as the JSON text the core checked, read here, in
+    // the page's process, not in the worker every tab shares.
+    let args;
+    try {
+      args = JSON.parse(message.arguments_json);
+    } catch {
+      respond({ ok: false, error: 'the call came without readable arguments' });
+      return false;
+    }
     const callId = ++lastCall;
     const answered = new Promise((resolve) => calls.set(callId, resolve));
     // The worker stops waiting after its call timeout; a second later this
@@ -298,7 +307,7 @@ function fromWorker(message, sender, respond) {
       respond({ ok: false, error: error.message });
     });
     toPage({
-      type: 'call', call_id: callId, source: message.source, name: message.name, arguments: message.arguments,
+      type: 'call', call_id: callId, source: message.source, name: message.name, arguments: args,
       native_call: message.native_call, watch: message.watch === true,
     });
     return true; // The answer comes when the page's tool settles.

@@ -10,7 +10,7 @@ use crate::page::conduct::Watch;
 use crate::page::declaration::{Hint, HintState, Kind};
 use crate::page::registry::{is_opaque_site, Frame, Tool};
 use crate::page::schema::Checking;
-use crate::protocol::CallTool;
+use crate::protocol::{CallTool, Resume};
 
 /// Why a call's arguments cannot go on to be decided.
 enum ArgumentsCheck {
@@ -134,7 +134,18 @@ impl Session {
             &call.name,
             call.site.as_deref(),
         ) {
-            Ok(found) => self.call_found(chat, id, found, call.arguments(), world),
+            Ok(found) => match self.call_found(chat, id, found, call.arguments, world) {
+                Step::NeedCheck { check, .. } => Step::NeedCheck {
+                    check,
+                    resume: Some(Resume {
+                        id: id.clone(),
+                        tab_id: call.tab_id,
+                        name: call.name,
+                        site: call.site,
+                    }),
+                },
+                step => step,
+            },
             Err(error) => self.undecidable(chat, id, error),
         }
     }
@@ -162,8 +173,10 @@ impl Session {
         }
         // The draft's input is an object, and arrays are objects there
         // (docs/agents.md): anything else is refused before anyone is asked.
-        let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
-        if !(value.is_object() || value.is_array()) {
+        // Told from the text's first character: the arguments are read whole
+        // only where they are checked (the checker, off this thread).
+        if !matches!(arguments.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+            let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
             let got = crate::page::schema::type_name(&value);
             let message =
                 format!("invalid arguments for {name}: expected a JSON object, got {got}");
@@ -171,12 +184,17 @@ impl Session {
         }
         // Never run unchecked: a schema Toolgate cannot check, or cannot check
         // within its budget, refuses the call (docs/agents.md).
-        match Self::arguments_checked(name, found.tool, &found.site, arguments, &value, world) {
+        match Self::arguments_checked(name, found.tool, &found.site, arguments, world) {
             Ok(()) => {}
             Err(ArgumentsCheck::Refused(message)) => {
                 return self.undecidable(chat, id, RpcError::InvalidParams(message));
             }
-            Err(ArgumentsCheck::Needed(check)) => return Step::NeedCheck { check },
+            Err(ArgumentsCheck::Needed(check)) => {
+                return Step::NeedCheck {
+                    check,
+                    resume: None,
+                }
+            }
         }
         let Some(facts) = ToolFacts::of(found.tool, &found.site, &world.registry.flags) else {
             let message = format!("{name} is not a tool");
@@ -199,7 +217,7 @@ impl Session {
         self.decide_call(chat, id, call, world)
     }
 
-    /// Whether `arguments` (`text`, read as `value`) pass the tool `name`'s
+    /// Whether `arguments` (`text`) pass the tool `name`'s
     /// schema: checked in place, or by the checker off the worker's thread
     /// (ARCHITECTURE.md, "The arguments' checker").
     ///
@@ -211,14 +229,16 @@ impl Session {
         tool: &Tool,
         site: &str,
         text: &str,
-        value: &Value,
         world: &World,
     ) -> Result<(), ArgumentsCheck> {
         use crate::page::schema::{check, CheckAsked, Refusal};
         let checked = match world.checking {
             Checking::InPlace => match (tool.schema(), tool.plan()) {
                 (Some(_), Some(Err(why))) => Err(Refusal::Unchecked(why.to_owned())),
-                (Some(schema), Some(Ok(plan))) => check(schema, plan, value),
+                (Some(schema), Some(Ok(plan))) => {
+                    let value = serde_json::from_str(text).unwrap_or(Value::Null);
+                    check(schema, plan, &value, text)
+                }
                 _ => Ok(()),
             },
             // The worker reads nothing of the schema: the checker does, on

@@ -75,7 +75,10 @@ pub struct Run {
     pub call_id: u64,
     #[serde(flatten)]
     pub target: CallTarget,
-    /// As JSON text (`PageCall` holds it so): the shell reads it.
+    /// As JSON text (`PageCall` holds it so): the shell reads it. Left out
+    /// of the step's JSON when the binding hands it apart (empty then:
+    /// no JSON text is).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub arguments: String,
     /// Running it twice is harmless: it is a Read-only tool. The shell stores
     /// the session, which records the call as running, before it starts a
@@ -111,6 +114,10 @@ pub enum Step {
     /// Nothing changed.
     NeedCheck {
         check: crate::page::schema::CheckAsked,
+        /// The call to take up again with the verdict (`Session::resumed`),
+        /// for an agent's request; a frame's call is read again.
+        #[serde(skip)]
+        resume: Option<crate::protocol::Resume>,
     },
 }
 

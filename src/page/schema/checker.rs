@@ -98,7 +98,8 @@ pub fn check_texts(schema: &str, arguments: &str) -> Verdict {
     let Ok(schema_value) = serde_json::from_str::<Value>(schema) else {
         return unchecked("its schema is not JSON");
     };
-    let Ok(arguments) = serde_json::from_str::<Value>(arguments) else {
+    let text = arguments;
+    let Ok(arguments) = serde_json::from_str::<Value>(text) else {
         return unchecked("the arguments are not JSON");
     };
     PLANS.with(|plans| {
@@ -115,7 +116,7 @@ pub fn check_texts(schema: &str, arguments: &str) -> Verdict {
         };
         match &plans[at].1 {
             Err(why) => unchecked(why),
-            Ok(plan) => Verdict::of(check(&schema_value, plan, &arguments)),
+            Ok(plan) => Verdict::of(check(&schema_value, plan, &arguments, text)),
         }
     })
 }
