@@ -1,0 +1,144 @@
+// Where a registration came from (issue 55; docs/classes.md, "Where a tool
+// comes from", to be written): the scripts on the stack of the call that
+// registered a tool, innermost first, read from V8's own call sites, never
+// from the page's formatting of a stack.
+//
+// How, and why so (measured on 148, 7 December 2026):
+// - A stack read as text is the page's to format (`Error.prepareStackTrace`)
+//   or to empty (`Error.stackTraceLimit = 0`), and its script names follow a
+//   script's `//# sourceURL=`, which any script may set to look like the
+//   page's own. So the call sites are read as objects, by `getFileName`
+//   (the script's real URL, never its sourceURL) and `isEval`.
+// - The realm's own `Error` is the only one whose stack holds the page's
+//   frames: an isolated world's Error sees none of them (V8 keeps other
+//   security contexts' frames out), and a fresh iframe's realm costs 10-20 ms
+//   to make, too much at every document's start or first registration.
+// - So for the one capture, the realm's `Error.stackTraceLimit` and
+//   `Error.prepareStackTrace` are set to the shim's and put back as they
+//   were. A page that made either unchangeable (non-configurable and not
+//   writable) leaves Toolgate unable to see: the registration's scripts are
+//   then unknown, which asks, never passes (`null`).
+// - The call sites' methods are taken from a call site of the shim's own,
+//   before any page script runs, so a page that reaches `CallSite.prototype`
+//   through its own `prepareStackTrace` cannot answer for them.
+//
+// Imports: primordials.js.
+
+import {
+  apply, defineProperty, doc, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray,
+  stringIndexOf, stringSlice,
+} from './primordials.js';
+
+// Frames read, and scripts sent: the innermost that matter are near the call.
+const FRAMES = 64;
+const SCRIPTS = 8;
+// The most characters of a script's address sent (its origin and path).
+const ADDRESS = 300;
+
+const sitesOf = (error, sites) => sites;
+const deleteProperty = Reflect.deleteProperty;
+
+let fileOf = null;
+let evalOf = null;
+let ownFile = null;
+
+// Sets `key` of the realm's Error to `value` for one capture; returns what
+// puts it back, or throws where the page made it unchangeable.
+function swap(key, value) {
+  const before = getOwnPropertyDescriptor(ErrorCtor, key);
+  if (before === undefined) {
+    defineProperty(ErrorCtor, key, { __proto__: null, value, writable: true, configurable: true, enumerable: false });
+    return () => deleteProperty(ErrorCtor, key);
+  }
+  if (hasOwn(before, 'value') && before.writable) {
+    defineProperty(ErrorCtor, key, { __proto__: null, value });
+    return () => defineProperty(ErrorCtor, key, { __proto__: null, value: before.value });
+  }
+  // A getter, or a value the page made read-only but left configurable.
+  defineProperty(ErrorCtor, key, {
+    __proto__: null, value, writable: true, configurable: true, enumerable: before.enumerable,
+  });
+  return () => defineProperty(ErrorCtor, key, before);
+}
+
+// The call sites of the stack here, innermost first, or null where the page
+// made the realm's Error unchangeable.
+function callSites() {
+  let restoreLimit = null;
+  let restorePrepare = null;
+  try {
+    restoreLimit = swap('stackTraceLimit', FRAMES);
+    restorePrepare = swap('prepareStackTrace', sitesOf);
+    const sites = new ErrorCtor().stack;
+    return isArray(sites) ? sites : null;
+  } catch {
+    return null;
+  } finally {
+    try {
+      if (restorePrepare) restorePrepare();
+      if (restoreLimit) restoreLimit();
+    } catch {
+      // Put back as far as the page lets it: never a throw into the page.
+    }
+  }
+}
+
+// Takes the call sites' methods and the shim's own script, at document_start.
+export function installProvenance() {
+  const sites = callSites();
+  if (sites === null || sites.length === 0) return;
+  const proto = getPrototypeOf(sites[0]);
+  fileOf = proto.getFileName;
+  evalOf = proto.isEval;
+  ownFile = apply(fileOf, sites[0], []);
+}
+
+// A script's address without its query and fragment, cut to ADDRESS.
+function addressOf(file) {
+  let end = file.length;
+  for (const mark of ['?', '#']) {
+    const at = stringIndexOf(file, mark);
+    if (at >= 0 && at < end) end = at;
+  }
+  return stringSlice(file, 0, end > ADDRESS ? ADDRESS : end);
+}
+
+// The document's own address: an inline script's frames name it.
+const documentAddress = () => addressOf(doc.URL);
+
+// The scripts on this call's stack, innermost first, without Toolgate's own
+// or `skipped` (the page's own WebMCP polyfill's, polyfill.js), each once in
+// a row, SCRIPTS at most: `{kind: 'script', url}`, `{kind: 'inline'}` or
+// `{kind: 'eval'}`. Null where Toolgate cannot see them.
+export function scriptsOnStack(skipped) {
+  if (fileOf === null) return null;
+  const sites = callSites();
+  if (sites === null) return null;
+  const scripts = [];
+  const own = documentAddress();
+  let last = null;
+  for (let i = 0; i < sites.length && scripts.length < SCRIPTS; i++) {
+    let file;
+    let evaluated;
+    try {
+      file = apply(fileOf, sites[i], []);
+      evaluated = apply(evalOf, sites[i], []) === true;
+    } catch {
+      return null;
+    }
+    if (file === ownFile) continue;
+    let entry;
+    if (evaluated) entry = 'eval';
+    else if (typeof file !== 'string' || file === '') continue; // a built-in's frame
+    else entry = addressOf(file);
+    if (skipped !== undefined && skipped(entry)) continue;
+    if (entry === last) continue;
+    last = entry;
+    let script;
+    if (entry === 'eval') script = { kind: 'eval' };
+    else if (entry === own) script = { kind: 'inline' };
+    else script = { kind: 'script', url: entry };
+    defineProperty(scripts, scripts.length, { __proto__: null, value: script, writable: true, enumerable: true, configurable: true });
+  }
+  return scripts;
+}
