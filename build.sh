@@ -40,7 +40,13 @@ wasm_bindgen_version() {
 
 CARGO=cargo
 CARGO_FLAGS=()
+# The Public Suffix List every build of the core reads (build.rs).
+ensure_public_suffix_list() {
+  [ -n "${TOOLGATE_PUBLIC_SUFFIX_LIST:-}" ] || [ -f /usr/share/publicsuffix/public_suffix_list.dat ] || apt_install publicsuffix
+}
+# Every Rust build comes through here first.
 ensure_wasm_target() {
+  ensure_public_suffix_list
   if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then return; fi
   log "adding the wasm32-unknown-unknown target"
   if rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then return; fi

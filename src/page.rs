@@ -16,6 +16,7 @@ pub mod classify;
 pub mod conduct;
 pub mod declaration;
 pub mod hidden;
+pub mod provenance;
 pub mod registry;
 pub mod schema;
 pub mod seen;

@@ -200,6 +200,10 @@ pub struct RawDeclaration {
     /// through the browser's WebMCP (`decisions::exposed`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub exposed_to: Vec<String>,
+    /// The scripts on the registration's stack, innermost first
+    /// (`page::provenance`); none for a declarative form's tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scripts: Option<Vec<crate::page::provenance::Script>>,
 }
 
 impl RawDeclaration {
@@ -261,6 +265,7 @@ impl RawDeclaration {
             .map(|t| clip(t, MAX_NAME_LEN))
             .collect();
         self.exposed_to = bounded_origins(std::mem::take(&mut self.exposed_to));
+        self.scripts = self.scripts.take().map(crate::page::provenance::bounded);
         self.unreadable = (!problems.is_empty()).then(|| problems.join("; "));
         self
     }

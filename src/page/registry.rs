@@ -239,7 +239,7 @@ impl Frame {
 
     fn register(&mut self, raw: RawDeclaration, provided: bool, report: &mut Report) -> Registered {
         let name = raw.name.clone();
-        let mut tool = match Tool::new(raw, provided) {
+        let mut tool = match Tool::new(raw, provided, &self.origin) {
             Ok(tool) => tool,
             Err(invalid) => return Registered::refused(name, invalid.to_string()),
         };

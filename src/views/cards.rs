@@ -12,6 +12,7 @@ use crate::decisions::rules::{area_shown, Because, Level, RuleBook, RuleFacts};
 use crate::decisions::untrusted::{Place, Source};
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, SEEN_CAP};
+use crate::page::provenance::Provenance;
 use crate::page::registry::is_opaque_site;
 use crate::page::untrusted::Because as Why;
 use crate::views::text::{
@@ -339,9 +340,39 @@ pub fn card(
             }
         }
     };
+    // Where the tool comes from, where that is not its frame's own origin.
+    if let Action::Call(call) = &pending.action {
+        if let Some(tool) = call.target.tool(world.registry) {
+            if let Some(line) = provenance_line(&tool.provenance, &site) {
+                card.lines.push(line);
+            }
+        }
+    }
     card.approve_menu.retain(|c| offers.contains(&c.answer));
     card.deny_menu.retain(|c| offers.contains(&c.answer));
     Some(card)
+}
+
+/// Where a tool comes from, where that is not its frame's own origin
+/// (docs/cards.md, "Where a tool comes from"): the script's origin quoted.
+fn provenance_line(provenance: &Provenance, site: &str) -> Option<Line> {
+    match provenance {
+        Provenance::Own => None,
+        Provenance::Script { origin, .. } => {
+            let host = origin.split_once("://").map_or(origin.as_str(), |(_, h)| h);
+            Some(
+                Line::ours("The tool was registered by a script from ")
+                    .quote(page_line(host, URL_CAP))
+                    .say(format!(", not by {site}.")),
+            )
+        }
+        Provenance::Eval => Some(Line::ours(format!(
+            "The tool was registered by code made at run time (eval), not by {site}."
+        ))),
+        Provenance::Unknown => Some(Line::ours(
+            "The tool was registered by a script Toolgate could not see.",
+        )),
+    }
 }
 
 /// Why a tool that broke its hints is asked about at every call

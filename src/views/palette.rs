@@ -46,6 +46,11 @@ pub struct Entry {
     pub path: Path,
     pub site: String,
     pub frame_id: FrameId,
+    /// Where it comes from, where that is not its frame's own origin:
+    /// "registered by a script from cdn.example", escaped (docs/classes.md,
+    /// "Where a tool comes from").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registered_by: Option<String>,
 }
 
 /// A lint note for the developer (docs/classes.md, "Lint notes").
@@ -57,10 +62,14 @@ pub struct Note {
     pub text: String,
 }
 
-/// The tools of one site (one origin) in the tab.
+/// The tools of one site (one origin) in the tab; those another origin's
+/// script registered are grouped apart, by that script's origin.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Group {
     pub site: String,
+    /// For a group apart: "registered by a script from cdn.example".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registered_by: Option<String>,
     pub entries: Vec<Entry>,
 }
 
@@ -96,17 +105,22 @@ pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Ve
     let mut groups: Vec<Group> = Vec::new();
     for frame in registry.frames(tab_id) {
         let site = frame.site();
-        let index = match groups.iter().position(|g| g.site == site) {
-            Some(i) => i,
-            None => {
-                groups.push(Group {
-                    site: site.clone(),
-                    entries: Vec::new(),
-                });
-                groups.len() - 1
-            }
-        };
         for tool in &frame.tools {
+            let registered_by = tool.provenance.shown().map(|s| page_line(&s, NAME_CAP));
+            let index = match groups
+                .iter()
+                .position(|g| g.site == site && g.registered_by == registered_by)
+            {
+                Some(i) => i,
+                None => {
+                    groups.push(Group {
+                        site: site.clone(),
+                        registered_by: registered_by.clone(),
+                        entries: Vec::new(),
+                    });
+                    groups.len() - 1
+                }
+            };
             let decl = &tool.decl;
             let verdict = &tool.verdict;
             let broken = registry.flags.of(&site, &decl.name);
@@ -150,6 +164,7 @@ pub fn palette_under(registry: &Registry, tab_id: TabId, rules: &RuleBook) -> Ve
                 path: decl.path,
                 site: site.clone(),
                 frame_id: frame.frame_id,
+                registered_by,
             });
         }
     }

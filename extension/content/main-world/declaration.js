@@ -9,6 +9,7 @@ import {
   toString, TypeErrorCtor,
 } from './primordials.js';
 import { describe, errorText } from './text.js';
+import { registeredBy } from './provenance.js';
 import { DOMExceptionCtor, isSignal } from './dom.js';
 
 const HINTS = ['readOnlyHint', 'consequentialHint', 'destructiveHint', 'idempotentHint',
@@ -191,6 +192,7 @@ export function snapshotTool(tool, path, exists, options) {
     tags: !tags.error && isArray(tags.value) ? stringsOf(arrayFrom(tags.value)) : [],
     instructions: null,
     unreadable: problems.length ? joined(problems, '; ') : null,
+    scripts: registeredBy(),
   };
   return { snapshot, execute, idl, signal, exposedTo };
 }

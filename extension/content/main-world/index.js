@@ -70,6 +70,10 @@ import { fromRelay } from './from-relay.js';
 import { hookDefinitions } from './polyfill.js';
 import { answerFrames } from './frames.js';
 import { started } from './start.js';
+import { installProvenance } from './provenance.js';
+
+// First, before anything the page could reach: the call sites' methods.
+installProvenance();
 
 // Form tools called through the browser's own WebMCP (native-forms.js): a
 // capturing listener on window, before any page script.

@@ -12,6 +12,7 @@ import {
 } from './primordials.js';
 import { foreignCall, read, readHints, setForeignCall, toDOMString } from './declaration.js';
 import { documentContext, navigatorContext, start } from './start.js';
+import { notePolyfill } from './provenance.js';
 
 // @mcp-b/global defines its own object as `modelContext` on `document` and
 // `navigator` (Object.defineProperty, over ours) and forwards each
@@ -33,6 +34,7 @@ function adoptForeignContexts() {
     const register = read(context, 'registerTool').value;
     if (typeof register !== 'function') continue;
     weakSetAdd(adopted, context);
+    notePolyfill();
     const own = getOwnPropertyDescriptor(context, 'registerTool');
     try {
       defineProperty(context, 'registerTool', {

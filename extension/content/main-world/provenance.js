@@ -1,5 +1,5 @@
-// Where a registration came from (issue 55; docs/classes.md, "Where a tool
-// comes from", to be written): the scripts on the stack of the call that
+// Where a registration came from (docs/classes.md, "Where a tool comes
+// from"; the core chooses from them, src/page/provenance.rs): the scripts on the stack of the call that
 // registered a tool, innermost first, read from V8's own call sites, never
 // from the page's formatting of a stack.
 //
@@ -26,7 +26,7 @@
 
 import {
   apply, defineProperty, doc, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray,
-  stringIndexOf, stringSlice,
+  MapCtor, mapHas, mapSet, mapSize, stringIndexOf, stringSlice,
 } from './primordials.js';
 
 // Frames read, and scripts sent: the innermost that matter are near the call.
@@ -41,6 +41,9 @@ const deleteProperty = Reflect.deleteProperty;
 let fileOf = null;
 let evalOf = null;
 let ownFile = null;
+// The addresses of the scripts that defined the page's own WebMCP polyfill
+// (polyfill.js): its frames are not where a tool comes from.
+const polyfills = new MapCtor();
 
 // Sets `key` of the realm's Error to `value` for one capture; returns what
 // puts it back, or throws where the page made it unchangeable.
@@ -107,10 +110,24 @@ function addressOf(file) {
 const documentAddress = () => addressOf(doc.URL);
 
 // The scripts on this call's stack, innermost first, without Toolgate's own
-// or `skipped` (the page's own WebMCP polyfill's, polyfill.js), each once in
-// a row, SCRIPTS at most: `{kind: 'script', url}`, `{kind: 'inline'}` or
-// `{kind: 'eval'}`. Null where Toolgate cannot see them.
-export function scriptsOnStack(skipped) {
+// or the page's WebMCP polyfill's, each once in a row, SCRIPTS at most:
+// `{kind: 'script', url}`, `{kind: 'inline'}` or `{kind: 'eval'}`; a stack
+// Toolgate cannot see is `[{kind: 'unknown'}]`, which the core never takes
+// for the page's own.
+export function registeredBy() {
+  return scriptsOnStack() ?? [{ kind: 'unknown' }];
+}
+
+// The page's own polyfill is being defined (polyfill.js): the script that
+// defines it is left out of where its forwarded tools come from.
+export function notePolyfill() {
+  const scripts = scriptsOnStack();
+  // Read by length first: an empty array's [0] would be Array.prototype's.
+  const first = scripts !== null && scripts.length > 0 ? scripts[0] : null;
+  if (first !== null && first.kind === 'script' && mapSize(polyfills) < SCRIPTS) mapSet(polyfills, first.url, true);
+}
+
+function scriptsOnStack() {
   if (fileOf === null) return null;
   const sites = callSites();
   if (sites === null) return null;
@@ -131,7 +148,7 @@ export function scriptsOnStack(skipped) {
     if (evaluated) entry = 'eval';
     else if (typeof file !== 'string' || file === '') continue; // a built-in's frame
     else entry = addressOf(file);
-    if (skipped !== undefined && skipped(entry)) continue;
+    if (mapHas(polyfills, entry)) continue;
     if (entry === last) continue;
     last = entry;
     let script;

@@ -155,12 +155,17 @@ impl Session {
                         }) => {}
                     Some(facts) if self.answers.visible(chat, &facts) => {
                         read.push((site.clone(), d));
-                        tools.push(json!({
+                        let mut listed = json!({
                             "name": d.name, "title": d.title, "description": d.description,
                             "class": facts.class.label(), "badges": tool.verdict.badges,
                             "site": site,
                             "inputSchema": d.input_schema.as_deref().and_then(|s| serde_json::from_str::<Value>(s).ok()),
-                        }))
+                        });
+                        // Where it comes from, where that is not its frame's own origin.
+                        if let Some(by) = tool.provenance.shown() {
+                            listed["registeredBy"] = Value::String(by);
+                        }
+                        tools.push(listed);
                     }
                     Some(_) => {}
                 }

@@ -311,7 +311,7 @@ fn read_tab(mut unread: Vec<(u64, String)>) -> (BTreeMap<FrameId, Frame>, Vec<u6
             continue;
         };
         let bytes = entry_bytes(&s.key(), &text);
-        let Ok(mut tool) = Tool::new(s.decl, s.provided) else {
+        let Ok(mut tool) = Tool::new(s.decl, s.provided, &s.origin) else {
             left_out.push(seq);
             continue;
         };

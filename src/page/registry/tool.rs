@@ -11,6 +11,9 @@ pub struct Tool {
     pub decl: Declaration,
     pub verdict: Verdict,
     pub source: Source,
+    /// Where it comes from: the script that registered it, as seen from its
+    /// frame's origin (docs/classes.md, "Where a tool comes from").
+    pub provenance: crate::page::provenance::Provenance,
     pub(super) raw: RawDeclaration,
     pub(super) provided: bool,
     /// Its place in the order of registrations, and its stored key's end.
@@ -51,10 +54,12 @@ impl<T> PartialEq for Derived<T> {
 impl Tool {
     /// A tool from a page's snapshot, cut first to what Toolgate keeps
     /// (`RawDeclaration::bounded`): what is stored is what is shown.
-    pub(super) fn new(raw: RawDeclaration, provided: bool) -> Result<Tool, Invalid> {
+    pub(super) fn new(raw: RawDeclaration, provided: bool, origin: &str) -> Result<Tool, Invalid> {
         let raw = raw.bounded();
         let decl = Declaration::from_raw(raw.clone())?;
+        let provenance = crate::page::provenance::provenance(raw.scripts.as_deref(), origin);
         Ok(Tool {
+            provenance,
             verdict: classify(&decl),
             source: Source::of(decl.path),
             definition: Derived::default(),
@@ -107,27 +112,44 @@ impl Tool {
         (self.source, self.decl.kind, &self.decl.name)
     }
 
-    /// A fingerprint of the definition — title, description, schema and
-    /// hints — to which grants are bound (docs/cards.md, "When a tool changes"): a re-registration that
-    /// changes any of them is a new definition.
+    /// A fingerprint of the definition — title, description, schema, hints
+    /// and where it comes from — to which grants are bound (docs/cards.md,
+    /// "When a tool changes"): a re-registration that changes any of them is
+    /// a new definition.
     pub fn definition(&self) -> &str {
-        self.definition.0.get_or_init(|| fingerprint(&self.decl))
+        self.definition
+            .0
+            .get_or_init(|| fingerprint(&self.decl, &self.provenance))
     }
 }
 
-fn fingerprint(d: &Declaration) -> String {
+fn fingerprint(d: &Declaration, provenance: &crate::page::provenance::Provenance) -> String {
     use sha2::{Digest, Sha256};
     // A page controls every definition it registers, so the fingerprint is a
     // SHA-256 of the definition's canonical JSON: no page can find two
     // definitions with one fingerprint (ARCHITECTURE.md, "One name, one tool").
+    // The frame's own tools keep the fingerprint they had before provenance
+    // was part of it, so that no grant is lost to the change; another
+    // origin's script (its origin, not its path: a site's new bundle name is
+    // the same tool) makes another definition.
     let hints: Vec<(&str, &HintState)> = d.hints.iter().map(|(h, s)| (h.key(), s)).collect();
-    let canonical = serde_json::to_vec(&(
-        &d.title,
-        &d.description,
-        &d.input_schema,
-        &d.unreadable,
-        hints,
-    ))
+    let canonical = match provenance {
+        crate::page::provenance::Provenance::Own => serde_json::to_vec(&(
+            &d.title,
+            &d.description,
+            &d.input_schema,
+            &d.unreadable,
+            hints,
+        )),
+        other => serde_json::to_vec(&(
+            &d.title,
+            &d.description,
+            &d.input_schema,
+            &d.unreadable,
+            hints,
+            other.defining(),
+        )),
+    }
     .unwrap_or_default();
     Sha256::digest(&canonical)
         .iter()

@@ -1,0 +1,61 @@
+// Where a tool comes from (docs/classes.md, "Where a tool comes from"): the
+// script that registered it, read from V8's own call sites, shown where the
+// person decides and in the listing an agent receives. A third party's script
+// on a shop's page registers two tools beside the shop's own; a page that
+// formats or empties stacks, wraps registerTool in its own function, or names
+// the third party's script after its own (`sourceURL`) cannot change or hide
+// where they come from; one that makes the stack unreadable gets "a script
+// Toolgate could not see", never the page's own. Pages in tests/pages/provenance/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entries } from '../support/browser.mjs';
+import { harness } from '../support/fixture.mjs';
+import { readCard } from '../support/cards.mjs';
+
+const h = harness({ pages: 'tests/pages/provenance', chatPrefix: 'provenance', tools: 4 });
+const SHOP = 'shop.localhost';
+
+// The tab's listing as an agent receives it: each tool's `registeredBy`.
+async function registeredBy(tabId) {
+  const reply = await h.send(await h.chat(), h.listRequest(tabId));
+  return Object.fromEntries(reply.result.structuredContent.tools.map((t) => [t.name, t.registeredBy ?? null]));
+}
+
+for (const hostile of ['none', 'prepare', 'wrap']) {
+  test(`a third party's tools are named as its script's, the shop's own as the shop's (page: ${hostile})`, async () => {
+    const { page, tabId } = await h.open(SHOP, `/index.html?hostile=${hostile}`);
+    const cdn = `registered by a script from cdn.localhost:${h.server.port}`;
+    assert.deepEqual(await registeredBy(tabId), { own_search: null, own_order: null, ad_offers: cdn, ad_checkout: cdn });
+
+    // The palette groups the third party's tools apart, under its script's origin.
+    const palette = await h.browser.palette(page);
+    assert.deepEqual(palette.groups.map((g) => [g.registered_by ?? null, g.entries.map((e) => e.name)]),
+      [[null, ['own_search', 'own_order']], [cdn, ['ad_offers', 'ad_checkout']]]);
+    assert.equal(entries(palette).find((e) => e.name === 'ad_offers').registered_by, cdn);
+
+    // What the page set is as it was: Toolgate's capture put it back.
+    assert.deepEqual(await page.evaluate(() => window.afterRegistration()),
+      { prepare: true, limit: hostile === 'prepare' ? 0 : 10 });
+    await page.close();
+  });
+}
+
+test('the card for a third party\'s tool says which script registered it, and not the shop', async () => {
+  const { page, tabId } = await h.open(SHOP, '/index.html?card');
+  const asked = await h.asks(await h.chat(), tabId, 'ad_checkout', {}, 'call');
+  const { lines } = await readCard(asked.card);
+  assert.ok(lines.includes(`The tool was registered by a script from cdn.localhost:${h.server.port}, not by ${h.site(SHOP)}.`),
+    JSON.stringify(lines));
+  await asked.card.close();
+  const own = await h.asks(await h.chat(), tabId, 'own_order', {}, 'call');
+  assert.ok(!(await readCard(own.card)).lines.some((line) => line.includes('registered by')), 'the shop\'s own tool names no script');
+  await own.card.close();
+  await page.close();
+});
+
+test('a page that makes the stack unreadable gets "a script Toolgate could not see", never its own', async () => {
+  const { page, tabId } = await h.open(SHOP, '/index.html?hostile=freeze');
+  const unseen = 'registered by a script Toolgate could not see';
+  assert.deepEqual(await registeredBy(tabId), { own_search: unseen, own_order: unseen, ad_offers: unseen, ad_checkout: unseen });
+  await page.close();
+});
