@@ -57,11 +57,14 @@ function swap(key, value) {
     defineProperty(ErrorCtor, key, { __proto__: null, value });
     return () => defineProperty(ErrorCtor, key, { __proto__: null, value: before.value });
   }
-  // A getter, or a value the page made read-only but left configurable.
+  // A getter, or a value the page made read-only but left configurable. Put
+  // back from a copy with no prototype: no getter a page put on
+  // Object.prototype (`value`, `get`) is read into it.
   defineProperty(ErrorCtor, key, {
     __proto__: null, value, writable: true, configurable: true, enumerable: before.enumerable,
   });
-  return () => defineProperty(ErrorCtor, key, before);
+  const back = { __proto__: null, ...before };
+  return () => defineProperty(ErrorCtor, key, back);
 }
 
 // The call sites of the stack here, innermost first, or null where the page
@@ -97,12 +100,13 @@ export function installProvenance() {
 }
 
 // A script's address without its query and fragment, cut to ADDRESS.
+// (No for...of here: a page's hook on Array.prototype's iterator would run.)
 function addressOf(file) {
   let end = file.length;
-  for (const mark of ['?', '#']) {
-    const at = stringIndexOf(file, mark);
-    if (at >= 0 && at < end) end = at;
-  }
+  const query = stringIndexOf(file, '?');
+  if (query >= 0) end = query;
+  const fragment = stringIndexOf(file, '#');
+  if (fragment >= 0 && fragment < end) end = fragment;
   return stringSlice(file, 0, end > ADDRESS ? ADDRESS : end);
 }
 
