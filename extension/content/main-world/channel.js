@@ -18,6 +18,7 @@ import {
   queueMicrotaskFn, win,
 } from './primordials.js';
 import { jsonText } from './json.js';
+import { readRegistrations } from './provenance.js';
 import { HELLO, TO_PAGE, TO_RELAY } from '../handshake.js';
 
 let channel = null;
@@ -59,6 +60,8 @@ export function report(op, onResult = null) {
 
 export function flush() {
   if (pendingOps.length === 0) return; // Flushed already, by `pagehide`.
+  // Where each tool registered in this task comes from, read now (provenance.js).
+  readRegistrations();
   const batch = nextBatch++;
   const ops = pendingOps;
   mapSet(waiting, batch, pendingCallbacks);

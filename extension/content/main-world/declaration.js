@@ -9,7 +9,7 @@ import {
   toString, TypeErrorCtor,
 } from './primordials.js';
 import { describe, errorText } from './text.js';
-import { registeredBy } from './provenance.js';
+import { noteRegistration } from './provenance.js';
 import { DOMExceptionCtor, isSignal } from './dom.js';
 
 const HINTS = ['readOnlyHint', 'consequentialHint', 'destructiveHint', 'idempotentHint',
@@ -192,8 +192,8 @@ export function snapshotTool(tool, path, exists, options) {
     tags: !tags.error && isArray(tags.value) ? stringsOf(arrayFrom(tags.value)) : [],
     instructions: null,
     unreadable: problems.length ? joined(problems, '; ') : null,
-    scripts: registeredBy(),
   };
+  noteRegistration(snapshot);
   return { snapshot, execute, idl, signal, exposedTo };
 }
 

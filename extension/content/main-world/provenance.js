@@ -25,12 +25,13 @@
 // Imports: primordials.js.
 
 import {
-  apply, defineProperty, doc, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray,
-  MapCtor, mapHas, mapSet, mapSize, stringIndexOf, stringSlice,
+  apply, arrayPush, defineProperty, doc, ErrorCtor, getOwnPropertyDescriptor, getPrototypeOf, hasOwn,
+  isArray, MapCtor, mapHas, mapSet, mapSize, queueMicrotaskFn, setOwn, stringIndexOf, stringSlice,
 } from './primordials.js';
 
-// Frames read, and scripts sent: the innermost that matter are near the call.
-const FRAMES = 64;
+// Frames read, and scripts sent: the innermost that matter are near the call
+// (a capture's cost grows with its frames).
+const FRAMES = 24;
 const SCRIPTS = 8;
 // The most characters of a script's address sent (its origin and path).
 const ADDRESS = 300;
@@ -54,8 +55,10 @@ function swap(key, value) {
     return () => deleteProperty(ErrorCtor, key);
   }
   if (hasOwn(before, 'value') && before.writable) {
-    defineProperty(ErrorCtor, key, { __proto__: null, value });
-    return () => defineProperty(ErrorCtor, key, { __proto__: null, value: before.value });
+    // An own writable value (as the browser makes stackTraceLimit): set as
+    // it is, which runs no setter and costs a tenth of a redefinition.
+    ErrorCtor[key] = value;
+    return () => { ErrorCtor[key] = before.value; };
   }
   // A getter, or a value the page made read-only but left configurable. Put
   // back from a copy with no prototype: no getter a page put on
@@ -67,31 +70,58 @@ function swap(key, value) {
   return () => defineProperty(ErrorCtor, key, back);
 }
 
-// The call sites of the stack here, innermost first, or null where the page
-// made the realm's Error unchangeable.
-function callSites() {
-  let restoreLimit = null;
-  let restorePrepare = null;
+// The stack here, captured (an Error of the realm's, its frames not yet read
+// into call sites), or null where the page made the realm's Error unchangeable.
+function captured() {
+  let restore = null;
   try {
-    restoreLimit = swap('stackTraceLimit', FRAMES);
-    restorePrepare = swap('prepareStackTrace', sitesOf);
-    const sites = new ErrorCtor().stack;
-    return isArray(sites) ? sites : null;
+    restore = swap('stackTraceLimit', FRAMES);
+    return new ErrorCtor();
   } catch {
     return null;
   } finally {
     try {
-      if (restorePrepare) restorePrepare();
-      if (restoreLimit) restoreLimit();
+      if (restore) restore();
     } catch {
       // Put back as far as the page lets it: never a throw into the page.
     }
   }
 }
 
+// Each captured stack's call sites, innermost first (null for a stack that
+// could not be captured or read), read in one swap of prepareStackTrace:
+// adding and removing it costs more than reading a stack.
+function callSites(stacks) {
+  const sites = [];
+  let restore = null;
+  try {
+    restore = swap('prepareStackTrace', sitesOf);
+    for (let i = 0; i < stacks.length; i++) {
+      const read = stacks[i] === null ? null : stacks[i].stack;
+      defineProperty(sites, i, { __proto__: null, value: isArray(read) ? read : null, writable: true, enumerable: true, configurable: true });
+    }
+  } catch {
+    // Unread stacks stay unknown.
+  } finally {
+    try {
+      if (restore) restore();
+    } catch {
+      // As above.
+    }
+  }
+  return sites;
+}
+
+// The call sites of the stack here, innermost first, or null.
+function sitesHere() {
+  const read = callSites([captured()]);
+  // By length first: an empty array's [0] would be Array.prototype's.
+  return read.length > 0 ? read[0] : null;
+}
+
 // Takes the call sites' methods and the shim's own script, at document_start.
 export function installProvenance() {
-  const sites = callSites();
+  const sites = sitesHere();
   if (sites === null || sites.length === 0) return;
   const proto = getPrototypeOf(sites[0]);
   fileOf = proto.getFileName;
@@ -113,28 +143,53 @@ function addressOf(file) {
 // The document's own address: an inline script's frames name it.
 const documentAddress = () => addressOf(doc.URL);
 
-// The scripts on this call's stack, innermost first, without Toolgate's own
-// or the page's WebMCP polyfill's, each once in a row, SCRIPTS at most:
-// `{kind: 'script', url}`, `{kind: 'inline'}` or `{kind: 'eval'}`; a stack
-// Toolgate cannot see is `[{kind: 'unknown'}]`, which the core never takes
-// for the page's own.
-export function registeredBy() {
-  return scriptsOnStack() ?? [{ kind: 'unknown' }];
+// Registrations whose stacks are captured and not yet read: a snapshot, and
+// its stack. Read when the task's reports are sent (`readRegistrations`,
+// channel.js), so that a registration pays only for the capture.
+let pending = [];
+
+// A snapshot is being taken: its registration's stack is captured now, and
+// its `scripts` written in a microtask, or when its report is sent if that
+// comes first (a `pagehide`). Until then it says "unknown", never the
+// page's own.
+export function noteRegistration(snapshot) {
+  setOwn(snapshot, 'scripts', [{ kind: 'unknown' }]);
+  if (pending.length === 0) queueMicrotaskFn(readRegistrations);
+  arrayPush(pending, snapshot);
+  arrayPush(pending, fileOf === null ? null : captured());
+}
+
+// Writes each noted snapshot's `scripts`: the scripts on its registration's
+// stack, innermost first, without Toolgate's own or the page's WebMCP
+// polyfill's, each once in a row, SCRIPTS at most (`{kind: 'script', url}`,
+// `{kind: 'inline'}`, `{kind: 'eval'}`); a stack Toolgate could not see is
+// `[{kind: 'unknown'}]`, which the core never takes for the page's own.
+export function readRegistrations() {
+  if (pending.length === 0) return;
+  const noted = pending;
+  pending = [];
+  const stacks = [];
+  for (let i = 1; i < noted.length; i += 2) arrayPush(stacks, noted[i]);
+  const sites = callSites(stacks);
+  for (let i = 0; i < stacks.length; i++) {
+    const read = i < sites.length ? sites[i] : null;
+    setOwn(noted[2 * i], 'scripts', (read === null ? null : scriptsOf(read)) ?? [{ kind: 'unknown' }]);
+  }
 }
 
 // The page's own polyfill is being defined (polyfill.js): the script that
 // defines it is left out of where its forwarded tools come from.
 export function notePolyfill() {
-  const scripts = scriptsOnStack();
+  const sites = fileOf === null ? null : sitesHere();
+  const scripts = sites === null ? null : scriptsOf(sites);
   // Read by length first: an empty array's [0] would be Array.prototype's.
   const first = scripts !== null && scripts.length > 0 ? scripts[0] : null;
   if (first !== null && first.kind === 'script' && mapSize(polyfills) < SCRIPTS) mapSet(polyfills, first.url, true);
 }
 
-function scriptsOnStack() {
-  if (fileOf === null) return null;
-  const sites = callSites();
-  if (sites === null) return null;
+// The scripts of `sites`, as `readRegistrations` writes them; null where a
+// call site cannot be read.
+function scriptsOf(sites) {
   const scripts = [];
   const own = documentAddress();
   let last = null;
