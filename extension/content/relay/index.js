@@ -21,6 +21,7 @@ import { HELLO, TO_PAGE, TO_RELAY } from '../handshake.js';
 import { withTimeout } from '../../shared/deadlines.js';
 import { askWorker, untilAWorkerAnswers } from '../../shared/chromium-errors.js';
 import { changes, storageNow, unwatch, watching } from './storage.js';
+import { frameFacts } from './frame-facts.js';
 
 // ---- The channel ------------------------------------------------------------
 // The shim's channel comes in the document's first hello, which is the
@@ -53,6 +54,8 @@ function toPage(message) {
 const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
 const NATIVE_CALL = /^\{"type":"native_call","call":(\d{1,15}),/;
 const EXPOSED_CALL = /^\{"type":"exposed_call","call":(\d{1,15}),/;
+const EXPOSED_TOOLS = /^\{"type":"exposed_tools","call":(\d{1,15}),/;
+const EXPOSED_RUN = /^\{"type":"exposed_run","call":(\d{1,15}),/;
 
 function fromShim(text) {
   if (typeof text !== 'string') return;
@@ -63,6 +66,19 @@ function fromShim(text) {
     nativeCall(Number(number[1]), text);
   } else if ((number = EXPOSED_CALL.exec(text))) {
     exposedCall(Number(number[1]), text);
+  } else if ((number = EXPOSED_TOOLS.exec(text))) {
+    // Where the browser has no WebMCP to carry them, other origins' frames'
+    // tools are listed and run through the worker (main-world/exposed-frames.js).
+    const call = Number(number[1]);
+    listenToWorker();
+    ask(text, (reply) => toPage({ type: 'exposed_tools_result', call, tools: Array.isArray(reply?.tools) ? reply.tools : [] }),
+      () => toPage({ type: 'exposed_tools_result', call, tools: [] }));
+  } else if ((number = EXPOSED_RUN.exec(text))) {
+    // Asked once, not again: a worker that stopped meanwhile may have run it.
+    const call = Number(number[1]);
+    askWorker(text).then((reply) => toPage({
+      type: 'exposed_run_result', call, ok: reply?.ok === true, json: reply?.json, error: reply?.error, thrown: reply?.thrown === true,
+    }), (error) => toPage({ type: 'exposed_run_result', call, ok: false, error: String(error?.message ?? error) }));
   } else {
     callResult(text);
   }
@@ -269,6 +285,17 @@ function fromWorker(message, sender, respond) {
   if (sender.id !== chrome.runtime.id || sender.tab) return false;
   if (message?.type === 'ping') {
     respond({ type: 'pong' });
+    return false;
+  }
+  // Where this frame is, for the worker's view of the tab's frames
+  // (frame-facts.js), and a change in what other origins' frames expose to
+  // this one, for the page's toolchange (background/exposed.js).
+  if (message?.type === 'frame_facts') {
+    respond(frameFacts());
+    return false;
+  }
+  if (message?.type === 'exposed_changed') {
+    toPage({ type: 'exposed_changed' });
     return false;
   }
   if (message?.type === 'call') {
