@@ -71,17 +71,42 @@ function fromShim(text) {
     // tools are listed and run through the worker (main-world/exposed-frames.js).
     const call = Number(number[1]);
     listenToWorker();
-    ask(text, (reply) => toPage({ type: 'exposed_tools_result', call, tools: Array.isArray(reply?.tools) ? reply.tools : [] }),
-      () => toPage({ type: 'exposed_tools_result', call, tools: [] }));
+    inTurn((done) => ask(text, (reply) => {
+      toPage({ type: 'exposed_tools_result', call, tools: Array.isArray(reply?.tools) ? reply.tools : [] });
+      done();
+    }, () => {
+      toPage({ type: 'exposed_tools_result', call, tools: [] });
+      done();
+    }));
   } else if ((number = EXPOSED_RUN.exec(text))) {
     // Asked once, not again: a worker that stopped meanwhile may have run it.
     const call = Number(number[1]);
-    askWorker(text).then((reply) => toPage({
+    inTurn((done) => askWorker(text).then((reply) => toPage({
       type: 'exposed_run_result', call, ok: reply?.ok === true, json: reply?.json, error: reply?.error, thrown: reply?.thrown === true,
-    }), (error) => toPage({ type: 'exposed_run_result', call, ok: false, error: String(error?.message ?? error) }));
+    }), (error) => toPage({ type: 'exposed_run_result', call, ok: false, error: String(error?.message ?? error) })).finally(done));
   } else {
     callResult(text);
   }
+}
+
+// Each request of other origins' exposed tools costs the worker a question
+// to every frame of the tab (background/exposed.js): a frame has at most
+// EXPOSED_AT_ONCE of them in flight, the rest wait their turn, so a page
+// that floods is held to the worker's pace.
+const EXPOSED_AT_ONCE = 4;
+let exposedInFlight = 0;
+const exposedWaiting = [];
+function inTurn(start) {
+  if (exposedInFlight >= EXPOSED_AT_ONCE) {
+    exposedWaiting.push(start);
+    return;
+  }
+  exposedInFlight += 1;
+  start(() => {
+    exposedInFlight -= 1;
+    const next = exposedWaiting.shift();
+    if (next) inTurn(next);
+  });
 }
 
 // ---- Reports of the frame's tools ---------------------------------------
