@@ -24,6 +24,7 @@ import { until } from '../support/until.mjs';
 import { auditOnce } from '../support/audit.mjs';
 import { browserAgent } from '../support/browser-agent.mjs';
 import { cardWatcher, closeCard, readCard } from '../support/cards.mjs';
+import { sendAsFrame } from '../support/relay-world.mjs';
 
 const NATIVE = BROWSER_VERSION >= 156;
 const SIDES = NATIVE
@@ -503,4 +504,39 @@ test('imperative/exposedTo-cross-origin-child "Cross-origin iframe without permi
     }
     await browsers[side].assertNoErrors();
   }
+});
+
+// Pages are hostile: a frame that sends the worker what it likes, past its
+// shim (relay-world.mjs), lists and runs only the tools other origins'
+// frames exposed to its own origin (the browser's sender), in the frame
+// they are in; a message with a field of its own is refused whole.
+test('with the polyfill, a frame past its shim lists and runs none of another origin\'s tools that were not exposed to it', async () => {
+  const { page, parent, child, origins } = await localTree('B');
+  try {
+    assert.equal(await registerExposed(child, 'child_secret', origins.other, 'secret'), 'registered');
+    await listenNext(parent);
+    assert.equal(await registerExposed(child, 'child_shared', origins.parent, 'shared'), 'registered');
+    assert.equal(await heardNext(parent), 'fired');
+    const forge = (message) => sendAsFrame(page, JSON.stringify(message));
+    const listed = await forge({ type: 'exposed_tools', call: 1, from_origins: [origins.child, origins.other] });
+    assert.deepStrictEqual(listed.tools.map((tool) => `${tool.name}@${tool.origin} ${JSON.stringify(tool.path)}`), [`child_shared@${origins.child} [1]`]);
+    for (const [what, forged] of [
+      ['a tool not exposed to the caller', { origin: origins.child, name: 'child_secret', path: [1] }],
+      ['its frame said to be of another origin', { origin: origins.other, name: 'child_secret', path: [1] }],
+      ['another frame than the one it is in', { origin: origins.child, name: 'child_shared', path: [0] }],
+      ['a frame that is not there', { origin: origins.child, name: 'child_shared', path: [1, 0] }],
+    ]) {
+      const answer = await forge({ type: 'exposed_run', call: 2, ...forged, arguments: {} });
+      assert.equal(answer.ok, false, `${what}: ${JSON.stringify(answer)}`);
+    }
+    const extra = await forge({ type: 'exposed_run', call: 3, origin: origins.child, name: 'child_shared', path: [1], arguments: {}, caller: origins.other });
+    assert.match(String(extra.error), /unknown field `caller`/);
+    assert.deepStrictEqual(await child.evaluate(() => window.ran), [], 'nothing ran');
+    assert.deepStrictEqual(await forge({ type: 'exposed_run', call: 4, origin: origins.child, name: 'child_shared', path: [1], arguments: { query: 'q' } }),
+      { ok: true, json: '"shared"' });
+    assert.deepStrictEqual(await child.evaluate(() => window.ran), [{ tool: 'child_shared', input: { query: 'q' }, signal: true }]);
+  } finally {
+    await page.close();
+  }
+  await browsers.B.assertNoErrors();
 });
