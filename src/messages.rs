@@ -40,7 +40,25 @@ pub enum FromPage {
         call: u64,
         exposed: crate::decisions::exposed::ExposedCall,
     },
+    /// Where the browser has no WebMCP to list them (Toolgate's polyfill):
+    /// the frame's page asks for the tools frames of `from_origins` in its
+    /// tab expose to it (`getTools({fromOrigins})`; `decisions::exposed::tree`).
+    ExposedTools {
+        call: u64,
+        from_origins: Vec<String>,
+    },
+    /// Where the browser has no WebMCP to carry it: the frame's page calls
+    /// a tool a frame of another origin exposed to it, found where its
+    /// listing said (`decisions::exposed::ExposedRun`).
+    ExposedRun {
+        call: u64,
+        run: crate::decisions::exposed::ExposedRun,
+    },
 }
+
+/// The most origins a page's `fromOrigins` is read with: more than any
+/// tab's frames hold.
+pub const FROM_ORIGINS: usize = 256;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -48,6 +66,8 @@ enum PageName {
     Updates,
     NativeCall,
     ExposedCall,
+    ExposedTools,
+    ExposedRun,
 }
 
 /// Every field any `FromPage` has, flat (see `crate::wire`; a `RawValue`
@@ -64,6 +84,8 @@ struct PageWire {
     name: Option<String>,
     origin: Option<String>,
     arguments: Option<Box<RawValue>>,
+    from_origins: Option<Vec<String>>,
+    path: Option<Vec<u32>>,
 }
 
 impl<'de> Deserialize<'de> for FromPage {
@@ -85,6 +107,8 @@ impl TryFrom<PageWire> for FromPage {
             ("name", w.name.is_some()),
             ("origin", w.origin.is_some()),
             ("arguments", w.arguments.is_some()),
+            ("from_origins", w.from_origins.is_some()),
+            ("path", w.path.is_some()),
         ];
         Ok(match w.message {
             PageName::Updates => {
@@ -113,6 +137,27 @@ impl TryFrom<PageWire> for FromPage {
                     exposed: crate::decisions::exposed::ExposedCall {
                         origin: needed(w.origin, "origin")?,
                         name: needed(w.name, "name")?,
+                        arguments: needed(w.arguments, "arguments")?,
+                    },
+                }
+            }
+            PageName::ExposedTools => {
+                only(&present, &["call", "from_origins"])?;
+                let mut from_origins = needed(w.from_origins, "from_origins")?;
+                from_origins.truncate(FROM_ORIGINS);
+                FromPage::ExposedTools {
+                    call: needed(w.call, "call")?,
+                    from_origins,
+                }
+            }
+            PageName::ExposedRun => {
+                only(&present, &["call", "origin", "name", "path", "arguments"])?;
+                FromPage::ExposedRun {
+                    call: needed(w.call, "call")?,
+                    run: crate::decisions::exposed::ExposedRun {
+                        origin: needed(w.origin, "origin")?,
+                        name: needed(w.name, "name")?,
+                        path: needed(w.path, "path")?,
                         arguments: needed(w.arguments, "arguments")?,
                     },
                 }

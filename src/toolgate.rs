@@ -7,11 +7,12 @@ use crate::decisions::agent::{
     page_outcome, Answered, Expired, FrameCall, Session, Step, TabInfo, Withdrawn, World,
 };
 use crate::decisions::answers::Answer;
-use crate::decisions::exposed::{ExposedCall, PageCall, Passes};
+use crate::decisions::exposed::tree::{self, Listed, Listener, Tree};
+use crate::decisions::exposed::{ExposedCall, ExposedRun, PageCall, Passes};
 use crate::decisions::rules::RuleBook;
 use crate::decisions::rules::{SeenTool, Standing};
 use crate::page::conduct::{Broken, Conduct, Watch, Witnessed, SEEN_CAP};
-use crate::page::registry::{Effect, Event, Registered, Registry};
+use crate::page::registry::{Effect, Event, FrameRef, Op, Registered, Registry};
 use crate::page::schema::Checking;
 use crate::protocol::Resume;
 use crate::views::cards::{self, Card};
@@ -212,6 +213,62 @@ impl Toolgate {
         now_ms: u64,
     ) -> Result<(), String> {
         self.passes.grant(&self.registry, caller, call, now_ms)
+    }
+
+    /// A report of frame `from`'s tools applied, with the origins whose view
+    /// of what that frame exposes to them changed (`exposedTo`): the shell
+    /// tells their frames, where the browser has no WebMCP to (`tree`).
+    pub fn apply_page(
+        &mut self,
+        from: FrameRef,
+        ops: Vec<Op>,
+    ) -> (Vec<Registered>, Vec<Effect>, Vec<String>) {
+        let (tab_id, frame_id, document_id) =
+            (from.tab_id, from.frame_id, from.document_id.clone());
+        let exposure = |registry: &Registry| {
+            tree::exposure(
+                registry
+                    .frames(tab_id)
+                    .find(|f| f.frame_id == frame_id && f.document_id == document_id),
+            )
+        };
+        let before = exposure(&self.registry);
+        let (results, effects) = self.registry.apply(Event::Page { from, ops });
+        let after = exposure(&self.registry);
+        (results, effects, tree::changed_for(&before, &after))
+    }
+
+    /// The tools frames of `from_origins` expose to frame `caller`, in the
+    /// tab the shell saw as `tree` (`tree::listing`).
+    pub fn exposed_tools(
+        &self,
+        caller: &FrameRef,
+        from_origins: &[String],
+        tree: &Tree,
+    ) -> Vec<Listed> {
+        tree::listing(&self.registry, tree, caller, from_origins)
+    }
+
+    /// A page's call of a tool another origin's frame exposed to it, where
+    /// the worker carries it: the call to run in the owning frame, as the
+    /// calling page's (`Passes::polyfill_call`).
+    ///
+    /// # Errors
+    /// Why it may not run.
+    pub fn polyfill_call(
+        &mut self,
+        caller: &FrameRef,
+        run: &ExposedRun,
+        tree: &Tree,
+        now_ms: u64,
+    ) -> Result<(FrameCall, PageCall), String> {
+        self.passes
+            .polyfill_call(&self.registry, tree, caller, run, now_ms)
+    }
+
+    /// The frames to tell that what `owner` exposes to `origins` changed.
+    pub fn exposed_listeners(owner: &FrameRef, origins: &[String], tree: &Tree) -> Vec<Listener> {
+        tree::listeners(tree, owner, origins)
     }
 
     /// Whether a call that reached Toolgate's native copy of a tool is the

@@ -2,9 +2,8 @@
 
 use crate::decisions::agent::{FrameCall, TabInfo};
 use crate::decisions::answers::Answer;
-use crate::decisions::exposed::PageCall;
-use crate::messages::{FromPage, FromUi};
-use crate::page::registry::{Event, FrameRef};
+use crate::messages::FromUi;
+use crate::page::registry::Event;
 use crate::page::schema::Checking;
 use crate::toolgate::Toolgate;
 use checked::{read_checked, write_step};
@@ -13,7 +12,9 @@ use wasm_bindgen::prelude::*;
 
 mod audit;
 mod checked;
+mod exposed;
 mod otlp;
+mod page;
 mod schema;
 mod watch;
 
@@ -63,24 +64,6 @@ fn read<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, JsE
 struct Applied {
     results: Vec<crate::page::registry::Registered>,
     effects: Vec<crate::page::registry::Effect>,
-}
-
-/// A page's message as `fromPage` read it (`FromPage`): a report applied,
-/// or what the shell carries out (extension/background/pages.js).
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum PageRead {
-    Updates {
-        results: Vec<crate::page::registry::Registered>,
-        effects: Vec<crate::page::registry::Effect>,
-    },
-    /// `number` is the page's own number for the call.
-    NativeCall { number: u64, call: FrameCall },
-    /// A native call that a page announced (`ExposedCall`): it runs as that
-    /// page's call, with no card (`decisions::exposed`).
-    PageCall { number: u64, page_call: PageCall },
-    /// Whether the page's announced call got its pass.
-    Exposed { number: u64, granted: bool },
 }
 
 /// Page text as Toolgate's pages show it (`views::text::page_text_as`), for
@@ -496,60 +479,6 @@ impl Core {
     #[wasm_bindgen(js_name = "closeChat")]
     pub fn close_chat(&mut self, chat: &str) {
         self.0.session.close_chat(chat);
-    }
-
-    /// A content script's message (`FromPage`); `from` is what the browser
-    /// said of its sender. A report is applied here, and a page's announced
-    /// call of an exposed tool weighed; a native call comes back read
-    /// (`PageRead`), for the shell to carry out, or as the page call it was
-    /// announced as. `now_ms`: the shell's clock, for the passes' expiry.
-    #[wasm_bindgen(js_name = "fromPage")]
-    pub fn page_message(
-        &mut self,
-        from: &str,
-        message: &str,
-        now_ms: f64,
-    ) -> Result<String, JsError> {
-        let from: FrameRef = read(from, "sender")?;
-        let now_ms = now_ms as u64;
-        match read(message, "page message")? {
-            FromPage::Updates { ops, .. } => {
-                let (results, effects) = self.0.apply(Event::Page { from, ops });
-                write(&PageRead::Updates { results, effects })
-            }
-            FromPage::NativeCall {
-                call,
-                source,
-                name,
-                arguments,
-            } => {
-                let frame_call = FrameCall {
-                    tab_id: from.tab_id,
-                    frame_id: from.frame_id,
-                    document_id: from.document_id,
-                    source,
-                    name,
-                    arguments,
-                };
-                match self.0.page_call(&frame_call, now_ms) {
-                    Some(page_call) => write(&PageRead::PageCall {
-                        number: call,
-                        page_call,
-                    }),
-                    None => write(&PageRead::NativeCall {
-                        number: call,
-                        call: frame_call,
-                    }),
-                }
-            }
-            FromPage::ExposedCall { call, exposed } => {
-                let granted = self.0.exposed_call(&from, &exposed, now_ms).is_ok();
-                write(&PageRead::Exposed {
-                    number: call,
-                    granted,
-                })
-            }
-        }
     }
 
     /// A browser event (navigation, frames, tab closed).

@@ -1,6 +1,7 @@
 // Pages: the reports of their frames' tools, their tabs closing and frames
 // navigating, and the calls of the browser's own agent that reach them.
 import { decided, openChat, proceed, withdraw } from './agents.js';
+import { exposedRun, exposedTools, exposureChanged } from './exposed.js';
 import { BROWSER_AGENT, browserAgentChat, nativeRequestId } from './browser-agent.js';
 import { record } from './audit.js';
 import { applyEvent, fromJson, inTab, storedAtStart, TOOL_KEY, toJson } from './core.js';
@@ -15,8 +16,10 @@ import { unwatchTab, watchTab } from './watch.js';
 // read by the core as `FromPage` (src/messages.rs): a report of its frame's
 // tools, a call that reached Toolgate's copy of a tool in the browser's own
 // WebMCP, or the page saying it is about to call, through the browser, a tool
-// a frame of another origin exposed to it (docs/agents.md, "Pages calling
-// each other's tools"). Which frame
+// a frame of another origin exposed to it, or, where the browser has no
+// WebMCP to carry such calls, asking this worker to list and run those
+// tools (exposed.js; docs/agents.md, "Pages calling each other's tools").
+// Which frame
 // and document it speaks for comes from the browser's `sender`, never from
 // the message. Read in the tab's own turn (core.js, "Page events, one queue
 // per tab"); what a native call or a check then does happens after it.
@@ -42,7 +45,7 @@ export function fromPage(message, sender) {
         try {
           const page = read(core, text);
           if (page.results.type !== 'updates') throw new Error('bad page message: only reports come together');
-          answers.push({ results: page.results.results });
+          answers.push({ results: page.results.results, exposed_changed: page.results.exposed_changed });
           effects.push(...page.effects);
         } catch (error) {
           answers.push({ error: String(error?.message ?? error) });
@@ -51,7 +54,9 @@ export function fromPage(message, sender) {
       return { results: answers, effects };
     }).then((answers) => {
       if (answers.some((answer) => answer.results)) tabHasTools(sender);
-      return { answers };
+      const origins = new Set(answers.flatMap((answer) => answer.exposed_changed ?? []));
+      if (origins.size > 0) exposureChanged(sender, [...origins]);
+      return { answers: answers.map(({ results, error }) => (error === undefined ? { results } : { error })) };
     });
   }
   if (typeof message !== 'string') return Promise.reject(new Error('bad page message: a page message is JSON text'));
@@ -59,7 +64,12 @@ export function fromPage(message, sender) {
     switch (page.type) {
       case 'updates':
         tabHasTools(sender);
+        if (page.exposed_changed?.length > 0) exposureChanged(sender, page.exposed_changed);
         return { results: page.results };
+      case 'exposed_tools':
+        return exposedTools(page, sender);
+      case 'exposed_run':
+        return exposedRun(page, sender);
       case 'native_call':
         return nativeCall(page.number, page.call, sender);
       case 'exposed':

@@ -21,11 +21,19 @@
 //! it: it runs what the calling page chose and was about to run itself, with
 //! the arguments it chose, which that page could run and show anyone. The
 //! page's own call then finds no pass and is gated.
+//!
+//! Where the browser has no WebMCP to carry the call (Toolgate's polyfill,
+//! Chromium 148), the worker carries it, through its view of the tab's
+//! frames (`tree`): the same pass is granted and taken in one turn, for the
+//! frame the caller named (`Passes::polyfill_call`), so no agent's call can
+//! come between.
+
+pub mod tree;
 
 use super::agent::FrameCall;
 use crate::page::declaration::Kind;
 use crate::page::registry::{FrameRef, Registry, TabId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -47,6 +55,18 @@ pub struct ExposedCall {
     /// The origin of the frame whose tool it is.
     pub origin: String,
     pub name: String,
+    pub arguments: Box<RawValue>,
+}
+
+/// What a frame's page asks the worker to run where the browser has no
+/// WebMCP to carry it (`FromPage::ExposedRun`): the call, and where the
+/// caller found the owning frame's window, from the top (`tree::Listed`).
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExposedRun {
+    pub origin: String,
+    pub name: String,
+    pub path: Vec<u32>,
     pub arguments: Box<RawValue>,
 }
 
@@ -163,6 +183,18 @@ impl Passes {
     /// owning frame's origin, the tool (still exposed to the caller), and
     /// exactly the arguments.
     pub fn take(&mut self, registry: &Registry, call: &FrameCall, now_ms: u64) -> Option<PageCall> {
+        self.take_for(registry, call, None, now_ms)
+    }
+
+    /// As `take`, and where `caller_document` is given, only a pass of that
+    /// calling document.
+    fn take_for(
+        &mut self,
+        registry: &Registry,
+        call: &FrameCall,
+        caller_document: Option<&str>,
+        now_ms: u64,
+    ) -> Option<PageCall> {
         self.expire(now_ms);
         if self.passes.is_empty() {
             return None;
@@ -176,6 +208,7 @@ impl Passes {
         let arguments: Value = serde_json::from_str(call.arguments.get()).ok()?;
         let at = self.passes.iter().position(|pass| {
             pass.tab_id == call.tab_id
+                && caller_document.is_none_or(|d| d == pass.caller_document)
                 && pass.owner == frame.origin
                 && pass.name == call.name
                 && tool.decl.exposed_to.contains(&pass.caller)
@@ -187,5 +220,60 @@ impl Passes {
             site: frame.origin.clone(),
             tool: call.name.clone(),
         })
+    }
+
+    /// A page's call of a tool another origin's frame exposed to it, where
+    /// the worker carries it (`tree`): the pass granted as for an announced
+    /// call (`grant`), the owning frame found where the caller named it,
+    /// and the pass taken by the call the worker then runs there (`take`),
+    /// in one turn. Gives that call (the owning frame's tool) and whose it is.
+    ///
+    /// # Errors
+    /// Why it may not run: not exposed, the policy, or no such frame.
+    pub fn polyfill_call(
+        &mut self,
+        registry: &Registry,
+        tree: &tree::Tree,
+        caller: &FrameRef,
+        run: &ExposedRun,
+        now_ms: u64,
+    ) -> Result<(FrameCall, PageCall), String> {
+        let call = ExposedCall {
+            origin: run.origin.clone(),
+            name: run.name.clone(),
+            arguments: run.arguments.clone(),
+        };
+        self.grant(registry, caller, &call, now_ms)?;
+        let frame_call = tree::owner(registry, tree, caller, &run.origin, &run.name, &run.path)
+            .and_then(|frame| {
+                let tool = frame.tools.iter().find(|t| {
+                    t.decl.kind == Kind::Tool
+                        && t.decl.name == run.name
+                        && t.decl.exposed_to.contains(&caller.origin)
+                })?;
+                Some(FrameCall {
+                    tab_id: caller.tab_id,
+                    frame_id: frame.frame_id,
+                    document_id: frame.document_id.clone(),
+                    source: tool.source,
+                    name: run.name.clone(),
+                    arguments: run.arguments.clone(),
+                })
+            });
+        let taken = frame_call
+            .as_ref()
+            .and_then(|c| self.take_for(registry, c, Some(&caller.document_id), now_ms));
+        match (frame_call, taken) {
+            (Some(frame_call), Some(page_call)) => Ok((frame_call, page_call)),
+            _ => {
+                // The pass granted above, the last, goes unused: none is
+                // left waiting for another call to take.
+                self.passes.pop();
+                Err(format!(
+                    "no frame of {} where the caller named it has {} exposed to {}, both allowed \"tools\"",
+                    run.origin, run.name, caller.origin
+                ))
+            }
+        }
     }
 }

@@ -3,7 +3,8 @@
 // accessor.
 //
 // Imports: primordials.js, dom.js, events.js, declaration.js, secure-origins.js,
-// registry.js, frames.js, execute-tool.js, native.js, cross-origin.js.
+// registry.js, frames.js, execute-tool.js, native.js, cross-origin.js,
+// exposed-frames.js.
 
 import {
   arrayPush, arraySort, EventTargetCtor, parse, PromiseCtor, promiseThen, rejected, resolved, setOwn, stringify,
@@ -22,6 +23,7 @@ import { isTreeWindow, treeTools } from './frames.js';
 import { runForTesting, unknownError } from './execute-tool.js';
 import { nativeExecuteTool, nativeExposedCheck, nativeListTools, wrapsDocumentContext } from './native.js';
 import { announceExposed, otherOrigins } from './cross-origin.js';
+import { exposedTools, originsOf, runExposed } from './exposed-frames.js';
 
 const byName = (x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
 
@@ -74,12 +76,25 @@ export class ModelContext extends EventTargetCtor {
   // Wrapping the browser's own (156), `options.fromOrigins` adds the tools
   // other origins' frames expose to this one, as the browser lists them
   // (cross-origin.js).
+  // Where the browser has no WebMCP to ask, the worker lists what other
+  // origins' frames expose to this one (exposed-frames.js).
   getTools(options = undefined) {
     if (!toolsAllowed) return rejected(notAllowed());
     const list = treeTools();
-    if (options === undefined || options === null || !wrapsDocumentContext()) {
+    const fromOrigins = options === undefined || options === null || wrapsDocumentContext()
+      ? { value: undefined } : read(options, 'fromOrigins');
+    if (fromOrigins.error) return rejected(fromOrigins.error);
+    const origins = originsOf(fromOrigins.value);
+    if (options === undefined || options === null || (!wrapsDocumentContext() && origins.length === 0)) {
       const sorted = arraySort(list, byName);
       return new PromiseCtor((resolve) => queueTask(() => resolve(sorted)));
+    }
+    if (!wrapsDocumentContext()) {
+      return promiseThen(exposedTools(origins), (tools) => {
+        for (let i = 0; i < tools.length; i++) arrayPush(list, tools[i]);
+        const sorted = arraySort(list, byName);
+        return new PromiseCtor((resolve) => queueTask(() => resolve(sorted)));
+      });
     }
     let listed;
     try {
@@ -121,6 +136,12 @@ export class ModelContext extends EventTargetCtor {
     // (cross-origin.js).
     if (origin !== win.origin && where !== win && wrapsDocumentContext()) {
       return promiseThen(announceExposed(origin, name, inputObject), () => nativeExecuteTool(tool, inputObject, options));
+    }
+    // Without it, through the worker, as the page's call too (exposed-frames.js).
+    if (origin !== win.origin && where !== win) {
+      const input = inputText(inputObject);
+      if (input.error) return rejected(input.error);
+      return runExposed(origin, name, where, input.text, signal?.value);
     }
     // Another window's or origin's tool is none of this document's.
     if (where !== win || origin !== win.origin) return rejected(unknownError(UNKNOWN_TRANSIENT));

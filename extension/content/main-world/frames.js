@@ -7,9 +7,10 @@
 // own window: a page can send it too, and learns nothing it could not read
 // through that frame's own document.modelContext.
 //
-// Cross-origin frames are out of reach here; where Toolgate wraps the
-// browser's own object, a tool they expose to this origin (`exposedTo`)
-// comes from it (cross-origin.js).
+// Cross-origin frames are out of reach here; a tool they expose to this
+// origin (`exposedTo`) comes from the browser's own object where Toolgate
+// wraps it (cross-origin.js), else from the service worker
+// (exposed-frames.js).
 //
 // Imports: primordials.js, dom.js, registry.js.
 

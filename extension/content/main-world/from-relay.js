@@ -4,7 +4,7 @@
 //
 // Imports: primordials.js, json.js, text.js, dom.js, channel.js, native.js,
 // events.js, outcome.js, registry.js, start.js, native-forms.js, watch.js,
-// cross-origin.js.
+// cross-origin.js, exposed-frames.js.
 
 import {
   apply, isArray, MapCtor, mapDelete, mapGet, mapHas, mapSet, parse, promiseThen, setPrototypeOf, toString,
@@ -13,13 +13,14 @@ import { jsonText } from './json.js';
 import { errorText } from './text.js';
 import { AbortControllerCtor, abortController, controllerSignal } from './dom.js';
 import { send, waiting } from './channel.js';
-import { nativeCalls, nativeReply, nativeValues } from './native.js';
+import { nativeCalls, nativeReply, nativeValues, wrapsDocumentContext } from './native.js';
 import { isPlain, outcome, settled } from './outcome.js';
 import { entries, keyOf } from './registry.js';
 import { fireToolEvent } from './events.js';
-import { start } from './start.js';
+import { start, started } from './start.js';
 import { releaseForm } from './native-forms.js';
 import { exposedAnswer } from './cross-origin.js';
+import { exposedChanged, exposedRunAnswer, exposedToolsAnswer } from './exposed-frames.js';
 import { startWatching, stopWatching } from './watch.js';
 
 // The relay's answers, and the calls it hands on, as JSON text on the
@@ -53,6 +54,21 @@ export function fromRelay(text) {
   }
   if (message?.type === 'exposed_result') {
     exposedAnswer(message);
+    return;
+  }
+  // Other origins' frames' tools, where the worker reaches them (exposed-frames.js).
+  if (message?.type === 'exposed_tools_result') {
+    exposedToolsAnswer(message);
+    return;
+  }
+  if (message?.type === 'exposed_run_result') {
+    exposedRunAnswer(message);
+    return;
+  }
+  if (message?.type === 'exposed_changed') {
+    // A document that never used WebMCP has no listener to tell; wrapping
+    // the browser's own object, the browser tells it (cross-origin.js).
+    if (started() && !wrapsDocumentContext()) exposedChanged();
     return;
   }
   if (message?.type !== 'results' || !mapHas(waiting, message.batch)) return;

@@ -21,6 +21,7 @@ import { HELLO, TO_PAGE, TO_RELAY } from '../handshake.js';
 import { withTimeout } from '../../shared/deadlines.js';
 import { askWorker, untilAWorkerAnswers } from '../../shared/chromium-errors.js';
 import { changes, storageNow, unwatch, watching } from './storage.js';
+import { frameFacts } from './frame-facts.js';
 
 // ---- The channel ------------------------------------------------------------
 // The shim's channel comes in the document's first hello, which is the
@@ -53,6 +54,8 @@ function toPage(message) {
 const UPDATES = /^\{"type":"updates","batch":(\d{1,15}),"ops":/;
 const NATIVE_CALL = /^\{"type":"native_call","call":(\d{1,15}),/;
 const EXPOSED_CALL = /^\{"type":"exposed_call","call":(\d{1,15}),/;
+const EXPOSED_TOOLS = /^\{"type":"exposed_tools","call":(\d{1,15}),/;
+const EXPOSED_RUN = /^\{"type":"exposed_run","call":(\d{1,15}),/;
 
 function fromShim(text) {
   if (typeof text !== 'string') return;
@@ -63,9 +66,47 @@ function fromShim(text) {
     nativeCall(Number(number[1]), text);
   } else if ((number = EXPOSED_CALL.exec(text))) {
     exposedCall(Number(number[1]), text);
+  } else if ((number = EXPOSED_TOOLS.exec(text))) {
+    // Where the browser has no WebMCP to carry them, other origins' frames'
+    // tools are listed and run through the worker (main-world/exposed-frames.js).
+    const call = Number(number[1]);
+    listenToWorker();
+    inTurn((done) => ask(text, (reply) => {
+      toPage({ type: 'exposed_tools_result', call, tools: Array.isArray(reply?.tools) ? reply.tools : [] });
+      done();
+    }, () => {
+      toPage({ type: 'exposed_tools_result', call, tools: [] });
+      done();
+    }));
+  } else if ((number = EXPOSED_RUN.exec(text))) {
+    // Asked once, not again: a worker that stopped meanwhile may have run it.
+    const call = Number(number[1]);
+    inTurn((done) => askWorker(text).then((reply) => toPage({
+      type: 'exposed_run_result', call, ok: reply?.ok === true, json: reply?.json, error: reply?.error, thrown: reply?.thrown === true,
+    }), (error) => toPage({ type: 'exposed_run_result', call, ok: false, error: String(error?.message ?? error) })).finally(done));
   } else {
     callResult(text);
   }
+}
+
+// Each request of other origins' exposed tools costs the worker a question
+// to every frame of the tab (background/exposed.js): a frame has at most
+// EXPOSED_AT_ONCE of them in flight, the rest wait their turn, so a page
+// that floods is held to the worker's pace.
+const EXPOSED_AT_ONCE = 4;
+let exposedInFlight = 0;
+const exposedWaiting = [];
+function inTurn(start) {
+  if (exposedInFlight >= EXPOSED_AT_ONCE) {
+    exposedWaiting.push(start);
+    return;
+  }
+  exposedInFlight += 1;
+  start(() => {
+    exposedInFlight -= 1;
+    const next = exposedWaiting.shift();
+    if (next) inTurn(next);
+  });
 }
 
 // ---- Reports of the frame's tools ---------------------------------------
@@ -269,6 +310,17 @@ function fromWorker(message, sender, respond) {
   if (sender.id !== chrome.runtime.id || sender.tab) return false;
   if (message?.type === 'ping') {
     respond({ type: 'pong' });
+    return false;
+  }
+  // Where this frame is, for the worker's view of the tab's frames
+  // (frame-facts.js), and a change in what other origins' frames expose to
+  // this one, for the page's toolchange (background/exposed.js).
+  if (message?.type === 'frame_facts') {
+    respond(frameFacts());
+    return false;
+  }
+  if (message?.type === 'exposed_changed') {
+    toPage({ type: 'exposed_changed' });
     return false;
   }
   if (message?.type === 'call') {
