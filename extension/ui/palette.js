@@ -49,6 +49,9 @@ function render(palette) {
   $('groups').replaceChildren(
     ...palette.groups.map((group) => el('section', { class: 'group' }, [
       el('h2', { text: siteLabel(group.site) }),
+      // Tools another origin's script registered, apart (docs/classes.md,
+      // "Where a tool comes from"): the core's words, its page text escaped.
+      ...(group.registered_by ? [el('p', { class: 'registered-by', text: group.registered_by })] : []),
       el('ul', { class: 'tools' }, group.entries.map((entry) => {
         const button = el('button', { type: 'button', 'aria-pressed': 'false' }, [
           el('span', { class: 'name' }, nameAndTitle(entry)),

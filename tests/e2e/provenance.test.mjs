@@ -8,7 +8,7 @@
 // Toolgate could not see", never the page's own. Pages in tests/pages/provenance/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entries } from '../support/browser.mjs';
+import { TOOLGATE_ID, entries } from '../support/browser.mjs';
 import { harness } from '../support/fixture.mjs';
 import { readCard } from '../support/cards.mjs';
 
@@ -32,6 +32,15 @@ for (const hostile of ['none', 'prepare', 'wrap']) {
     assert.deepEqual(palette.groups.map((g) => [g.registered_by ?? null, g.entries.map((e) => e.name)]),
       [[null, ['own_search', 'own_order']], [cdn, ['ad_offers', 'ad_checkout']]]);
     assert.equal(entries(palette).find((e) => e.name === 'ad_offers').registered_by, cdn);
+    if (hostile === 'none') {
+      // The popup shows the group apart with the same words.
+      const popup = await h.browser.context.newPage();
+      await popup.goto(`chrome-extension://${TOOLGATE_ID}/extension/ui/palette.html?tab=${tabId}`);
+      const apart = popup.locator('section.group', { has: popup.locator('p.registered-by') });
+      assert.equal(await apart.locator('p.registered-by').innerText(), cdn);
+      assert.deepEqual(await apart.locator('ul.tools > li').evaluateAll((items) => items.length), 2);
+      await popup.close();
+    }
 
     // What the page set is as it was: Toolgate's capture put it back.
     assert.deepEqual(await page.evaluate(() => window.afterRegistration()),
@@ -57,5 +66,14 @@ test('a page that makes the stack unreadable gets "a script Toolgate could not s
   const { page, tabId } = await h.open(SHOP, '/index.html?hostile=freeze');
   const unseen = 'registered by a script Toolgate could not see';
   assert.deepEqual(await registeredBy(tabId), { own_search: unseen, own_order: unseen, ad_offers: unseen, ad_checkout: unseen });
+  await page.close();
+});
+
+// A page's WebMCP polyfill served by another site (as pages load
+// @mcp-b/global from a CDN) forwards the page's own registrations: the tool
+// is the page's, not the polyfill's.
+test("a tool registered through the page's own polyfill from another site is the page's, not the polyfill's", async () => {
+  const { page, tabId } = await h.open(SHOP, '/polyfill.html', 1);
+  assert.deepEqual(await registeredBy(tabId), { shop_search: null });
   await page.close();
 });

@@ -41,6 +41,7 @@ const deleteProperty = Reflect.deleteProperty;
 
 let fileOf = null;
 let evalOf = null;
+let evalOriginOf = null;
 let ownFile = null;
 // The addresses of the scripts that defined the page's own WebMCP polyfill
 // (polyfill.js): its frames are not where a tool comes from.
@@ -126,6 +127,7 @@ export function installProvenance() {
   const proto = getPrototypeOf(sites[0]);
   fileOf = proto.getFileName;
   evalOf = proto.isEval;
+  evalOriginOf = proto.getEvalOrigin;
   ownFile = apply(fileOf, sites[0], []);
 }
 
@@ -195,17 +197,25 @@ function scriptsOf(sites) {
   let last = null;
   for (let i = 0; i < sites.length && scripts.length < SCRIPTS; i++) {
     let file;
-    let evaluated;
+    let madeBy = null;
     try {
       file = apply(fileOf, sites[i], []);
-      evaluated = apply(evalOf, sites[i], []) === true;
+      if (apply(evalOf, sites[i], []) === true) madeBy = apply(evalOriginOf, sites[i], []);
     } catch {
       return null;
     }
     if (file === ownFile) continue;
     let entry;
-    if (evaluated) entry = 'eval';
-    else if (typeof file !== 'string' || file === '') continue; // a built-in's frame
+    // Code made at run time by a page's script: its eval origin names the
+    // script ("eval at f (https://…)"). One that names none was run from
+    // DevTools or through its protocol (a test's evaluate): the person's,
+    // not the page's, as is a frame whose script name has no scheme (every
+    // script a page can load or make has one: http:, blob:, data:). A
+    // built-in's frame has no script.
+    if (madeBy !== null) {
+      if (typeof madeBy !== 'string' || stringIndexOf(madeBy, '://') < 0) continue;
+      entry = 'eval';
+    } else if (typeof file !== 'string' || stringIndexOf(file, ':') < 0) continue;
     else entry = addressOf(file);
     if (mapHas(polyfills, entry)) continue;
     if (entry === last) continue;
