@@ -172,12 +172,7 @@ impl Toolgate {
         checking: Checking<'_>,
         now_ms: u64,
     ) -> Step {
-        let world = World {
-            checking,
-            registry: &self.registry,
-            tabs,
-            now_ms,
-        };
+        let world = world(&self.registry, tabs, checking, now_ms);
         self.session.request(chat, request, &world)
     }
 
@@ -192,12 +187,7 @@ impl Toolgate {
         checking: Checking<'_>,
         now_ms: u64,
     ) -> Step {
-        let world = World {
-            checking,
-            registry: &self.registry,
-            tabs,
-            now_ms,
-        };
+        let world = world(&self.registry, tabs, checking, now_ms);
         self.session.resumed(chat, resume, arguments, &world)
     }
 
@@ -288,12 +278,7 @@ impl Toolgate {
         checking: Checking<'_>,
         now_ms: u64,
     ) -> Step {
-        let world = World {
-            checking,
-            registry: &self.registry,
-            tabs: None,
-            now_ms,
-        };
+        let world = world(&self.registry, None, checking, now_ms);
         self.session.frame_call(chat, id, call, &world)
     }
 
@@ -317,12 +302,7 @@ impl Toolgate {
         tabs: &[TabInfo],
         now_ms: u64,
     ) -> Result<Answered, String> {
-        let world = World {
-            checking: Default::default(),
-            registry: &self.registry,
-            tabs: Some(tabs),
-            now_ms,
-        };
+        let world = world(&self.registry, Some(tabs), Default::default(), now_ms);
         self.session.answer(card_id, answer, &world)
     }
 
@@ -350,12 +330,7 @@ impl Toolgate {
     /// A card's contents, or `None` if it no longer waits.
     pub fn card(&self, card_id: u64, tabs: &[TabInfo], now_ms: u64) -> Option<Card> {
         let pending = self.session.pending.get(&card_id)?;
-        let world = World {
-            checking: Default::default(),
-            registry: &self.registry,
-            tabs: Some(tabs),
-            now_ms,
-        };
+        let world = world(&self.registry, Some(tabs), Default::default(), now_ms);
         let chat = self.session.chat_label(&pending.chat);
         cards::card(card_id, pending, chat, &world, &self.session.rules)
     }
@@ -468,5 +443,21 @@ impl Toolgate {
             .flags
             .clear(site, tool)
             .then(|| serde_json::to_string(&self.registry.flags).unwrap_or_default())
+    }
+}
+
+/// What the shell knows of the browser for one request or answer: the
+/// registry, the tabs if it looked them up, and where arguments are checked.
+fn world<'a>(
+    registry: &'a Registry,
+    tabs: Option<&'a [TabInfo]>,
+    checking: Checking<'a>,
+    now_ms: u64,
+) -> World<'a> {
+    World {
+        checking,
+        registry,
+        tabs,
+        now_ms,
     }
 }

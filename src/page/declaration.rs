@@ -447,7 +447,7 @@ impl Declaration {
 }
 
 /// Cuts text to at most `max` bytes on a character boundary.
-fn clip(mut text: String, max: usize) -> String {
+pub(crate) fn clip(mut text: String, max: usize) -> String {
     if text.len() > max {
         let mut end = max;
         while !text.is_char_boundary(end) {

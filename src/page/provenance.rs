@@ -77,13 +77,7 @@ pub fn bounded(mut scripts: Vec<Script>) -> Vec<Script> {
     scripts.truncate(MAX_SCRIPTS);
     for script in &mut scripts {
         if let Script::Script { url } = script {
-            if url.len() > MAX_ADDRESS_LEN {
-                let mut end = MAX_ADDRESS_LEN;
-                while !url.is_char_boundary(end) {
-                    end -= 1;
-                }
-                url.truncate(end);
-            }
+            *url = crate::page::declaration::clip(std::mem::take(url), MAX_ADDRESS_LEN);
         }
     }
     scripts
