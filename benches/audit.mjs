@@ -83,7 +83,8 @@ export async function auditFigure({ browser, sw, tabId, runs, smoke, figure, not
   for (let i = 0; i < (smoke ? 1 : 10); i++) {
     const settings = await browser.newPage(url);
     await settings.waitForFunction((n) => document.querySelectorAll('#audit-rows tr').length >= n
-      && /^The audit is whole/.test(document.getElementById('audit-chain').textContent), Math.min(kept, 1000));
+      && /^The audit is whole/.test(document.getElementById('audit-chain').textContent)
+      && performance.getEntriesByName('audit shown').length > 0, Math.min(kept, 1000));
     shown.push(await settings.evaluate(() => performance.getEntriesByName('audit shown')[0].startTime));
     await settings.close();
   }

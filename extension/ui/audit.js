@@ -8,7 +8,7 @@
 import { askWorker } from '../shared/chromium-errors.js';
 import { AUDIT_CHANNEL, entriesOf, openAudit, readLogs } from '../shared/audit-db.js';
 import {
-  $, el, lineNodes, pageText, saveJson, siteLabel,
+  $, el, lineNodes, localTime, pageText, saveJson, siteLabel,
 } from './dom.js';
 import { kindLabel, levelLabel } from './site-rules.js';
 import { exportOtlp } from './audit-otlp.js';
@@ -46,7 +46,7 @@ function chainWords(chain, all) {
   if (breaks.length === 0) return 'The audit is whole: each entry follows the one before it, and nothing was changed.';
   const when = (log, seq) => {
     const entry = all.find((e) => e.chain.log === log && e.chain.seq === seq);
-    return entry ? ` (${new Date(entry.at).toLocaleString()})` : '';
+    return entry ? ` (${localTime(entry.at)})` : '';
   };
   const said = breaks.slice(0, 3).map(({ log, why, seq }) => {
     if (why === 'missing') return `entries are missing before entry ${seq} of ${LOG_NAMES[log]}${when(log, seq)}`;
@@ -139,15 +139,18 @@ function described(entry) {
   }
 }
 
+// A row of the table, with its roles (options.html: the table is laid out as
+// a grid).
+const cell = (attributes, children) => el('td', { role: 'cell', ...attributes }, children);
 function row(entry) {
   const { by, tool, what, decided } = described(entry);
-  return el('tr', {}, [
-    el('td', { text: new Date(entry.at).toLocaleString() }),
-    el('td', { text: entry.site ? siteLabel(entry.site) : '' }),
-    el('td', {}, by ? [pageText(text(by))] : []),
-    el('td', {}, tool ? [pageText(text(tool), 'code')] : []),
-    el('td', {}, Array.isArray(what) ? what : [what]),
-    el('td', {}, decided ? [pageText(decided)] : []),
+  return el('tr', { role: 'row' }, [
+    cell({ text: localTime(entry.at) }),
+    cell({ text: entry.site ? siteLabel(entry.site) : '' }),
+    cell({}, by ? [pageText(text(by))] : []),
+    cell({}, tool ? [pageText(text(tool), 'code')] : []),
+    cell({}, Array.isArray(what) ? what : [what]),
+    cell({}, decided ? [pageText(decided)] : []),
   ]);
 }
 
@@ -164,6 +167,7 @@ async function load() {
 }
 
 // The entries as last read, through the filters; then whether they are whole.
+let markedShown = false;
 async function show() {
   if (read === null) return;
   const { all, chain } = read;
@@ -183,8 +187,12 @@ async function show() {
   $('audit-rows').replaceChildren(...shown.map(row));
   $('audit-empty').hidden = shown.length > 0;
   $('audit-chain').textContent = chainWords(await chain, all);
-  // When the audit was first shown whole, from the page's start (benches/README.md, figure 15c).
-  if (performance.getEntriesByName('audit shown').length === 0) performance.mark('audit shown');
+  // When the audit was first painted, checked, from the page's start
+  // (benches/README.md, figure 15c): the task after the frame that drew it.
+  if (!markedShown) {
+    markedShown = true;
+    requestAnimationFrame(() => setTimeout(() => performance.mark('audit shown')));
+  }
 }
 
 // Reads again, once the read under way ends: one read for however many

@@ -41,6 +41,25 @@ test('npm pack holds every file the manifest loads, the command and the fixture,
   assert.deepEqual(stray, [], 'nothing of the repository but the package');
 });
 
+// The settings page asks for its modules all at once, as its HTML parses,
+// rather than one level of imports after another (benches/README.md, figure
+// 15c): the list it preloads is every module it imports, and nothing else.
+test('the settings page preloads exactly the modules options.js imports', () => {
+  const page = `${REPO}/extension/ui/options.html`;
+  const imported = new Set();
+  const walk = (file) => {
+    for (const [, path] of readFileSync(file, 'utf8').matchAll(/^import [^'"]*'([^']+)';$/gm)) {
+      const target = join(dirname(file), path);
+      if (!imported.has(target)) { imported.add(target); walk(target); }
+    }
+  };
+  walk(`${REPO}/extension/ui/options.js`);
+  const preloaded = [...readFileSync(page, 'utf8').matchAll(/<link rel="modulepreload" href="([^"]+)">/g)]
+    .map(([, path]) => join(dirname(page), path));
+  assert.ok(imported.size > 5, 'the settings page imports its modules');
+  assert.deepEqual(preloaded.sort(), [...imported].sort());
+});
+
 test('one version: the manifest, package.json, Cargo.toml\'s workspace and toolgate-mcp --version agree', async () => {
   const version = json(`${REPO}/manifest.json`).version;
   assert.equal(json(`${REPO}/package.json`).version, version, 'package.json');
