@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { entries } from '../support/browser.mjs';
 import { choose } from '../support/cards.mjs';
 import { inRelayWorld } from '../support/relay-world.mjs';
-import { harness, callsOf } from '../support/fixture.mjs';
+import { assertRan, harness, callsOf } from '../support/fixture.mjs';
 
 describe('when a call fails', () => {
   // A short timeout, so a tool that never answers fails fast.
@@ -125,7 +125,8 @@ describe('when a call fails', () => {
     await h.browser.waitForPalette(page, (p) => entries(p).length === 14, 'the three tools more');
     const chat = await h.chat();
 
-    const reply = await h.runs(chat, tabId, 'counted');
+    const reply = await h.allowUnseen(chat, tabId, 'counted');
+    assertRan(reply, 'counted');
     assert.equal(reply.result.content[0].text, '{"n":1}');
     assert.equal(await page.evaluate(() => window.getterRuns), 1, 'the result\'s getter ran once');
 
@@ -165,6 +166,7 @@ describe('when a call fails', () => {
     const count = 11 + 2 * Object.keys(plain).length + 2;
     await h.browser.waitForPalette(page, (p) => entries(p).length === count, 'the tools added');
     const chat = await h.chat();
+    await h.allowUnseen(chat, tabId, 'now_text');
     const text = async (name) => (await h.runs(chat, tabId, name)).result.content[0].text;
     for (const name of Object.keys(plain)) {
       const now = await text(`now_${name}`);

@@ -85,6 +85,13 @@ describe('pages that publish before they load, or without WebMCP', () => {
     }));
     const palette = await browser.waitForPalette(page, (p) => entries(p).length === 1, 'the tool');
     assert.equal(palette.page, 'shimmed');
+    // Registered through Playwright's evaluate, no script of the page's is
+    // on its stack: "a script Toolgate could not see", asked about first
+    // unless the site's rule allows such tools (docs/rules.md, "Tools
+    // registered by other sites' scripts").
+    const sw = await browser.worker();
+    await sw.evaluate((site) => self.toolgate.changeRules(site, [{ target: 'scripts', level: 'allowed' }]),
+      new URL(server.url('tools.localhost', '/')).origin);
     const reply = await agentCall(await browser.tabId(page), 'early');
     assert.equal(reply.result?.isError, false, JSON.stringify(reply));
     assert.equal(reply.result.content[0].text, 'ran before load');

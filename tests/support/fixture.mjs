@@ -105,6 +105,17 @@ export function harness({
     return got.reply;
   };
 
+  // Tools a test registers through Playwright's evaluate have no script of
+  // the page's on their stack: "registered by a script Toolgate could not
+  // see", asked about once a chat (docs/cards.md, "Tools registered by other
+  // sites' scripts"). The call of `name` opens that card, whose answer for
+  // the chat lets it run; resolves with its reply.
+  h.allowUnseen = async (chat, tabId, name, args = {}) => {
+    const { card, reply } = await h.asks(chat, tabId, name, args, 'script');
+    await choose(card, "Allow tools from scripts Toolgate could not see in this chat");
+    return reply;
+  };
+
   // The call is refused without a card; resolves with the reason.
   h.refused = async (chat, tabId, name, args = {}) => {
     const got = await h.start(chat, h.request(tabId, name, args));
