@@ -83,7 +83,9 @@ export function record(entry) {
   // A tool flagged for what a page did during a call is the page's doing too.
   // An answer carries the card's tool and chat names (already cut by the
   // core); every text is held to TEXT_KEPT as the entry is written.
-  gather(entry.what === 'decision' || entry.what === 'flagged' ? 'agents' : 'person', () => entry);
+  // So is a change of a page's tools during a chat (pages.js).
+  const pages = entry.what === 'decision' || entry.what === 'flagged' || entry.what === 'tool_change';
+  gather(pages ? 'agents' : 'person', () => entry);
 }
 
 // The decision an agent was told: `made()` gives its entry (or null, for
