@@ -90,5 +90,13 @@ test('tools that appear after the chat listed them are marked, asked about once,
   const hijack = changes.filter((e) => e.tool === 'shop_search');
   assert.ok(hijack.some((e) => ['registered', 'changed'].includes(e.change) && e.provenance === third),
     JSON.stringify(hijack));
+
+  // The settings page's audit says it in words, under its own kind of entry.
+  const settings = await h.browser.newPage(await sw.evaluate(() => chrome.runtime.getURL('extension/ui/options.html')));
+  await settings.getByLabel('Kind of entry').selectOption({ label: 'Tools registered and unregistered' });
+  const row = settings.locator('#audit-rows tr', { has: settings.locator('td:nth-child(4)', { hasText: /^late_find$/ }) });
+  assert.deepEqual((await row.first().locator('td').allTextContents()).slice(1),
+    [site, '', 'late_find', "Registered by the page's own script", 'the page, during a chat that listed its tools']);
+  await settings.close();
   await page.close();
 });
