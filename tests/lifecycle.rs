@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 use toolgate::decisions::agent::{Step, TabInfo};
-use toolgate::decisions::answers::{Answer, CallAnswer};
+use toolgate::decisions::answers::{Answer, CallAnswer, ScriptAnswer};
 use toolgate::decisions::lifecycle::NAMES_PER_SITE;
 use toolgate::toolgate::Toolgate;
 
@@ -180,7 +180,16 @@ fn a_tool_registered_again_by_another_origins_script_is_marked_and_asked() {
         marks.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
         ["list_notes"]
     );
-    assert_eq!(call(&mut h, "c", "list_notes").0, "call card");
+    // Another site's script: the card about that site asks first, and says
+    // the tool is new to the chat; its yes is this call's.
+    let (said, step) = call(&mut h, "c", "list_notes");
+    assert_eq!(said, "script card");
+    assert!(first_line(&h, &step).contains("was registered again on notes.localhost:8000"));
+    let after = h.answer(card_id(&step), Answer::Script(ScriptAnswer::AllowForChat));
+    assert_eq!(outcome(&h, &after), "run");
+    finish(&mut h, &after);
+    assert_eq!(call(&mut h, "c", "list_notes").0, "run");
+    assert!(marked(&listing(&mut h, "c")).is_empty());
 }
 
 #[test]

@@ -307,6 +307,10 @@ export function ruleChanges(before, after) {
     for (const kind of ['read', 'write', 'delete', 'outside']) {
       if (was[kind] !== is[kind]) changes.push({ what: 'rule', site, kind, from: was[kind], to: is[kind] });
     }
+    // Tools registered by other sites' scripts: Ask first where unset.
+    if ((was.scripts ?? 'ask_first') !== (is.scripts ?? 'ask_first')) {
+      changes.push({ what: 'rule', site, kind: 'scripts', from: was.scripts ?? 'ask_first', to: is.scripts ?? 'ask_first' });
+    }
     // Conditions on tools' arguments and limits on how often (docs/rules.md).
     for (const part of ['areas', 'tools', 'conditions', 'limits']) {
       if (JSON.stringify(was[part] ?? {}) !== JSON.stringify(is[part] ?? {})) {

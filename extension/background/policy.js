@@ -70,7 +70,7 @@ export async function policy() {
 // no rules and no unattended mode. A kind the policy leaves out is not
 // bounded (Allowed); a level that is not one is left out.
 export function adminBook(managed) {
-  if (!managed || (managed.unattended === undefined && managed.sites === undefined)) return null;
+  if (!managed || (managed.unattended === undefined && managed.sites === undefined && managed.otherSitesScripts === undefined)) return null;
   const sites = {};
   for (const [site, rules] of Object.entries(managed.sites && typeof managed.sites === 'object' ? managed.sites : {})) {
     if (!rules || typeof rules !== 'object') continue;
@@ -82,9 +82,14 @@ export function adminBook(managed) {
       tools: levels(rules.tools),
       conditions: conditionsOf(rules.conditions),
       limits: limitsOf(rules.limits),
+      ...(LEVELS.includes(rules.otherSitesScripts) ? { scripts: rules.otherSitesScripts } : {}),
     };
   }
-  return { unattended: managed.unattended === true, sites };
+  return {
+    unattended: managed.unattended === true,
+    sites,
+    ...(LEVELS.includes(managed.otherSitesScripts) ? { scripts: managed.otherSitesScripts } : {}),
+  };
 }
 
 // The agent extensions the policy lets connect, as {id: {label}}.

@@ -106,7 +106,11 @@ function described(entry) {
   const you = 'You';
   switch (entry.what) {
     case 'rule':
-      return { by: you, what: `${kindLabel(entry.kind)} tools: ${levelLabel(entry.from)} → ${levelLabel(entry.to)}`, decided: 'your change on the settings page' };
+      return {
+        by: you,
+        what: `${entry.kind === 'scripts' ? "Tools registered by other sites' scripts" : `${kindLabel(entry.kind)} tools`}: ${levelLabel(entry.from)} → ${levelLabel(entry.to)}`,
+        decided: 'your change on the settings page',
+      };
     case 'rules':
       return {
         by: you,

@@ -194,11 +194,13 @@ function render(card) {
     el('dt', {}, [pageText(name)]),
     el('dd', {}, [pageText(value)]),
   ]);
+  // Which card this is, for tests and styles: site, call, rule or script.
+  document.body.dataset.kind = card.kind;
   if (card.kind === 'call') {
     $('arguments-section').hidden = false;
     $('argument-count').textContent = card.argument_count;
     $('arguments').replaceChildren(...argumentList());
-  } else if (card.kind === 'rule') {
+  } else if (card.kind === 'rule' || card.kind === 'script') {
     // A rule's card shows what the agent wants to do, with its arguments if
     // you open them (docs/rules.md, "Levels").
     $('rule-arguments').hidden = false;

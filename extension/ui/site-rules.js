@@ -29,7 +29,7 @@ export const kindLabel = (value) => KINDS.find(([v]) => v === value)?.[1] ?? val
 // An administrator's policy (chrome.storage.managed), or null unmanaged.
 async function managed() {
   const got = await chrome.storage.managed.get(null).catch(() => ({}));
-  return got.unattended === undefined && got.sites === undefined ? null : got;
+  return got.unattended === undefined && got.sites === undefined && got.otherSitesScripts === undefined ? null : got;
 }
 
 // Why a level cannot be chosen for a kind under the policy, or null.
@@ -90,7 +90,32 @@ function kindRows(site, rules, admin) {
       el('td', { id: `${id}-meaning`, class: 'meaning', text: meaning }),
       el('td', {}, [select, ...(why ? [el('span', { id: `${id}-why`, class: 'why', text: ` ${why}` })] : []), el('div', { class: 'rule-extras' }, [limit.node])]),
     ]);
-  }))]);
+  }).concat([scriptsRow(site, rules, admin)]))]);
+}
+
+// The row for tools registered by other sites' scripts (docs/rules.md):
+// Ask first where no one set it, and no wider than the administrator's for
+// the site or for every site (their policy's otherSitesScripts).
+function scriptsRow(site, rules, admin) {
+  const { label, meaning, unset } = WORDS.scripts;
+  const id = `level-${site}-scripts`;
+  const bound = (value) => widerThanAdmin(WORDS, admin?.sites?.[site]?.otherSitesScripts, value)
+    ?? widerThanAdmin(WORDS, admin?.otherSitesScripts, value);
+  const level = rules.scripts ?? unset;
+  const why = LEVELS.map(([value]) => bound(value)).find(Boolean);
+  const select = el('select', { id, 'aria-describedby': `${id}-meaning${why ? ` ${id}-why` : ''}` }, LEVELS.map(([value, text]) => el('option', {
+    value, text, selected: level === value, disabled: bound(value) !== null,
+  })));
+  select.addEventListener('change', async () => {
+    if (await changeRules(site, [{ target: 'scripts', level: select.value }])) {
+      say(`${label} on ${host(site)} is now ${select.selectedOptions[0].text}. Changes reach agents from their next call.`);
+    }
+  });
+  return el('tr', {}, [
+    el('th', { scope: 'row' }, [el('label', { for: id, text: label })]),
+    el('td', { id: `${id}-meaning`, class: 'meaning', text: meaning }),
+    el('td', {}, [select, ...(why ? [el('span', { id: `${id}-why`, class: 'why', text: ` ${why}` })] : [])]),
+  ]);
 }
 
 // Tabs loaded before Toolgate was installed or updated: no rule holds in

@@ -28,6 +28,7 @@ mod frames;
 mod kept;
 mod listing;
 mod room;
+mod scripts;
 mod seen_tools;
 mod steps;
 mod waiting;
@@ -92,6 +93,10 @@ pub struct PageCall {
     /// The site rule's card allowed it ("Allow once", docs/rules.md).
     #[serde(default)]
     pub rule_yes: bool,
+    /// The card about another site's script allowed this call only
+    /// (docs/cards.md, "Tools registered by other sites' scripts").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub script_yes: bool,
     /// The tool was seen doing more than its hints said when the request
     /// found it: its card says so and offers answers for this call only.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,8 @@ use crate::page::registry::{is_opaque_site, Tool};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod card_kinds;
+
 /// How long an approved idempotent call may be retried without asking.
 pub const RETRY_WINDOW_MS: u64 = 2 * 60 * 1000;
 
@@ -88,15 +90,28 @@ pub enum RuleAnswer {
     Refuse,
 }
 
+/// The answers to a call of a tool another site's script registered
+/// (docs/cards.md, "Tools registered by other sites' scripts"): for that
+/// script's site, in this chat, or for this call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptAnswer {
+    AllowOnce,
+    AllowForChat,
+    DenyOnce,
+    DenyForChat,
+}
+
 /// An answer as the card page sends it: `{"site": "allow_all"}`,
-/// `{"call": "deny_once"}`, `{"rule": "refuse"}` (the cards share some
-/// answers' names).
+/// `{"call": "deny_once"}`, `{"rule": "refuse"}`, `{"script":
+/// "allow_for_chat"}` (the cards share some answers' names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
     Site(SiteAnswer),
     Call(CallAnswer),
     Rule(RuleAnswer),
+    Script(ScriptAnswer),
 }
 
 /// Which of the two cards: the site-permission question, or the per-call
@@ -108,74 +123,9 @@ pub enum CardKind {
     Call,
     /// A call a site rule asks first about (docs/rules.md).
     Rule,
-}
-
-impl CardKind {
-    /// The answers a card of this kind offers on `site`: all of its kind's,
-    /// except that localhost is offered no site-wide refusal (docs/cards.md,
-    /// "Localhost"), and an opaque document (a sandboxed frame) nothing but
-    /// the answers for this call: it is not a site (docs/cards.md,
-    /// "Sandboxed frames").
-    pub fn offered(self, site: &str) -> Vec<Answer> {
-        if self == CardKind::Rule {
-            return [RuleAnswer::AllowOnce, RuleAnswer::Refuse]
-                .map(Answer::Rule)
-                .to_vec();
-        }
-        if is_opaque_site(site) {
-            return match self {
-                CardKind::Site => [SiteAnswer::AllowOnce, SiteAnswer::DenyOnce]
-                    .map(Answer::Site)
-                    .to_vec(),
-                CardKind::Call | CardKind::Rule => [CallAnswer::AllowOnce, CallAnswer::DenyOnce]
-                    .map(Answer::Call)
-                    .to_vec(),
-            };
-        }
-        let (all, site_wide) = match self {
-            CardKind::Site => (
-                [
-                    SiteAnswer::AllowOnce,
-                    SiteAnswer::AllowReadOnly,
-                    SiteAnswer::AllowNonConsequential,
-                    SiteAnswer::AllowAll,
-                    SiteAnswer::DenyOnce,
-                    SiteAnswer::DenyForChat,
-                ]
-                .map(Answer::Site)
-                .to_vec(),
-                Answer::Site(SiteAnswer::DenyForChat),
-            ),
-            CardKind::Call | CardKind::Rule => (
-                [
-                    CallAnswer::AllowOnce,
-                    CallAnswer::AlwaysAllowTool,
-                    CallAnswer::AllowClass,
-                    CallAnswer::DenyOnce,
-                    CallAnswer::NeverAllowTool,
-                    CallAnswer::DenyAllSite,
-                ]
-                .map(Answer::Call)
-                .to_vec(),
-                Answer::Call(CallAnswer::DenyAllSite),
-            ),
-        };
-        let local = is_localhost(site);
-        all.into_iter()
-            .filter(|a| !(local && *a == site_wide))
-            .collect()
-    }
-
-    /// What closing the card without answering counts as (docs/cards.md,
-    /// "Closing a card"): always one of the answers it offers on `site`.
-    pub fn closing_answer(self, site: &str) -> Answer {
-        match self {
-            CardKind::Site if is_opaque_site(site) => Answer::Site(SiteAnswer::DenyOnce),
-            CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
-            CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
-            CardKind::Rule => Answer::Rule(RuleAnswer::Refuse),
-        }
-    }
+    /// The first call, in a chat, of a tool another site's script
+    /// registered (docs/cards.md).
+    Script,
 }
 
 /// What a call, or a listing, needs.
@@ -242,6 +192,10 @@ pub struct SiteGrant {
     /// "Always allow": tool name → the definition it was given for.
     #[serde(default)]
     pub always: BTreeMap<String, String>,
+    /// Tools registered by other sites' scripts: the script's site
+    /// (`Provenance::asked_as`) → allowed (true) or denied in this chat.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scripts: BTreeMap<String, bool>,
 }
 
 /// The last call a person approved once, for the immediate-retry rule.

@@ -20,12 +20,14 @@ mod holds;
 mod late;
 pub mod limits;
 mod paths;
+mod scripts;
 pub use book::{site_schemas, site_tools, RuleBook, SeenTool, Standing};
 pub use conditions::{Condition, Op, Test};
 pub use errors::{wider_than_admin, RuleError, OWNERS_ONLY};
 pub use holds::{gate_call, AdminBound, CallGate};
 pub use late::{ask_deadline, LateYes, LateYeses, SameCall};
 pub use limits::{CallTimes, Every, Limit};
+pub use scripts::ScriptsLevel;
 
 /// How long a call that asks first waits for an answer, and how long a yes
 /// given after the agent stopped waiting lets the same call run once.
@@ -224,6 +226,10 @@ pub struct SiteRules {
     pub areas: BTreeMap<String, Level>,
     #[serde(default)]
     pub tools: BTreeMap<String, Level>,
+    /// "Tools registered by other sites' scripts" (docs/rules.md): `None`
+    /// is Ask first, unless an administrator set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scripts: Option<Level>,
     /// The definition each tool set apart had when the person set it: its
     /// level holds for that definition only (docs/rules.md, "A rule holds
     /// for what you saw"). A tool with none here (set by an administrator's
@@ -296,6 +302,7 @@ impl SiteRules {
             outside,
             areas: BTreeMap::new(),
             tools: BTreeMap::new(),
+            scripts: None,
             tool_definitions: BTreeMap::new(),
             area_kinds: BTreeMap::new(),
             tools_as_set: BTreeMap::new(),
@@ -363,6 +370,7 @@ impl SiteRules {
                     return Err(RuleError::KindNeedsLevel { kind: *kind })
                 }
                 (Target::Area { area }, level) => set(&mut next.areas, area, level),
+                (Target::Scripts, level) => next.scripts = level,
                 (Target::Tool { name }, level) => {
                     if level.is_none() {
                         next.conditions.remove(name.as_str());
@@ -402,9 +410,18 @@ fn set(map: &mut BTreeMap<String, Level>, key: &str, level: Option<Level>) {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "target", rename_all = "snake_case")]
 pub enum Target {
-    Kind { kind: ToolKind },
-    Area { area: String },
-    Tool { name: String },
+    Kind {
+        kind: ToolKind,
+    },
+    Area {
+        area: String,
+    },
+    Tool {
+        name: String,
+    },
+    /// "Tools registered by other sites' scripts" (`None`: Ask first, as
+    /// when never set).
+    Scripts,
 }
 
 /// One change: a level, or `None` to put an area or tool back ("As its
@@ -476,6 +493,7 @@ impl Who<'_> {
             Target::Kind { kind } => kind.owners_only(),
             Target::Area { .. } => true,
             Target::Tool { .. } => tool_kind.is_some_and(ToolKind::owners_only),
+            Target::Scripts => false,
         };
         if level == Level::Allowed && owners_only {
             return Err(RuleError::OwnersOnly {
@@ -487,6 +505,9 @@ impl Who<'_> {
                 Target::Kind { kind } => Some(admin.kind(*kind)),
                 Target::Area { area } => admin.areas.get(area.as_str()).copied(),
                 Target::Tool { name } => admin.tools.get(name.as_str()).copied(),
+                // Bounded with the administrator's level for every site
+                // (`RuleBook::change_with`).
+                Target::Scripts => admin.scripts,
             };
             if let Some(bound) = bound.filter(|&bound| level < bound) {
                 return Err(RuleError::WiderThanAdmin {

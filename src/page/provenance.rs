@@ -28,6 +28,22 @@ fn suffixes() -> Option<&'static publicsuffix::List> {
     .as_ref()
 }
 
+/// The keys third-party tools are asked about by where their site is not
+/// known (`Provenance::asked_as`).
+pub const EVAL_KEY: &str = "(eval)";
+pub const UNKNOWN_KEY: &str = "(unknown)";
+
+/// Whose tools `key` (`Provenance::asked_as`) names, as a card's answer
+/// says it: "cdn.example's scripts", "code made at run time (eval)",
+/// "scripts Toolgate could not see".
+pub fn scripts_named(key: &str) -> String {
+    match key {
+        EVAL_KEY => "code made at run time (eval)".to_owned(),
+        UNKNOWN_KEY => "scripts Toolgate could not see".to_owned(),
+        site => format!("{site}'s scripts"),
+    }
+}
+
 /// Scripts kept of a registration's stack.
 pub const MAX_SCRIPTS: usize = 8;
 
@@ -188,11 +204,7 @@ impl Provenance {
     /// Whether the tool is another site's: never inside a chat's width
     /// (docs/cards.md, "Tools registered by other sites' scripts").
     pub fn third_party(&self) -> bool {
-        match self {
-            Provenance::Own => false,
-            Provenance::Script { own_site, .. } => !own_site,
-            Provenance::Eval | Provenance::Unknown => true,
-        }
+        self.asked_as().is_some()
     }
 
     /// What a person or an agent is told of it, where it is not the
@@ -206,6 +218,21 @@ impl Provenance {
             )),
             Provenance::Eval => Some("registered by code made at run time (eval)".to_owned()),
             Provenance::Unknown => Some("registered by a script Toolgate could not see".to_owned()),
+        }
+    }
+
+    /// The key a third-party tool is asked about by, once for a chat and a
+    /// site (docs/cards.md, "Tools registered by other sites' scripts"):
+    /// its script's site, or for code whose site Toolgate cannot tell,
+    /// `(eval)` or `(unknown)` (never a site's name: a site has no
+    /// parentheses); `None` for the frame's own site's tools.
+    pub fn asked_as(&self) -> Option<&str> {
+        match self {
+            Provenance::Own => None,
+            Provenance::Script { own_site: true, .. } => None,
+            Provenance::Script { site, .. } => Some(site),
+            Provenance::Eval => Some(EVAL_KEY),
+            Provenance::Unknown => Some(UNKNOWN_KEY),
         }
     }
 

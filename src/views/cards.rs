@@ -7,13 +7,15 @@
 //! page text is shown").
 
 use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
-use crate::decisions::answers::{site_host, Answer, CallAnswer, CardKind, RuleAnswer, SiteAnswer};
+use crate::decisions::answers::{
+    site_host, Answer, CallAnswer, CardKind, RuleAnswer, ScriptAnswer, SiteAnswer,
+};
 use crate::decisions::lifecycle::Appeared;
 use crate::decisions::rules::{area_shown, Because, Level, RuleBook, RuleFacts};
 use crate::decisions::untrusted::{Place, Source};
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, SEEN_CAP};
-use crate::page::provenance::Provenance;
+use crate::page::provenance::{scripts_named, Provenance};
 use crate::page::registry::is_opaque_site;
 use crate::page::untrusted::Because as Why;
 use crate::views::text::{
@@ -340,6 +342,9 @@ pub fn card(
                 site: site.clone(),
             }
         }
+        CardKind::Script => {
+            script_card(card_id, pending, asked_by, site.clone(), world, publishes)?
+        }
     };
     // Where the tool comes from, where that is not its frame's own origin.
     if let Action::Call(call) = &pending.action {
@@ -356,6 +361,78 @@ pub fn card(
     card.approve_menu.retain(|c| offers.contains(&c.answer));
     card.deny_menu.retain(|c| offers.contains(&c.answer));
     Some(card)
+}
+
+/// The card about a call of a tool another site's script registered
+/// (docs/cards.md, "Tools registered by other sites' scripts"): which
+/// script's tools, and answers for this call or for that script's site in
+/// this chat.
+fn script_card(
+    card_id: u64,
+    pending: &Pending,
+    asked_by: Line,
+    site: String,
+    world: &World,
+    publishes: Vec<Published>,
+) -> Option<Card> {
+    let Action::Call(call) = &pending.action else {
+        return None;
+    };
+    let name = page_line(&call.target.name, NAME_CAP);
+    let arguments = argument_rows(&call.arguments);
+    let key = call
+        .target
+        .tool(world.registry)
+        .and_then(|t| t.provenance.asked_as().map(str::to_owned));
+    let from = page_line(
+        &key.as_deref()
+            .map_or_else(|| "this script".to_owned(), scripts_named),
+        URL_CAP,
+    );
+    let mut lines = vec![Line::ours("The agent wants to call \u{201c}")
+        .quote(name.clone())
+        .say(format!("\u{201d} on {site}."))];
+    if let Some(broken) = &call.broken {
+        lines.push(broken_line(&name, broken));
+    }
+    lines.push(Line::ours(
+        "A script from another site can add tools to a page, under any name, and make them say anything.",
+    ));
+    Some(Card {
+        card_id,
+        kind: CardKind::Script,
+        asked_by,
+        heading: Line::default().quote(name.clone()),
+        lines,
+        tool: Some(name),
+        class: Some(call.class.label()),
+        rule: None,
+        asked_because: None,
+        argument_count: Some(argument_count(&arguments)),
+        arguments,
+        changed: None,
+        after_untrusted: !call.untrusted.is_empty(),
+        untrusted: untrusted_lines(&call.untrusted),
+        publishes,
+        approve: choice(
+            "Allow this call only",
+            Answer::Script(ScriptAnswer::AllowOnce),
+        ),
+        approve_menu: vec![choice(
+            Line::ours("Allow tools from ")
+                .quote(from.clone())
+                .say(" in this chat"),
+            Answer::Script(ScriptAnswer::AllowForChat),
+        )],
+        deny: choice("Deny this call", Answer::Script(ScriptAnswer::DenyOnce)),
+        deny_menu: vec![choice(
+            Line::ours("Deny tools from ")
+                .quote(from)
+                .say(" in this chat"),
+            Answer::Script(ScriptAnswer::DenyForChat),
+        )],
+        site,
+    })
 }
 
 /// Where a tool comes from, where that is not its frame's own origin

@@ -31,6 +31,16 @@ pub struct RuleWords {
     /// The windows a limit counts over, in minutes, and the most calls.
     pub limit_windows: [u32; 3],
     pub limit_most_calls: u32,
+    /// The row for tools registered by other sites' scripts, and its level
+    /// where no one set one.
+    pub scripts: ScriptsWords,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ScriptsWords {
+    pub label: &'static str,
+    pub meaning: &'static str,
+    pub unset: Level,
 }
 
 #[derive(Debug, Serialize)]
@@ -125,5 +135,10 @@ pub fn rule_words() -> RuleWords {
             .collect(),
         limit_windows: limits::WINDOWS,
         limit_most_calls: limits::MAX_CALLS,
+        scripts: ScriptsWords {
+            label: "Other sites' scripts",
+            meaning: "tools registered by other sites' scripts",
+            unset: Level::AskFirst,
+        },
     }
 }

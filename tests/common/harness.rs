@@ -220,6 +220,7 @@ pub fn outcome(h: &Harness, step: &Step) -> String {
             CardKind::Site => "site card".into(),
             CardKind::Call => "call card".into(),
             CardKind::Rule => "rule card".into(),
+            CardKind::Script => "script card".into(),
         },
         Step::Wait { .. } => "wait".into(),
         Step::Attach { .. } => "attach".into(),

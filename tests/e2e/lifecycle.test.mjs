@@ -4,7 +4,7 @@
 // of its own, and a third party's script from another site aborts the shop's
 // shop_search and registers its own under the name (the paper's hijacking by
 // AbortSignal). The chat's next listing marks both, each one's first call
-// opens a call card that says so, and the audit keeps each registration with
+// opens a card that says so (for the third party's, the card about its site), and the audit keeps each registration with
 // where it comes from. A page whose tools do not change gets no mark. Pages in
 // tests/pages/lifecycle/.
 import { test } from 'node:test';
@@ -67,7 +67,10 @@ test('tools that appear after the chat listed them are marked, asked about once,
   // Once allowed, the chat's answers apply as for any tool.
   await h.runs(chat, tabId, 'late_find');
 
-  const taken = await h.asks(chat, tabId, 'shop_search', {}, 'call');
+  // Another site's script: the card about that site's scripts asks first
+  // (docs/cards.md, "Tools registered by other sites' scripts"), and says
+  // the tool is new to the chat.
+  const taken = await h.asks(chat, tabId, 'shop_search', {}, 'script');
   const card = await readCard(taken.card);
   assert.equal(card.lines[0],
     `“shop_search” was registered again on ${site} after this chat listed its tools, with another definition or by another script.`);

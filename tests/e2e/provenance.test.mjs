@@ -9,8 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOOLGATE_ID, entries } from '../support/browser.mjs';
-import { harness } from '../support/fixture.mjs';
-import { readCard } from '../support/cards.mjs';
+import { assertRan, assertRefused, harness } from '../support/fixture.mjs';
+import { choose, closeCard, menuLabels, readCard } from '../support/cards.mjs';
 
 const h = harness({ pages: 'tests/pages/provenance', chatPrefix: 'provenance', tools: 4 });
 const SHOP = 'shop.localhost';
@@ -51,7 +51,7 @@ for (const hostile of ['none', 'prepare', 'wrap']) {
 
 test('the card for a third party\'s tool says which script registered it, and not the shop', async () => {
   const { page, tabId } = await h.open(SHOP, '/index.html?card');
-  const asked = await h.asks(await h.chat(), tabId, 'ad_checkout', {}, 'call');
+  const asked = await h.asks(await h.chat(), tabId, 'ad_checkout', {}, 'script');
   const { lines } = await readCard(asked.card);
   assert.ok(lines.includes(`The tool was registered by a script from cdn.localhost:${h.server.port}, not by ${h.site(SHOP)}.`),
     JSON.stringify(lines));
@@ -59,6 +59,52 @@ test('the card for a third party\'s tool says which script registered it, and no
   const own = await h.asks(await h.chat(), tabId, 'own_order', {}, 'call');
   assert.ok(!(await readCard(own.card)).lines.some((line) => line.includes('registered by')), 'the shop\'s own tool names no script');
   await own.card.close();
+  await page.close();
+});
+
+// Item 3 of docs/cards.md's "Tools registered by other sites' scripts": the
+// chat's width (Read only, on localhost, without asking) covers the shop's
+// Read only tool but not the third party's; the card names the script's
+// site, and its answer holds for that chat and that site; then the chat's
+// answers apply as for any tool. The site's rule, set Off on the settings
+// page, hides and refuses them.
+test("a third party's tools are outside the chat's width, asked once a chat and script's site, and the rule's Off hides them", async () => {
+  const { page, tabId } = await h.open(SHOP, '/index.html?asked');
+  const cdn = `cdn.localhost:${h.server.port}`;
+  const chat = await h.chat();
+  await h.runs(chat, tabId, 'own_search');
+  const asked = await h.asks(chat, tabId, 'ad_offers', {}, 'script');
+  const allow = "Allow tools from cdn.localhost's scripts in this chat";
+  assert.ok((await readCard(asked.card)).lines.includes(`The tool was registered by a script from ${cdn}, not by ${h.site(SHOP)}.`));
+  assert.deepEqual(await menuLabels(asked.card, 'More ways to allow'), [allow]);
+  await choose(asked.card, allow);
+  assertRan(await asked.reply, 'ad_offers');
+  await h.runs(chat, tabId, 'ad_offers');
+  // Now as any tool: a Mutating one is not within Read only.
+  const call = await h.asks(chat, tabId, 'ad_checkout', {}, 'call');
+  await closeCard(call.card);
+  assertRefused(await call.reply, 'ad_checkout');
+  // Another chat is asked again.
+  const again = await h.asks(await h.chat(), tabId, 'ad_offers', {}, 'script');
+  await choose(again.card, 'Deny this call');
+  assertRefused(await again.reply, 'ad_offers');
+
+  const settings = await h.browser.context.newPage();
+  await settings.goto(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+  const card = settings.getByRole('article', { name: h.site(SHOP) });
+  await card.getByRole('button', { name: /^Start from the defaults/ }).click();
+  const level = card.getByLabel("Other sites' scripts");
+  assert.equal(await level.inputValue(), 'ask_first', 'Ask first where no one set it');
+  await level.selectOption('off');
+  await settings.locator('#rules-status', { hasText: "Other sites' scripts on" }).waitFor();
+  await settings.close();
+  assert.deepEqual(Object.keys(await registeredBy(tabId)), ['own_search', 'own_order']);
+  assert.match(await h.refused(chat, tabId, 'ad_offers'),
+    /^Nothing ran: ad_offers on shop\.localhost:\d+ was registered by a script from cdn\.localhost:\d+, and tools registered by other sites' scripts are Off on this site/);
+  await h.runs(chat, tabId, 'own_search');
+  // Put back for the tests after this one.
+  const worker = await h.browser.worker();
+  await worker.evaluate((site) => self.toolgate.changeRules(site, [{ target: 'scripts', level: null }]), `http://${h.site(SHOP)}`);
   await page.close();
 });
 

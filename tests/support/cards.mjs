@@ -11,8 +11,10 @@ export { cardWatcher, choose, isCard, ready };
 // The id of the card a card window shows (card.html?card=<id>), as a string.
 export const cardId = (card) => new URL(card.url()).searchParams.get('card');
 
-// 'site' or 'call', from the card's heading.
+// 'site' or 'call', from the card's heading; 'script' for the card about
+// another site's script (docs/cards.md), which the page names.
 export async function cardKind(card) {
+  if (await card.evaluate(() => document.body.dataset.kind) === 'script') return 'script';
   const heading = await card.locator('#heading').textContent();
   return heading.startsWith('An agent wants permission') ? 'site' : 'call';
 }

@@ -98,7 +98,10 @@ impl Session {
                     ),
                 },
             ),
-            (Answer::Call(_) | Answer::Rule(_), Action::List(_)) => {
+            (Answer::Script(a), Action::Call(call)) => {
+                self.script_answered(&chat, &id, a, call, world)
+            }
+            (Answer::Call(_) | Answer::Rule(_) | Answer::Script(_), Action::List(_)) => {
                 return Err("a listing has no per-call card".to_owned())
             }
         };

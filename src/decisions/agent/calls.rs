@@ -2,6 +2,7 @@
 //! frames, its arguments checked against the tool's schema before anyone
 //! is asked, then decided, and started when it may run.
 
+use super::scripts::ScriptGate;
 use super::*;
 use crate::decisions::answers::site_host;
 use crate::decisions::rules::{gate_call, Gate, Mode, RuleFacts};
@@ -210,6 +211,7 @@ impl Session {
             arguments: arguments.to_owned(),
             allowed_once: false,
             rule_yes: false,
+            script_yes: false,
             broken,
             untrusted: Vec::new(),
             asked_because: None,
@@ -335,6 +337,25 @@ impl Session {
             .as_ref()
             .and_then(|j| j.allowed_by.as_ref())
             .map_or_else(String::new, |by| format!(", within {by}"));
+        // A tool another site's script registered is asked about first,
+        // once for the chat and that site, unless the rule turns it Off
+        // (docs/cards.md, "Tools registered by other sites' scripts").
+        let rule_off = matches!(judged.as_ref().map(|j| &j.gate), Some(Gate::Off { .. }));
+        if let (false, Some(tool)) = (rule_off, call.target.tool(world.registry)) {
+            match self.script_gate(chat, &call, tool) {
+                ScriptGate::Pass => {}
+                ScriptGate::Refuse(why) => return refusal(id, Decision::Refuse { why }),
+                // A refusal that holds whatever is answered comes first.
+                ScriptGate::Ask => match self.answers.standing_refusal(chat, &facts) {
+                    Some(refused) => return refusal(id, refused),
+                    // Its card says too that the tool is new to the chat.
+                    None => {
+                        self.appeared_asked(chat, &mut call);
+                        return self.ask_script(chat, id, call);
+                    }
+                },
+            }
+        }
         match judged.map(|j| j.gate) {
             Some(Gate::Off { why }) => return refusal(id, Decision::Refuse { why }),
             // A late yes for this same call counts as the rule card's yes.

@@ -153,6 +153,9 @@ impl Session {
                         if RuleFacts::of(tool).is_some_and(|rule| {
                             matches!(self.rule_gate(chat, &site, rule), Gate::Off { .. })
                         }) => {}
+                    // So is one another site's script registered, where the
+                    // rule or the chat refuses those (docs/cards.md).
+                    Some(_) if self.script_hidden(chat, &site, tool) => {}
                     Some(facts) if self.answers.visible(chat, &facts) => {
                         read.push((site.clone(), d));
                         let mut listed = json!({

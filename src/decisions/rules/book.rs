@@ -17,6 +17,10 @@ pub struct RuleBook {
     /// Unattended mode: no card ever opens; Ask first acts as Off.
     #[serde(default)]
     pub unattended: bool,
+    /// The administrator's level for tools registered by other sites'
+    /// scripts, on every site (their policy's `otherSitesScripts`; docs/rules.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scripts: Option<Level>,
 }
 
 /// A tool as the settings page's "Set areas and tools apart" lists it.
@@ -104,6 +108,7 @@ impl RuleBook {
     pub fn bounded_by(&self, admin: &RuleBook) -> RuleBook {
         let mut out = self.clone();
         out.unattended |= admin.unattended;
+        out.scripts = admin.scripts;
         for (site, bound) in admin.sites.iter() {
             // A site the person set no rules for has the administrator's alone.
             let bounded = SiteRules::bounded(self.sites.get(site.as_str()), bound);
@@ -143,6 +148,7 @@ impl RuleBook {
         admin: Option<&RuleBook>,
         schemas: &BTreeMap<String, serde_json::Value>,
     ) -> Result<(), RuleError> {
+        super::scripts::within_admin(changes, admin)?;
         for change in changes {
             if let (Target::Tool { name }, Some(conditions)) = (&change.target, &change.conditions)
             {
@@ -232,7 +238,7 @@ impl RuleBook {
                 (Target::Area { area }, None) => {
                     rules.area_kinds.remove(area.as_str());
                 }
-                (Target::Kind { .. }, _) => {}
+                (Target::Kind { .. } | Target::Scripts, _) => {}
             }
         }
         self.sites.insert(site.to_owned(), rules);

@@ -220,6 +220,12 @@ impl SiteRules {
             }
         }
         if let Some(limit) = change.limit {
+            if change.target == Target::Scripts {
+                return Err(more(
+                    "A limit is for a kind, an area or a tool, not for other sites' scripts."
+                        .to_owned(),
+                ));
+            }
             self.limits.retain(|l| l.target != change.target);
             if let Some(every) = limit {
                 if let Some(why) = every.refused() {

@@ -79,6 +79,8 @@ impl Limit {
             Target::Kind { kind } => *kind == tool.kind,
             Target::Area { area } => area == tool.area,
             Target::Tool { name } => name == tool.name,
+            // Never set (`SiteRules::apply_more`).
+            Target::Scripts => false,
         }
     }
 
@@ -107,6 +109,7 @@ impl Limit {
             Target::Kind { kind } => format!("{limit} for {} tools", kind.label()),
             Target::Area { area } => format!("{limit} for the area {}", super::area_shown(area)),
             Target::Tool { name } => format!("{limit} for the tool {name}"),
+            Target::Scripts => format!("{limit} for tools registered by other sites' scripts"),
         }
     }
 
@@ -131,6 +134,7 @@ impl Limit {
             Target::Kind { kind } => format!("kind:{}", kind.label()),
             Target::Area { area } => format!("area:{area}"),
             Target::Tool { name } => format!("tool:{name}"),
+            Target::Scripts => "scripts".to_owned(),
         };
         format!("{site} {target}")
     }
