@@ -9,10 +9,11 @@ use crate::decisions::agent::{
 use crate::decisions::answers::Answer;
 use crate::decisions::exposed::tree::{self, Listed, Listener, Tree};
 use crate::decisions::exposed::{ExposedCall, ExposedRun, PageCall, Passes};
+use crate::decisions::lifecycle::changes::{self, Before, ToolChange};
 use crate::decisions::rules::RuleBook;
 use crate::decisions::rules::{SeenTool, Standing};
 use crate::page::conduct::{Broken, Conduct, Watch, Witnessed, SEEN_CAP};
-use crate::page::registry::{Effect, Event, FrameRef, Op, Registered, Registry};
+use crate::page::registry::{Effect, Event, Frame, FrameRef, Op, Registered, Registry};
 use crate::page::schema::Checking;
 use crate::protocol::Resume;
 use crate::views::cards::{self, Card};
@@ -20,6 +21,10 @@ use crate::views::text::{page_line, Line, NAME_CAP};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
+
+/// A page's report applied: the answers to its registrations, what the
+/// shell must do, and the origins whose view of its exposed tools changed.
+pub type Applied = (Vec<Registered>, Vec<Effect>, Vec<String>);
 
 /// The registry and the agent session, as one worker holds them.
 #[derive(Debug, Default)]
@@ -31,6 +36,8 @@ pub struct Toolgate {
     /// Pages' calls of tools other origins exposed to them, announced and
     /// not yet reached (`decisions::exposed`).
     passes: Passes,
+    /// Each frame's changes of its tools logged this minute (`changes::Log`).
+    tool_changes: changes::Log,
 }
 
 /// A flag as the settings page lists it (`Toolgate::flag_list`).
@@ -113,6 +120,7 @@ impl Toolgate {
             session,
             conduct: BTreeMap::new(),
             passes: Passes::default(),
+            tool_changes: changes::Log::default(),
         })
     }
 
@@ -226,6 +234,36 @@ impl Toolgate {
         let (results, effects) = self.registry.apply(Event::Page { from, ops });
         let after = exposure(&self.registry);
         (results, effects, tree::changed_for(&before, &after))
+    }
+
+    /// A report of frame `from`'s tools applied (`apply_page`), with the
+    /// changes of its tools the audit keeps: on a site an open chat listed,
+    /// each registration, re-registration and unregistration, held to a
+    /// number a minute a frame (`decisions::lifecycle::changes`).
+    pub fn apply_page_audited(
+        &mut self,
+        from: FrameRef,
+        ops: Vec<Op>,
+        now_ms: u64,
+    ) -> (Applied, Vec<ToolChange>) {
+        let site = crate::page::registry::site_of(&from.origin, &from.document_id);
+        let at = from.clone();
+        fn frame<'a>(registry: &'a Registry, at: &FrameRef) -> Option<&'a Frame> {
+            registry
+                .frames(at.tab_id)
+                .find(|f| f.frame_id == at.frame_id && f.document_id == at.document_id)
+        }
+        let before = self
+            .session
+            .watches(&site)
+            .then(|| Before::of(frame(&self.registry, &at), &ops));
+        let applied = self.apply_page(from, ops);
+        let Some(before) = before else {
+            return (applied, Vec::new());
+        };
+        let found = before.changes(frame(&self.registry, &at), &site, at.tab_id);
+        let changes = self.tool_changes.bounded(&at, &site, found, now_ms);
+        (applied, changes)
     }
 
     /// The tools frames of `from_origins` expose to frame `caller`, in the

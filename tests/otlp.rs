@@ -300,3 +300,25 @@ fn what_is_not_an_entry_is_left_out() {
     assert_eq!((otlp.spans, otlp.records), (1, 0));
     assert!(convert(&[], &source()).traces.is_none());
 }
+
+#[test]
+fn a_change_of_a_pages_tools_is_a_log_record_with_its_provenance() {
+    let entry = json!({"at": 1_700_000_000_000u64, "what": "tool_change", "change": "registered",
+        "site": "https://shop.test", "tab": 3, "tool": "track", "kind": "tool",
+        "provenance": "a script from https://cdn.test/w.js",
+        "text": "track registered on shop.test by a script from https://cdn.test/w.js"});
+    let data = logs(&[entry]);
+    let record = &records(&data)[0];
+    assert_eq!(
+        record["body"]["stringValue"],
+        "track registered on shop.test by a script from https://cdn.test/w.js"
+    );
+    assert_eq!(
+        attribute(record, "event.name"),
+        Some(json!({"stringValue": "toolgate.tool_change"}))
+    );
+    assert_eq!(
+        attribute(record, "toolgate.provenance"),
+        Some(json!({"stringValue": "a script from https://cdn.test/w.js"}))
+    );
+}

@@ -80,10 +80,12 @@ export function auditCalls(on) {
 }
 
 export function record(entry) {
-  // A tool flagged for what a page did during a call is the page's doing too.
-  // An answer carries the card's tool and chat names (already cut by the
-  // core); every text is held to TEXT_KEPT as the entry is written.
-  gather(entry.what === 'decision' || entry.what === 'flagged' ? 'agents' : 'person', () => entry);
+  // A tool flagged for what a page did during a call is the page's doing too,
+  // and so is a change of a page's tools during a chat (pages.js). An answer
+  // carries the card's tool and chat names (already cut by the core); every
+  // text is held to TEXT_KEPT as the entry is written.
+  const pages = entry.what === 'decision' || entry.what === 'flagged' || entry.what === 'tool_change';
+  gather(pages ? 'agents' : 'person', () => entry);
 }
 
 // The decision an agent was told: `made()` gives its entry (or null, for

@@ -32,6 +32,7 @@ export function fromPage(message, sender) {
   }, 'sender');
   const read = (core, text) => {
     const page = fromJson(core.fromPage(from, text, Date.now()));
+    if (page.type === 'updates') toolChanges(page.tool_changes);
     return { results: page, effects: page.type === 'updates' ? page.effects : [] };
   };
   const tabId = sender.tab.id;
@@ -80,6 +81,16 @@ export function fromPage(message, sender) {
         throw new Error(`Toolgate read a page message it has no use for: ${page.type}`);
     }
   });
+}
+
+// The registrations, re-registrations and unregistrations on a site during a
+// chat's life there, with where each tool comes from: the core found them and
+// held each frame to its number a minute (src/decisions/lifecycle/changes.rs);
+// the agents' log keeps them (docs/rules.md, "Every site, side by side, and
+// the audit").
+function toolChanges(changes) {
+  if (!Array.isArray(changes)) return;
+  for (let i = 0; i < changes.length; i += 1) record({ what: 'tool_change', ...changes[i] });
 }
 
 // The settings page lists every site seen publishing tools (docs/rules.md);

@@ -24,6 +24,7 @@ const KINDS_OF_ENTRY = {
   decisions: whatIs('decision'),
   untrusted: (entry) => readUntrusted(entry) || afterUntrusted(entry),
   hints: whatIs('flagged', 'cleared'),
+  registrations: whatIs('tool_change'),
 };
 
 // Every entry, oldest first. (What an earlier release kept, the worker
@@ -82,6 +83,24 @@ function untrustedRead(entry) {
   return [`Read untrusted content: ${why}. What it read: “`, pageText(excerpt), '”'];
 }
 
+// A change of a page's tools, in words (docs/rules.md, "Every site, side by
+// side, and the audit"); where the tool comes from is the page's text.
+const CHANGES = {
+  registered: 'Registered by ',
+  changed: 'Registered again, with another definition, by ',
+  unregistered: 'Unregistered; it was registered by ',
+};
+function toolChanged(entry) {
+  if (entry.change === 'more') {
+    return Number.isInteger(entry.count) && entry.count > 0
+      ? `${entry.count} more changes of a frame's tools in that minute, counted, not logged one by one`
+      : "A frame changed its tools more than 20 times in a minute: the rest of that minute's are counted";
+  }
+  const said = [Object.hasOwn(CHANGES, entry.change) ? CHANGES[entry.change] : `${text(entry.change)}: `, pageText(text(entry.provenance))];
+  if (typeof entry.provenance_before === 'string') said.push(' (before: ', pageText(entry.provenance_before), ')');
+  return said;
+}
+
 // One entry as the table shows it.
 function described(entry) {
   const you = 'You';
@@ -136,6 +155,10 @@ function described(entry) {
         what: ['Broke its hints: it ', ...(Array.isArray(entry.line) ? lineNodes(entry.line) : [pageText(text(entry.text))])],
         decided: 'what Toolgate saw during a call',
       };
+    case 'tool_change':
+      // A page's tools changed during a chat's life on its site
+      // (background/pages.js), with where each comes from.
+      return { tool: entry.tool, what: toolChanged(entry), decided: 'the page, during a chat that listed its tools' };
     case 'cleared':
       return { by: you, tool: entry.tool, what: 'Flag cleared: its hints are trusted again', decided: 'your change' };
     default:

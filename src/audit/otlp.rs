@@ -595,6 +595,7 @@ fn said(what: &str, entry: &Map<String, Value>) -> String {
         },
         "flagged" => format!("{} broke its hints: it {}", text("tool"), text("text")),
         "cleared" => format!("Flag cleared{}", on_site()),
+        "tool_change" => text("text"),
         other => other.to_owned(),
     }
 }

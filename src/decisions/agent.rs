@@ -29,6 +29,7 @@ mod kept;
 mod listing;
 mod room;
 mod scripts;
+mod seen_tools;
 mod steps;
 mod waiting;
 pub use budget::{
@@ -108,6 +109,11 @@ pub struct PageCall {
     /// The condition or limit its rule's card asks for (docs/rules.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_because: Option<crate::decisions::rules::Because>,
+    /// The tool is new on its site to the chat, which listed the site's
+    /// tools before it appeared: its card said so, and a yes on it is this
+    /// call's (docs/cards.md, "Tools that appear after a chat listed them").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub appeared: Option<crate::decisions::lifecycle::Appeared>,
 }
 
 impl Action {

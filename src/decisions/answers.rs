@@ -4,7 +4,7 @@
 //! Pure: time comes in as milliseconds, sites as origins, and every decision
 //! comes out as a value the shell acts on.
 
-use crate::decisions::untrusted::ReadUntrusted;
+use crate::decisions::{lifecycle::SeenTools, untrusted::ReadUntrusted};
 use crate::page::classify::Class;
 use crate::page::conduct::{Broken, Flags};
 use crate::page::declaration::{Hint, HintState};
@@ -228,6 +228,9 @@ pub struct Chat {
     /// The untrusted content it read (`decisions::untrusted`).
     #[serde(default, skip_serializing_if = "ReadUntrusted::is_empty")]
     pub untrusted: ReadUntrusted,
+    /// What it saw of each site's tools (`decisions::lifecycle`).
+    #[serde(default, skip_serializing_if = "SeenTools::is_empty")]
+    pub seen: SeenTools,
 }
 
 /// Every chat's answers, and the refusals that hold for all chats.
@@ -287,6 +290,7 @@ impl Answers {
         entry.sites = BTreeMap::default();
         entry.last_approval = None;
         entry.untrusted = ReadUntrusted::default();
+        entry.seen = SeenTools::default();
     }
 
     /// Whether `chat` was closed.

@@ -307,7 +307,7 @@ impl Frame {
 }
 
 /// The site of a document of `origin`: see `Frame::site`.
-fn site_of(origin: &str, document_id: &str) -> String {
+pub fn site_of(origin: &str, document_id: &str) -> String {
     if origin == "null" {
         format!("{OPAQUE_SITE}{document_id}")
     } else {

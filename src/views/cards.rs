@@ -10,6 +10,7 @@ use crate::decisions::agent::{Action, PageCall, Pending, TabInfo, World};
 use crate::decisions::answers::{
     site_host, Answer, CallAnswer, CardKind, RuleAnswer, ScriptAnswer, SiteAnswer,
 };
+use crate::decisions::lifecycle::Appeared;
 use crate::decisions::rules::{area_shown, Because, Level, RuleBook, RuleFacts};
 use crate::decisions::untrusted::{Place, Source};
 use crate::page::classify::Class;
@@ -347,6 +348,10 @@ pub fn card(
     };
     // Where the tool comes from, where that is not its frame's own origin.
     if let Action::Call(call) = &pending.action {
+        if let Some(appeared) = call.appeared {
+            let name = page_line(&call.target.name, NAME_CAP);
+            card.lines.insert(0, appeared_line(&name, &site, appeared));
+        }
         if let Some(tool) = call.target.tool(world.registry) {
             if let Some(line) = provenance_line(&tool.provenance, &site) {
                 card.lines.push(line);
@@ -448,6 +453,22 @@ fn provenance_line(provenance: &Provenance, site: &str) -> Option<Line> {
         ))),
         Provenance::Unknown => Some(Line::ours(
             "The tool was registered by a script Toolgate could not see.",
+        )),
+    }
+}
+
+/// Why a tool's first call in a chat is asked about: it appeared on its site
+/// after the chat listed the site's tools, or came back under a name the chat
+/// saw with another definition (docs/cards.md, "Tools that appear after a
+/// chat listed them").
+fn appeared_line(name: &str, site: &str, appeared: Appeared) -> Line {
+    let line = Line::ours("\u{201c}").quote(name.to_owned());
+    match appeared {
+        Appeared::New => line.say(format!(
+            "\u{201d} appeared on {site} after this chat listed its tools."
+        )),
+        Appeared::Changed => line.say(format!(
+            "\u{201d} was registered again on {site} after this chat listed its tools, with another definition or by another script."
         )),
     }
 }

@@ -21,6 +21,9 @@ enum PageRead {
         /// The origins whose view of the frame's exposed tools changed.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         exposed_changed: Vec<String>,
+        /// What the audit keeps of the report (`lifecycle::changes`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_changes: Vec<crate::decisions::lifecycle::changes::ToolChange>,
     },
     /// `number` is the page's own number for the call.
     NativeCall { number: u64, call: FrameCall },
@@ -59,11 +62,13 @@ impl Core {
         let now_ms = now_ms as u64;
         match read(message, "page message")? {
             FromPage::Updates { ops, .. } => {
-                let (results, effects, exposed_changed) = self.0.apply_page(from, ops);
+                let ((results, effects, exposed_changed), tool_changes) =
+                    self.0.apply_page_audited(from, ops, now_ms);
                 write(&PageRead::Updates {
                     results,
                     effects,
                     exposed_changed,
+                    tool_changes,
                 })
             }
             FromPage::NativeCall {

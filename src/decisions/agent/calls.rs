@@ -215,6 +215,7 @@ impl Session {
             broken,
             untrusted: Vec::new(),
             asked_because: None,
+            appeared: None,
         };
         self.decide_call(chat, id, call, world)
     }
@@ -347,7 +348,11 @@ impl Session {
                 // A refusal that holds whatever is answered comes first.
                 ScriptGate::Ask => match self.answers.standing_refusal(chat, &facts) {
                     Some(refused) => return refusal(id, refused),
-                    None => return self.ask_script(chat, id, call),
+                    // Its card says too that the tool is new to the chat.
+                    None => {
+                        self.appeared_asked(chat, &mut call);
+                        return self.ask_script(chat, id, call);
+                    }
                 },
             }
         }
@@ -363,6 +368,7 @@ impl Session {
                         call.untrusted = read;
                     }
                     call.asked_because = because.is_about_the_call().then_some(because);
+                    self.appeared_asked(chat, &mut call);
                     return self.ask_rule(chat, id, call, world.now_ms);
                 };
                 rule_yes = true;
@@ -397,10 +403,16 @@ impl Session {
             self.answers
                 .decide_call(chat, &facts, &call.arguments, world.now_ms)
         };
+        // A tool that appeared after the chat listed its site's tools
+        // (docs/cards.md, "Tools that appear after a chat listed them").
+        if let Some(step) = self.appeared_gate(chat, id, &call, &decision, (warn, rule_yes)) {
+            return step;
+        }
         match decision {
             Decision::Run { .. } | Decision::AskSite | Decision::AskCall { .. } if warn => {
                 let changed = decision == Decision::AskCall { changed: true };
                 call.untrusted = read;
+                self.appeared_asked(chat, &mut call);
                 // A late yes answered the rule: this card's yes needs no
                 // second rule card.
                 call.rule_yes = rule_yes;

@@ -184,13 +184,23 @@ impl Session {
             ];
             self.read_listed(chat, &site, &d.name, Place::Listing, &texts, world.now_ms);
         }
+        // What the chat has seen of each site's tools, and what is new to it
+        // (docs/agents.md, "New tools in a listing").
+        let shown = tools.iter().map(|t| {
+            (
+                t["site"].as_str().unwrap_or("").to_owned(),
+                t["name"].as_str().unwrap_or("").to_owned(),
+            )
+        });
+        let new = self.seen_in_listing(chat, tab_id, sites, &shown.collect(), world);
         let listing =
             json!({"tabId": tab_id, "tools": tools, "skills": skills, "withheld": withheld});
         let text = serde_json::to_string(&listing).unwrap_or_default();
-        reply(
-            id,
-            json!({"content": [{"type": "text", "text": text}], "structuredContent": listing, "isError": false}),
-        )
+        let mut result = json!({"content": [{"type": "text", "text": text}], "structuredContent": listing, "isError": false});
+        if !new.is_empty() {
+            result["_meta"] = json!({"toolgate": {"new": new}});
+        }
+        reply(id, result)
     }
 }
 

@@ -16,7 +16,8 @@
 //! and one opened Read only is remembered there as such (`revive`);
 //! when the room is still short, the records of the chats that must stay
 //! are cut to "forgotten" (`ReadUntrusted::lose`), which keeps the same
-//! promise.
+//! promise, and what they saw of sites' tools (`decisions::lifecycle`) is
+//! let go.
 
 use super::budget::{over_chat_id_bound, stored_len};
 use super::Session;
@@ -75,7 +76,7 @@ fn entry_bytes(id: &str, chat: &Chat) -> usize {
 /// The bytes a chat takes for agents.
 fn agent_bytes(id: &str, chat: &Chat) -> usize {
     if answered(chat) {
-        stored_len(&chat.untrusted) + stored_len(&chat.last_approval)
+        stored_len(&chat.untrusted) + stored_len(&chat.last_approval) + stored_len(&chat.seen)
     } else {
         entry_bytes(id, chat)
     }
@@ -178,7 +179,9 @@ impl Session {
             .answers
             .chats
             .iter()
-            .filter(|(_, c)| !c.untrusted.is_lost() || c.last_approval.is_some())
+            .filter(|(_, c)| {
+                !c.untrusted.is_lost() || c.last_approval.is_some() || !c.seen.is_empty()
+            })
             .map(|(id, c)| {
                 let newest = c.untrusted.sources().last().map_or(0, |s| s.at_ms);
                 (id == current, newest, id.clone())
@@ -197,6 +200,8 @@ impl Session {
                 chat.untrusted.lose();
             }
             chat.last_approval = None;
+            // What it saw of sites' tools: its next listing of each is a first one.
+            chat.seen = Default::default();
             bytes = bytes + agent_bytes(&id, chat) - before;
             self.chat_room = Some((count, bytes));
         }
