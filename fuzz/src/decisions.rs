@@ -559,6 +559,8 @@ impl Driver {
             arguments: run.arguments.clone(),
             allowed_once: false,
             rule_yes: false,
+            script_yes: false,
+            appeared: None,
             broken: None,
             untrusted: Vec::new(),
             asked_because: None,

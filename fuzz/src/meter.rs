@@ -28,7 +28,9 @@ const FIXED: Duration = Duration::from_millis(2);
 /// Patterns to pick from: cheap, Unicode, bounded and wide repetition.
 const PATTERNS: [&str; 5] = ["^[a-z]+$", "\\d", "^\\p{L}{1,8}$", "^.{0,40}$", "a{0,200}b"];
 
-const TYPES: [&str; 7] = ["null", "boolean", "integer", "number", "string", "array", "object"];
+const TYPES: [&str; 7] = [
+    "null", "boolean", "integer", "number", "string", "array", "object",
+];
 
 /// A value of about `size` bytes, for a `const` or an `enum`.
 fn big(u: &mut Unstructured<'_>, size: usize) -> Result<Value> {
@@ -36,8 +38,9 @@ fn big(u: &mut Unstructured<'_>, size: usize) -> Result<Value> {
         0 => Value::String("x".repeat(size)),
         1 => json!((0..size / 8).collect::<Vec<_>>()),
         _ => {
-            let members: Map<String, Value> =
-                (0..size / 16).map(|i| (format!("k{i}"), json!(i))).collect();
+            let members: Map<String, Value> = (0..size / 16)
+                .map(|i| (format!("k{i}"), json!(i)))
+                .collect();
             Value::Object(members)
         }
     })
@@ -148,15 +151,25 @@ fn timed(mut work: impl FnMut()) -> Duration {
 /// timed against what it was charged.
 pub fn meter(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(mut root) = schema(&mut u, 4) else { return };
-    let Ok(defs) = (0..4).map(|_| schema(&mut u, 2)).collect::<Result<Vec<_>>>() else {
+    let Ok(mut root) = schema(&mut u, 4) else {
+        return;
+    };
+    let Ok(defs) = (0..4)
+        .map(|_| schema(&mut u, 2))
+        .collect::<Result<Vec<_>>>()
+    else {
         return;
     };
     if let Value::Object(members) = &mut root {
-        let named = defs.into_iter().enumerate().map(|(i, d)| (format!("d{i}"), d));
+        let named = defs
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| (format!("d{i}"), d));
         members.insert("$defs".into(), Value::Object(named.collect()));
     }
-    let Ok(arguments) = value(&mut u, 3) else { return };
+    let Ok(arguments) = value(&mut u, 3) else {
+        return;
+    };
     let Ok(plan) = Plan::read(&root) else { return };
     let charged = plan.steps(&root, &arguments).unwrap_or(STEPS);
     let took = timed(|| {

@@ -11,13 +11,22 @@ use toolgate::page::schema::{check, Plan, Refusal, STEPS};
 
 /// Patterns to pick from: cheap, Unicode, bounded repetition, and ones
 /// Toolgate refuses to run.
-const PATTERNS: [&str; 6] = ["^[a-z]+$", "\\d", "^\\p{L}{1,8}$", "^.{0,40}$", "(?=a)", "("];
+const PATTERNS: [&str; 6] = [
+    "^[a-z]+$",
+    "\\d",
+    "^\\p{L}{1,8}$",
+    "^.{0,40}$",
+    "(?=a)",
+    "(",
+];
 
 /// A schema of at most `depth` levels, whose `$ref`s name `$defs` d0..d3.
 fn schema(u: &mut Unstructured<'_>, depth: u8) -> Result<Value> {
     if depth == 0 || u.ratio(1, 4)? {
         return Ok(match u.int_in_range(0..=6)? {
-            0 => json!({"type": *u.choose(&["string", "integer", "array", "object", "boolean", "null"])?}),
+            0 => {
+                json!({"type": *u.choose(&["string", "integer", "array", "object", "boolean", "null"])?})
+            }
             1 => json!({"pattern": *u.choose(&PATTERNS)?}),
             2 => json!({"$ref": format!("#/$defs/d{}", u.int_in_range(0..=4)?)}),
             3 => json!({"enum": [1, "a", [1], {"a": 1}]}),
@@ -33,9 +42,15 @@ fn schema(u: &mut Unstructured<'_>, depth: u8) -> Result<Value> {
             0 => members.insert("allOf".into(), json!([sub.clone(), sub])),
             1 => members.insert("anyOf".into(), json!([sub, schema(u, depth - 1)?])),
             2 => members.insert("items".into(), sub),
-            3 => members.insert("properties".into(), json!({"a": sub, "b": schema(u, depth - 1)?})),
+            3 => members.insert(
+                "properties".into(),
+                json!({"a": sub, "b": schema(u, depth - 1)?}),
+            ),
             4 => members.insert("additionalProperties".into(), sub),
-            5 => members.insert("patternProperties".into(), json!({ *u.choose(&PATTERNS)?: sub })),
+            5 => members.insert(
+                "patternProperties".into(),
+                json!({ *u.choose(&PATTERNS)?: sub }),
+            ),
             6 => members.insert("not".into(), sub),
             7 => members.insert("propertyNames".into(), sub),
             _ => members.insert("if".into(), sub),
@@ -58,7 +73,11 @@ fn value(u: &mut Unstructured<'_>, depth: u8) -> Result<Value> {
         _ => {
             let mut members = Map::new();
             for _ in 0..u.int_in_range(0..=4)? {
-                let name = if u.arbitrary()? { "a".to_owned() } else { u.arbitrary()? };
+                let name = if u.arbitrary()? {
+                    "a".to_owned()
+                } else {
+                    u.arbitrary()?
+                };
                 members.insert(name, value(u, depth - 1)?);
             }
             Value::Object(members)
@@ -69,20 +88,32 @@ fn value(u: &mut Unstructured<'_>, depth: u8) -> Result<Value> {
 /// One schema with its `$defs`, and arguments, checked.
 pub fn schema_check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(mut root) = schema(&mut u, 4) else { return };
-    let Ok(defs) = (0..4).map(|_| schema(&mut u, 3)).collect::<Result<Vec<_>>>() else {
+    let Ok(mut root) = schema(&mut u, 4) else {
+        return;
+    };
+    let Ok(defs) = (0..4)
+        .map(|_| schema(&mut u, 3))
+        .collect::<Result<Vec<_>>>()
+    else {
         return;
     };
     if let Value::Object(members) = &mut root {
-        let named = defs.into_iter().enumerate().map(|(i, d)| (format!("d{i}"), d));
+        let named = defs
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| (format!("d{i}"), d));
         members.insert("$defs".into(), Value::Object(named.collect()));
     }
-    let Ok(arguments) = value(&mut u, 4) else { return };
+    let Ok(arguments) = value(&mut u, 4) else {
+        return;
+    };
     let Ok(plan) = Plan::read(&root) else { return };
     let outcome = check(&root, &plan, &arguments, &arguments.to_string());
     match &outcome {
         Ok(()) => {
-            let steps = plan.steps(&root, &arguments).expect("a check that passed was counted");
+            let steps = plan
+                .steps(&root, &arguments)
+                .expect("a check that passed was counted");
             assert!(steps <= STEPS, "{steps} steps");
             // Counting is pure: the same check counts the same.
             let again = plan.steps(&root, &arguments);

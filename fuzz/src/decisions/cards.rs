@@ -56,6 +56,9 @@ impl Driver {
                 CardKind::Rule => Gate::AskFirst,
                 CardKind::Call if rule_yes => Gate::AskFirst,
                 CardKind::Site | CardKind::Call => Gate::ChatDecides,
+                CardKind::Script => {
+                    unreachable!("no scenario registers a tool from another site's script")
+                }
             };
             assert_eq!(gate, expected, "a {:?} card for {call:?}", pending.card);
             assert!(
@@ -227,6 +230,9 @@ impl Driver {
             }
             (Answer::Rule(RuleAnswer::AllowOnce), Action::Call(call)) => once = Some((call, true)),
             (Answer::Rule(RuleAnswer::Refuse), Action::Call(_)) => {}
+            (Answer::Script(_), _) => {
+                unreachable!("no scenario registers a tool from another site's script")
+            }
             (Answer::Call(_) | Answer::Rule(_), Action::List(_)) => {
                 panic!("a listing got a call or rule card's answer")
             }

@@ -91,6 +91,7 @@ pub fn offered(kind: CardKind, site: &str, narrowed: bool) -> BTreeSet<String> {
     let all: Vec<Answer> = match kind {
         CardKind::Site => SITE_ANSWERS.map(Answer::Site).to_vec(),
         CardKind::Call => CALL_ANSWERS.map(Answer::Call).to_vec(),
+        CardKind::Script => unreachable!("no scenario registers a tool from another site's script"),
         // A site rule's card (docs/rules.md): its two answers, wherever it is.
         CardKind::Rule => {
             return RULE_ANSWERS
@@ -123,6 +124,7 @@ pub fn closing(kind: CardKind, site: &str) -> Answer {
         CardKind::Site => Answer::Site(SiteAnswer::DenyForChat),
         CardKind::Call => Answer::Call(CallAnswer::DenyOnce),
         CardKind::Rule => Answer::Rule(RuleAnswer::Refuse),
+        CardKind::Script => unreachable!("no scenario registers a tool from another site's script"),
     }
 }
 

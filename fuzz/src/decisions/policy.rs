@@ -73,6 +73,9 @@ impl Policy {
                 Target::Kind { kind } => theirs.kinds.insert(*kind, level),
                 Target::Area { area } => theirs.areas.insert(area.clone(), level),
                 Target::Tool { name } => theirs.tools.insert(name.clone(), level),
+                Target::Scripts => unreachable!(
+                    "no scenario sets the rule for tools registered by other sites' scripts"
+                ),
             };
         }
         theirs.limits = set
@@ -117,6 +120,9 @@ impl Policy {
             Target::Kind { kind } => owners_only(*kind),
             Target::Area { .. } => true,
             Target::Tool { .. } => kind.is_some_and(owners_only),
+            Target::Scripts => unreachable!(
+                "no scenario sets the rule for tools registered by other sites' scripts"
+            ),
         };
         if level == Level::Allowed && only_theirs {
             return false;
@@ -130,6 +136,9 @@ impl Policy {
             }
             Target::Area { area } => theirs.areas.get(area).copied(),
             Target::Tool { name } => theirs.tools.get(name).copied(),
+            Target::Scripts => unreachable!(
+                "no scenario sets the rule for tools registered by other sites' scripts"
+            ),
         };
         bound.is_none_or(|bound| level >= bound)
     }

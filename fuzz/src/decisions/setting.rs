@@ -142,6 +142,9 @@ impl Driver {
                 Target::Tool { name } => {
                     theirs.tools.insert(name.clone(), level);
                 }
+                Target::Scripts => unreachable!(
+                    "no scenario sets the rule for tools registered by other sites' scripts"
+                ),
             }
         }
         theirs.limits = limits.iter().map(PolicyLimit::limit).collect();

@@ -109,6 +109,9 @@ impl LimitOf {
             Target::Kind { kind } => LimitOf::Kind(*kind),
             Target::Area { area } => LimitOf::Area(area.clone()),
             Target::Tool { name } => LimitOf::Tool(name.clone()),
+            Target::Scripts => unreachable!(
+                "no scenario sets the rule for tools registered by other sites' scripts"
+            ),
         }
     }
 
@@ -296,6 +299,9 @@ impl Rules {
                 }
             }
             match &change.target {
+                Target::Scripts => unreachable!(
+                    "no scenario sets the rule for tools registered by other sites' scripts"
+                ),
                 Target::Kind { .. } if change.level.is_none() => return false,
                 Target::Kind { .. } => {}
                 // An area or a tool set apart: one the page lists, within the caps.
@@ -339,6 +345,9 @@ impl Rules {
                     rules.kinds.insert(*kind, level);
                 }
                 (Target::Kind { .. }, None) => unreachable!("refused"),
+                (Target::Scripts, _) => unreachable!(
+                    "no scenario sets the rule for tools registered by other sites' scripts"
+                ),
                 (Target::Tool { name }, Some(level)) => {
                     let saw = seen
                         .iter()
@@ -427,6 +436,9 @@ impl Rules {
     /// for levels.
     pub fn takes_limit(&self, site: &str, target: &Target, seen: &[SeenTool]) -> bool {
         match target {
+            Target::Scripts => unreachable!(
+                "no scenario sets the rule for tools registered by other sites' scripts"
+            ),
             Target::Kind { .. } => true,
             Target::Area { area } => {
                 seen.iter().any(|t| t.area == *area)
