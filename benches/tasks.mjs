@@ -6,6 +6,9 @@
 //   node benches/tasks.mjs           the ten tasks, guarded and not: a table
 //   node benches/tasks.mjs --json    the same, as JSON on stdout
 //   node benches/tasks.mjs --smoke   three of them (fails only if something errors)
+//   node benches/tasks.mjs --cdn     the same, each site's script served from
+//                                    cdn.test (another site), guarded only: what
+//                                    the card about other sites' scripts costs
 //
 // The sites (benches/pages/tasks.js) are served under real host names
 // (`*.test`, mapped to this machine), so that the site question is asked as
@@ -26,6 +29,10 @@ import { tabIdOf, waitForCount } from './run.mjs';
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
 const JSON_OUT = argv.includes('--json');
+// Each site's bundle from a CDN of another name (docs/cards.md, "Tools
+// registered by other sites' scripts"): its card is answered for the chat.
+const CDN = argv.includes('--cdn');
+const SCRIPT_ANSWER = "Allow tools from cdn.test's scripts in this chat";
 
 const SITE_ANSWER = 'Allow non-consequential read/write tools on this website';
 const CALL_ANSWER = 'Allow this call only';
@@ -65,7 +72,8 @@ async function call(sw, cards, chat, request) {
     reply = got.reply;
     const card = await shown(got.card);
     met.push({ kind: card.kind, guard: card.after_untrusted === true });
-    await choose(got.card, card.kind === 'site' ? SITE_ANSWER : CALL_ANSWER);
+    const answer = { site: SITE_ANSWER, script: SCRIPT_ANSWER }[card.kind] ?? CALL_ANSWER;
+    await choose(got.card, answer);
   }
 }
 
@@ -77,7 +85,7 @@ async function main() {
     const sw = await browser.worker();
     const tabs = {};
     for (const site of SITES) {
-      const url = server.url(`${site}.test`, '/tasks.html');
+      const url = server.url(`${site}.test`, CDN ? '/tasks-cdn.html' : '/tasks.html');
       await browser.newPage(url);
       const tabId = await tabIdOf(sw, url);
       await waitForCount(sw, tabId, (n) => n > 0);
@@ -86,7 +94,7 @@ async function main() {
     const cards = cardWatcher(browser.context);
     const tasks = SMOKE ? TASKS.filter((_, i) => [0, 3, 7].includes(i)) : TASKS;
     let id = 0;
-    for (const guarded of [true, false]) {
+    for (const guarded of CDN ? [true] : [true, false]) {
       await sw.evaluate((on) => self.toolgate.guardUntrusted(on), guarded);
       for (const [what, steps] of tasks) {
         const chat = `task-${++id}`;
@@ -102,10 +110,13 @@ async function main() {
         const count = (f) => met.filter(f).length;
         const row = {
           task: what, guarded, calls: steps.length,
-          site: count((c) => c.kind === 'site'), call: count((c) => c.kind !== 'site'), guard: count((c) => c.guard),
+          site: count((c) => c.kind === 'site'),
+          call: count((c) => c.kind !== 'site' && c.kind !== 'script'),
+          guard: count((c) => c.guard),
+          script: count((c) => c.kind === 'script'),
         };
         results.push(row);
-        log(`${guarded ? 'guarded  ' : 'unguarded'} ${what}: ${row.site} site, ${row.call} per-call (${row.guard} the guard's)`);
+        log(`${guarded ? 'guarded  ' : 'unguarded'} ${what}: ${row.site} site, ${row.script} about other sites' scripts, ${row.call} per-call (${row.guard} the guard's)`);
       }
     }
     await sw.evaluate(() => self.toolgate.guardUntrusted(true));
@@ -113,6 +124,14 @@ async function main() {
   } finally {
     await browser.close().catch(() => {});
     await server.close();
+  }
+  if (CDN) {
+    const scripts = results.reduce((n, r) => n + r.script, 0);
+    const rows = results.map((r) => `| ${r.task} | ${r.calls} | ${r.site} | ${r.script} | ${r.call} |`);
+    const text = ['| task (bundle from cdn.test) | calls | site cards | cards about other sites\' scripts | per-call cards |', '|---|---|---|---|---|', ...rows,
+      '', `${(scripts / results.length).toFixed(2)} cards about other sites' scripts a task (${results.length} tasks, a chat each)`];
+    process.stdout.write(JSON_OUT ? `${JSON.stringify({ tasks: results }, null, 2)}\n` : `${text.join('\n')}\n`);
+    return;
   }
   const side = (guarded) => results.filter((r) => r.guarded === guarded);
   const sum = (rows, key) => rows.reduce((n, r) => n + r[key], 0);

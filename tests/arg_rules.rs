@@ -161,6 +161,7 @@ fn seen(name: &str, kind: ToolKind) -> SeenTool {
         area: name.into(),
         kind,
         definition: format!("sha256:{name}"),
+        registered_by: None,
     }
 }
 

@@ -82,6 +82,7 @@ fn seen(name: &str, area: &str, kind: ToolKind) -> SeenTool {
         area: area.to_owned(),
         kind,
         definition: format!("def of {name}"),
+        registered_by: None,
     }
 }
 

@@ -20,6 +20,7 @@ fn a_rule_set_apart_holds_for_the_definition_and_the_kinds_the_person_saw() {
         area: area.into(),
         kind,
         definition: definition.into(),
+        registered_by: None,
     };
     let seen = [
         seen_tool("add_note", "notes", ToolKind::Write, "sha256:add"),
@@ -109,6 +110,7 @@ fn a_tool_or_area_with_a_rule_can_be_changed_and_put_back_with_no_tool_seen() {
         area: area.into(),
         kind,
         definition: definition.into(),
+        registered_by: None,
     };
     let seen = [
         seen_tool("accounts.delete", "accounts", ToolKind::Delete, "d1"),

@@ -34,6 +34,13 @@ fn harness() -> Harness {
     ]);
     h.registry
         .apply(page(frame(1, 1, "doc-widget", REMOTE), ops));
+    // The same widget on the local Notes, in tab 2.
+    let ops = json!([tool(
+        "widget_local",
+        script("https://cdn.widgets.example/w.js")
+    )]);
+    h.registry
+        .apply(page(frame(2, 1, "doc-widget-2", LOCAL), ops));
     h
 }
 
@@ -87,8 +94,8 @@ fn a_chats_width_does_not_cover_another_sites_script_and_its_answer_holds_for_th
     assert_eq!(call(&mut h, "c", "widget_search"), "script card");
     let card_step = h.call("c", 1, "widget_search", json!({}));
     let shown = card(&h.session, card_id(&card_step), &h.world()).expect("card");
-    let said: Vec<String> = shown.lines.iter().map(ToString::to_string).collect();
-    assert!(said.contains(
+    let lines: Vec<String> = shown.lines.iter().map(ToString::to_string).collect();
+    assert!(lines.contains(
         &"The tool was registered by a script from cdn.widgets.example, not by notes.example."
             .to_owned()
     ));
@@ -106,6 +113,10 @@ fn a_chats_width_does_not_cover_another_sites_script_and_its_answer_holds_for_th
     );
     assert_eq!(call(&mut h, "c", "widget_search"), "run");
     assert_eq!(call(&mut h, "c", "widget_read"), "run");
+    // On any site the chat uses: the local Notes' widget (within its
+    // width there, Read only on localhost).
+    let step = h.call("c", 2, "widget_local", json!({}));
+    assert_eq!(said(&mut h, &step), "run");
     // Not for a script Toolgate could not see, nor for another chat.
     assert_eq!(call(&mut h, "c", "unseen"), "script card");
     with_site_answer(&mut h, "d", SiteAnswer::AllowAll);
@@ -124,11 +135,11 @@ fn allow_once_lets_one_call_run_and_a_denial_for_the_chat_refuses_and_hides_that
     assert!(listed(&mut h, "c").contains(&"widget_read".to_owned()));
     assert_eq!(
         answer(&mut h, "c", "widget_search", ScriptAnswer::DenyForChat),
-        "refused: in this chat you denied tools from widgets.example's scripts on notes.example"
+        "refused: in this chat you denied tools from widgets.example's scripts"
     );
     assert_eq!(
         call(&mut h, "c", "widget_read"),
-        "refused: in this chat you denied tools from widgets.example's scripts on notes.example"
+        "refused: widget_read on notes.example was registered by a script from static.widgets.example, and in this chat you denied tools from widgets.example's scripts"
     );
     let tools = listed(&mut h, "c");
     assert!(!tools.contains(&"widget_read".to_owned()), "{tools:?}");

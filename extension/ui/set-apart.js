@@ -201,6 +201,8 @@ async function main() {
       const extras = el('div', { class: 'rule-extras' }, [limit.node]);
       const row = el('li', { class: 'tool' }, [
         pageText(nameShown, 'code'),
+        // Where it comes from, where not the site's own (docs/classes.md).
+        ...(tool.registered_by ? [el('span', { class: 'registered-by', text: ` ${tool.registered_by}` })] : []),
         el('span', { class: 'kind', text: ` ${KIND_LABELS[tool.kind]} ` }),
         el('span', { class: 'apart', text: 'Set apart', hidden: !(tool.name in apart.tools) }),
         holds,

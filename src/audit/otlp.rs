@@ -22,6 +22,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+mod said;
+use said::said;
+
 /// The most characters of any text sent, as the audit keeps them ("…" marks
 /// a cut): extension/background/audit.js cuts its texts to the same.
 pub const TEXT_KEPT: usize = 1000;
@@ -552,50 +555,5 @@ fn record(at: u64, entry: &Map<String, Value>, call: Option<&Span>) -> LogRecord
         dropped_attributes_count: attributes.dropped,
         trace_id: if chat { trace_id(entry) } else { String::new() },
         span_id: call.map(|span| span.span_id.clone()).unwrap_or_default(),
-    }
-}
-
-/// An entry in a few words, as the settings page's audit says it
-/// (extension/ui/audit.js).
-fn said(what: &str, entry: &Map<String, Value>) -> String {
-    let text = |key: &str| entry.get(key).map(id_text).unwrap_or_default();
-    let on_site = || match text_of(entry, "site") {
-        Some(site) => format!(" on {site}"),
-        None => String::new(),
-    };
-    match what {
-        "rule" => format!(
-            "{} tools: {} → {}{}",
-            text("kind"),
-            text("from"),
-            text("to"),
-            on_site()
-        ),
-        "rules" if entry.get("to").is_some_and(|to| !to.is_null()) => {
-            format!("Rules started{}", on_site())
-        }
-        "rules" => format!("Rules removed{}", on_site()),
-        "kept" => format!("Kept as it was{}", on_site()),
-        "areas" => format!("Areas set apart changed{}", on_site()),
-        "tools" => format!("Tools set apart changed{}", on_site()),
-        "conditions" => format!("Conditions on arguments changed{}", on_site()),
-        "limits" => format!("Limits on how often changed{}", on_site()),
-        "unattended" => format!(
-            "Unattended {}",
-            if entry.get("to") == Some(&Value::Bool(true)) {
-                "on"
-            } else {
-                "off"
-            }
-        ),
-        "policy" => "The administrator's policy changed".into(),
-        "answer" => match text_of(entry, "label") {
-            Some(label) => format!("Answered “{label}” on the {} card", text("card")),
-            None => format!("Answered {} on the {} card", text("answer"), text("card")),
-        },
-        "flagged" => format!("{} broke its hints: it {}", text("tool"), text("text")),
-        "cleared" => format!("Flag cleared{}", on_site()),
-        "tool_change" => text("text"),
-        other => other.to_owned(),
     }
 }

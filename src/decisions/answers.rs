@@ -192,10 +192,6 @@ pub struct SiteGrant {
     /// "Always allow": tool name → the definition it was given for.
     #[serde(default)]
     pub always: BTreeMap<String, String>,
-    /// Tools registered by other sites' scripts: the script's site
-    /// (`Provenance::asked_as`) → allowed (true) or denied in this chat.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub scripts: BTreeMap<String, bool>,
 }
 
 /// The last call a person approved once, for the immediate-retry rule.
@@ -231,6 +227,11 @@ pub struct Chat {
     /// What it saw of each site's tools (`decisions::lifecycle`).
     #[serde(default, skip_serializing_if = "SeenTools::is_empty")]
     pub seen: SeenTools,
+    /// Tools registered by other sites' scripts: the script's site
+    /// (`Provenance::asked_as`) → allowed (true) or denied, on any site,
+    /// in this chat (docs/cards.md).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scripts: BTreeMap<String, bool>,
 }
 
 /// Every chat's answers, and the refusals that hold for all chats.
@@ -291,6 +292,7 @@ impl Answers {
         entry.last_approval = None;
         entry.untrusted = ReadUntrusted::default();
         entry.seen = SeenTools::default();
+        entry.scripts = BTreeMap::default();
     }
 
     /// Whether `chat` was closed.

@@ -40,6 +40,15 @@ for (const hostile of ['none', 'prepare', 'wrap']) {
       assert.equal(await apart.locator('p.registered-by').innerText(), cdn);
       assert.deepEqual(await apart.locator('ul.tools > li').evaluateAll((items) => items.length), 2);
       await popup.close();
+      // The set-apart page says it beside each tool's name.
+      const site = encodeURIComponent(`http://${h.site(SHOP)}`);
+      const setApart = await h.browser.context.newPage();
+      await setApart.goto(`chrome-extension://${TOOLGATE_ID}/extension/ui/set-apart.html?site=${site}`);
+      await setApart.locator('#shown', { hasText: '4 of 4 tools shown.' }).waitFor();
+      assert.deepEqual(await setApart.locator('li.tool').evaluateAll((items) => Object.fromEntries(items.map((li) => [
+        li.querySelector('code').textContent, li.querySelector('.registered-by')?.textContent.trim() ?? null]))),
+      { own_search: null, own_order: null, ad_offers: cdn, ad_checkout: cdn });
+      await setApart.close();
     }
 
     // What the page set is as it was: Toolgate's capture put it back.

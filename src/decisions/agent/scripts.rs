@@ -3,7 +3,8 @@
 //! chat's width. The site's rule for them (Ask first unless set) comes
 //! first; under Ask first, a chat's first call of a tool from a script's
 //! site opens a card that names it, and its answer holds for that chat and
-//! that script's site; then the chat's answers apply as for any tool.
+//! that script's site, on any site the chat uses; then the chat's answers
+//! apply as for any tool.
 
 use super::*;
 use crate::decisions::answers::{site_host, Answers, ScriptAnswer};
@@ -23,15 +24,13 @@ pub(super) enum ScriptGate {
 
 impl Answers {
     /// What `chat` answered for the tools of `key`'s scripts
-    /// (`Provenance::asked_as`) on `site`: allowed, denied, or not asked.
-    fn script_answer(&self, chat: &str, site: &str, key: &str) -> Option<bool> {
-        let grant = self.chats.get(chat)?.sites.get(site)?;
-        grant.scripts.get(key).copied()
+    /// (`Provenance::asked_as`): allowed, denied, or not asked.
+    fn script_answer(&self, chat: &str, key: &str) -> Option<bool> {
+        self.chats.get(chat)?.scripts.get(key).copied()
     }
 
-    fn answer_scripts(&mut self, chat: &str, site: &str, key: &str, allowed: bool) {
-        let grant = self.chat(chat).sites.entry(site.to_owned()).or_default();
-        grant.scripts.insert(key.to_owned(), allowed);
+    fn answer_scripts(&mut self, chat: &str, key: &str, allowed: bool) {
+        self.chat(chat).scripts.insert(key.to_owned(), allowed);
     }
 }
 
@@ -52,10 +51,11 @@ impl Session {
                 rule.because()
             )),
             Level::AskFirst if call.script_yes => ScriptGate::Pass,
-            Level::AskFirst => match self.answers.script_answer(chat, &call.site, key) {
+            Level::AskFirst => match self.answers.script_answer(chat, key) {
                 Some(true) => ScriptGate::Pass,
                 Some(false) => ScriptGate::Refuse(format!(
-                    "refused: in this chat you denied tools from {} on {host}",
+                    "refused: {name} on {host} was {}, and in this chat you denied tools from {}",
+                    tool.provenance.shown().unwrap_or_default(),
                     scripts_named(key)
                 )),
                 None => ScriptGate::Ask,
@@ -73,7 +73,7 @@ impl Session {
         match self.rules.scripts_level(site).level {
             Level::Off => true,
             Level::Allowed => false,
-            Level::AskFirst => self.answers.script_answer(chat, site, key) == Some(false),
+            Level::AskFirst => self.answers.script_answer(chat, key) == Some(false),
         }
     }
 
@@ -114,13 +114,13 @@ impl Session {
                 self.decide_call(chat, id, call, world)
             }
             (ScriptAnswer::AllowForChat, Some(key)) => {
-                self.answers.answer_scripts(chat, &call.site, &key, true);
+                self.answers.answer_scripts(chat, &key, true);
                 self.decide_call(chat, id, call, world)
             }
             (ScriptAnswer::DenyForChat, Some(key)) => {
-                self.answers.answer_scripts(chat, &call.site, &key, false);
+                self.answers.answer_scripts(chat, &key, false);
                 let why = format!(
-                    "refused: in this chat you denied tools from {} on {host}",
+                    "refused: in this chat you denied tools from {}",
                     scripts_named(&key)
                 );
                 refusal(id, Decision::Refuse { why })

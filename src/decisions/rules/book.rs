@@ -32,6 +32,11 @@ pub struct SeenTool {
     /// Its definition (`Tool::definition`) when last seen.
     #[serde(default)]
     pub definition: String,
+    /// Where it comes from, where that is not its frame's own origin:
+    /// "registered by a script from cdn.example", cut and escaped as page
+    /// text (docs/classes.md, "Where a tool comes from").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registered_by: Option<String>,
 }
 
 /// The tools `site` publishes in the open tabs, each once, by name.
@@ -39,7 +44,14 @@ pub fn site_tools(registry: &Registry, site: &str) -> Vec<SeenTool> {
     let mut seen: BTreeMap<String, SeenTool> = BTreeMap::new();
     for tab in registry.tab_ids() {
         for frame in registry.frames(tab).filter(|f| f.site() == site) {
-            for facts in frame.tools.iter().filter_map(RuleFacts::of) {
+            for (tool, facts) in frame
+                .tools
+                .iter()
+                .filter_map(|t| RuleFacts::of(t).map(|f| (t, f)))
+            {
+                let shown = tool.provenance.shown();
+                let cut =
+                    |s: String| crate::page::hidden::page_line(&s, crate::page::hidden::NAME_CAP);
                 seen.insert(
                     facts.name.to_owned(),
                     SeenTool {
@@ -47,6 +59,7 @@ pub fn site_tools(registry: &Registry, site: &str) -> Vec<SeenTool> {
                         area: facts.area.to_owned(),
                         kind: facts.kind,
                         definition: facts.definition.to_owned(),
+                        registered_by: shown.map(cut),
                     },
                 );
             }
@@ -265,6 +278,7 @@ impl RuleBook {
                         area: set.area.clone(),
                         kind: set.kind,
                         definition: definition.cloned().unwrap_or_default(),
+                        registered_by: None,
                     },
                 );
             }
