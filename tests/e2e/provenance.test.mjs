@@ -117,6 +117,23 @@ test("a third party's tools are outside the chat's width, asked once a chat and 
   await page.close();
 });
 
+// The paper's registration race (arXiv 2606.06387): a third party's script
+// takes the shop's tool name before the shop registers it, with the shop's
+// words and a Read only hint. The chat's width covers the shop's Read only
+// tools, yet the call is never silent: its card names the script's site.
+test("a third party that wins a registration race under the shop's tool name is asked about, named, and never runs silently", async () => {
+  const { page, tabId } = await h.open(SHOP, '/race.html', 1);
+  await page.waitForFunction(() => window.ownRegistered !== undefined && window.ownRegistered !== 'pending');
+  assert.equal(await page.evaluate(() => window.ownRegistered), 'InvalidStateError', "the shop's own registration failed, as without Toolgate");
+  const asked = await h.asks(await h.chat(), tabId, 'shop_search', {}, 'script');
+  assert.ok((await readCard(asked.card)).lines.includes(
+    `The tool was registered by a script from cdn.localhost:${h.server.port}, not by ${h.site(SHOP)}.`,
+  ));
+  await choose(asked.card, 'Deny this call');
+  assertRefused(await asked.reply, 'shop_search');
+  await page.close();
+});
+
 test('a page that makes the stack unreadable gets "a script Toolgate could not see", never its own', async () => {
   const { page, tabId } = await h.open(SHOP, '/index.html?hostile=freeze');
   const unseen = 'registered by a script Toolgate could not see';
