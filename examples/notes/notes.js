@@ -111,3 +111,15 @@ navigator.modelContext.provideContext({
     execute: () => notes.length,
   }],
 });
+
+// With ?late, a tool registered a moment after the page has loaded, as a page
+// does once something it fetched arrives (examples/playwright waits for it).
+if (new URLSearchParams(location.search).has('late')) {
+  addEventListener('load', () => setTimeout(() => document.modelContext.registerTool({
+    name: 'late_clock',
+    description: 'Say the time the page has.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true, consequentialHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    execute: () => 'noon',
+  }), 300));
+}

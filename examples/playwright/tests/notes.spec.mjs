@@ -78,14 +78,11 @@ test('a card left without an answer fails the call, naming the answers it offers
 });
 
 test('a tool the page registers after it has loaded is waited for, then called', async ({ page, toolgate }) => {
-  // The page's load event has fired; this tool is registered a moment later.
-  await page.evaluate(() => setTimeout(() => document.modelContext.registerTool({
-    name: 'late_clock',
-    description: 'Say the time the page has.',
-    inputSchema: { type: 'object', properties: {} },
-    annotations: { readOnlyHint: true },
-    execute: () => 'noon',
-  }), 300));
+  // With ?late, the page's own script registers late_clock a moment after its
+  // load event. (A tool registered from the test's page.evaluate has no script
+  // of the page's on its stack: Toolgate asks about it, as docs/cards.md,
+  // "Tools registered by other sites' scripts", says.)
+  await page.goto('/notes/?late');
   const call = await toolgate.call(page, 'late_clock');
   expect(call).toMatchObject({ decision: 'run', isError: false, text: 'noon', cards: [] });
 });
