@@ -368,6 +368,35 @@ build_mcp() {
   log "toolgate-mcp: $(pwd)/target/debug/toolgate-mcp"
 }
 
+# toolgate-mcp for Windows (x86_64-pc-windows-gnu), cross-built on this Linux
+# machine (toolgate-mcp/PLATFORMS.md has the measurements). rustup cannot add
+# the target here (its downloads are out of reach) and Debian's prebuilt Windows
+# std is Rust 1.63, too old for rmcp; so Debian's rustc-web builds the std from
+# Debian's rust-web-src (-Zbuild-std) and Debian's mingw-w64 links. In a target
+# folder of its own: Debian's rustc and rustup's must not share one. Not part of
+# `./build.sh test`. `./build.sh windows-host [cargo build args...]`.
+WINDOWS_TARGET=x86_64-pc-windows-gnu
+ensure_windows_toolchain() {
+  ensure_public_suffix_list
+  [ -x /usr/bin/cargo ] && [ -d /usr/lib/rustlib/src/rust/library ] && command -v x86_64-w64-mingw32-gcc >/dev/null ||
+    apt_install --no-install-recommends rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64-posix
+}
+# Debian's cargo and rustc (rustup's come first on PATH), the std built from source.
+windows_cargo() {
+  local sub=$1
+  shift
+  RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+    CARGO_TARGET_DIR="${WINDOWS_TARGET_DIR:-target/windows}" \
+    /usr/bin/cargo "$sub" --target "$WINDOWS_TARGET" -Zbuild-std=std,panic_abort,panic_unwind "$@"
+}
+build_windows_host() {
+  ensure_windows_toolchain
+  log "building toolgate-mcp for $WINDOWS_TARGET"
+  windows_cargo build -q --release -p toolgate-mcp "$@"
+  log "toolgate-mcp.exe: ${WINDOWS_TARGET_DIR:-target/windows}/$WINDOWS_TARGET/release/toolgate-mcp.exe"
+}
+
 # Formatting and clippy (the crates deny `clippy::unwrap_used`, among others)
 # over every target, before any test: a warning fails the run.
 lint() {
@@ -515,6 +544,10 @@ case "${1:-build}" in
     build
     dist_extension
     dist_host
+    ;;
+  windows-host)
+    # toolgate-mcp.exe for Windows (build_windows_host); not run by `test`.
+    build_windows_host "${@:2}"
     ;;
   dist-extension)
     # The zip alone (tests/e2e/dist.test.mjs loads it); prints its path.

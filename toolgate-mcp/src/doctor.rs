@@ -1,6 +1,7 @@
 //! `toolgate-mcp doctor`: one screen of what is there and what is missing,
 //! one line per item, each MISSING line saying what to do.
 
+#[cfg(unix)]
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -77,7 +78,7 @@ pub fn manifest_check(name: &str, data_dir: &Path, exe: Option<&Path>, origin: &
         ));
     };
     let runnable =
-        std::fs::metadata(&host).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        std::fs::metadata(&host).is_ok_and(|m| m.is_file() && executable(&m));
     if !host.is_absolute() || !runnable {
         return Check::Missing(format!(
             "{name}: {} points at {}, which is not an executable file; {fix}",
@@ -159,7 +160,7 @@ fn browser_check() -> Check {
     let on_path = std::env::split_paths(&path)
         .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
         .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && executable(&m))
         });
     let apps = [
         "/Applications/Chromium.app",
@@ -178,8 +179,32 @@ fn browser_check() -> Check {
     }
 }
 
+/// Whether a file's mode lets it run (Unix); any file may (Windows).
+#[cfg(unix)]
+fn executable(meta: &std::fs::Metadata) -> bool {
+    meta.permissions().mode() & 0o111 != 0
+}
+#[cfg(windows)]
+fn executable(_: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// The pipe: a host of this user answering on it.
+#[cfg(windows)]
+async fn socket_checks(path: &Path) -> Vec<Check> {
+    vec![match transport::connect(path).await {
+        Ok(_) => Check::Ok(format!("pipe: a host answers on {}", path.display())),
+        Err(e) => Check::Missing(format!(
+            "pipe: no host of yours answers on {} ({e}); start the browser with Toolgate \
+             installed (Toolgate starts the host)",
+            path.display()
+        )),
+    }]
+}
+
 /// The socket: its folder safe, the file an owner-only socket, and a host
 /// answering on it.
+#[cfg(unix)]
 async fn socket_checks(path: &Path) -> Vec<Check> {
     let start = "start the browser with Toolgate installed (Toolgate starts the host); if it \
                  runs, check the extension's service worker console";
@@ -327,6 +352,7 @@ mod tests {
         assert!(matches!(check, Check::Missing(_)));
     }
 
+    #[cfg(unix)]
     #[tokio::test]
     async fn a_socket_nothing_answers_on_is_missing() {
         let dir = tempfile::tempdir().expect("tempdir");

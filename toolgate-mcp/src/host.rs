@@ -148,7 +148,7 @@ enum Refusal {
 
 /// Serves one connection: one session.
 async fn serve(stream: Stream, routes: Routes, to_browser: UnboundedSender<Bytes>) {
-    let (read, write) = stream.into_split();
+    let (read, write) = transport::split(stream);
     let mut frames = FramedRead::new(read, framing::socket());
     let mut out = FramedWrite::new(write, framing::socket());
     let (session, open) = match opening(frames.next().await) {
@@ -236,14 +236,8 @@ fn opening(
 /// `None` when the peer closed or said `Close`.
 async fn relay(
     session: &str,
-    frames: &mut FramedRead<
-        tokio::net::unix::OwnedReadHalf,
-        tokio_util::codec::LengthDelimitedCodec,
-    >,
-    out: &mut FramedWrite<
-        tokio::net::unix::OwnedWriteHalf,
-        tokio_util::codec::LengthDelimitedCodec,
-    >,
+    frames: &mut FramedRead<transport::ReadHalf, tokio_util::codec::LengthDelimitedCodec>,
+    out: &mut FramedWrite<transport::WriteHalf, tokio_util::codec::LengthDelimitedCodec>,
     inbox: &mut UnboundedReceiver<Bytes>,
     to_browser: &UnboundedSender<Bytes>,
 ) -> Option<Refusal> {

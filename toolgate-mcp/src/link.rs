@@ -240,7 +240,7 @@ impl Link {
 /// its outbox is gone (after a `Close`) or when writing fails; the reader
 /// when the host closes. Either end fails the calls still waiting.
 fn start(stream: transport::Stream, session: String) -> Conn {
-    let (read, write) = stream.into_split();
+    let (read, write) = transport::split(stream);
     let (outbox, mut rx) = mpsc::unbounded_channel::<Bytes>();
     let pending: Pending = Arc::default();
     let gone = CancellationToken::new();
