@@ -302,7 +302,7 @@ build_icons() {
 
 build_core() {
   log "building the core"
-  "$CARGO" build -q --release --target wasm32-unknown-unknown "${CARGO_FLAGS[@]}"
+  "$CARGO" rustc -q --lib --crate-type cdylib --release --target wasm32-unknown-unknown "${CARGO_FLAGS[@]}"
   local wasm=target/wasm32-unknown-unknown/release/toolgate.wasm
   # Skip the slow steps when the core has not changed since the last build.
   if [ pkg/toolgate_bg.wasm -nt "$wasm" ] && [ pkg/toolgate.js -nt "$wasm" ]; then return; fi

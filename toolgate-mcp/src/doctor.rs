@@ -36,9 +36,14 @@ impl Check {
 /// Checks one user data folder's host manifest against this executable and
 /// the extension's origin.
 pub fn manifest_check(name: &str, data_dir: &Path, exe: Option<&Path>, origin: &str) -> Check {
-    let path = install::manifest_path(data_dir);
+    manifest_file_check(name, &install::manifest_path(data_dir), exe, origin)
+}
+
+/// Checks the host manifest at `path` against this executable and the
+/// extension's origin.
+pub fn manifest_file_check(name: &str, path: &Path, exe: Option<&Path>, origin: &str) -> Check {
     let fix = "run `toolgate-mcp install`";
-    let text = match std::fs::read_to_string(&path) {
+    let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(_) => {
             return Check::Missing(format!(
@@ -77,8 +82,7 @@ pub fn manifest_check(name: &str, data_dir: &Path, exe: Option<&Path>, origin: &
             path.display()
         ));
     };
-    let runnable =
-        std::fs::metadata(&host).is_ok_and(|m| m.is_file() && executable(&m));
+    let runnable = std::fs::metadata(&host).is_ok_and(|m| m.is_file() && executable(&m));
     if !host.is_absolute() || !runnable {
         return Check::Missing(format!(
             "{name}: {} points at {}, which is not an executable file; {fix}",
@@ -86,7 +90,10 @@ pub fn manifest_check(name: &str, data_dir: &Path, exe: Option<&Path>, origin: &
             host.display()
         ));
     }
-    let this = exe.is_some_and(|exe| host.canonicalize().is_ok_and(|h| h == exe));
+    let this = exe.is_some_and(|exe| {
+        host.canonicalize()
+            .is_ok_and(|h| exe.canonicalize().is_ok_and(|e| h == e))
+    });
     let whose = if this {
         "this binary".to_owned()
     } else {
@@ -101,8 +108,27 @@ pub fn manifest_check(name: &str, data_dir: &Path, exe: Option<&Path>, origin: &
     ))
 }
 
+/// Windows: each browser's registry key, and the manifest it names (the
+/// browsers read only the registry, `--user-data-dir` or not).
+#[cfg(windows)]
+fn manifest_checks(options: &Options, exe: Option<&Path>) -> Vec<Check> {
+    use crate::install::registry;
+    let origin = options.origin();
+    registry::BROWSERS
+        .iter()
+        .map(|&(name, key)| match registry::get(key) {
+            Some(path) => manifest_file_check(name, &path, exe, &origin),
+            None => Check::Missing(format!(
+                "{name}: no registry key {}; run `toolgate-mcp install`",
+                registry::shown(key)
+            )),
+        })
+        .collect()
+}
+
 /// The manifests: of `--user-data-dir`, or of every browser whose profile
 /// folder exists.
+#[cfg(not(windows))]
 fn manifest_checks(options: &Options, exe: Option<&Path>) -> Vec<Check> {
     let origin = options.origin();
     if let Some(dir) = &options.user_data_dir {
@@ -144,8 +170,46 @@ fn data_dirs(options: &Options) -> Vec<PathBuf> {
     }
 }
 
+/// Windows: where each browser's installer puts it (for every user, or for
+/// this one).
+#[cfg(windows)]
+fn browser_check() -> Check {
+    let places = [
+        ("ProgramFiles", r"Google\Chrome\Application\chrome.exe"),
+        ("ProgramFiles(x86)", r"Google\Chrome\Application\chrome.exe"),
+        ("LOCALAPPDATA", r"Google\Chrome\Application\chrome.exe"),
+        ("LOCALAPPDATA", r"Chromium\Application\chrome.exe"),
+        (
+            "ProgramFiles(x86)",
+            r"Microsoft\Edge\Application\msedge.exe",
+        ),
+        ("ProgramFiles", r"Microsoft\Edge\Application\msedge.exe"),
+        (
+            "ProgramFiles",
+            r"BraveSoftware\Brave-Browser\Application\brave.exe",
+        ),
+        (
+            "LOCALAPPDATA",
+            r"BraveSoftware\Brave-Browser\Application\brave.exe",
+        ),
+    ];
+    let found = places.iter().find_map(|(var, file)| {
+        let path = PathBuf::from(std::env::var_os(var)?).join(file);
+        path.is_file().then_some(path)
+    });
+    match found {
+        Some(found) => Check::Ok(format!("browser: {}", found.display())),
+        None => Check::Missing(
+            "browser: no Chrome, Chromium, Edge or Brave in Program Files or your AppData; \
+             install one"
+                .into(),
+        ),
+    }
+}
+
 /// The names a Chromium-based browser is run by, on PATH (Linux) or as an
 /// app (macOS).
+#[cfg(not(windows))]
 fn browser_check() -> Check {
     let names = [
         "chromium",
@@ -159,9 +223,7 @@ fn browser_check() -> Check {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let on_path = std::env::split_paths(&path)
         .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && executable(&m))
-        });
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && executable(&m)));
     let apps = [
         "/Applications/Chromium.app",
         "/Applications/Google Chrome.app",

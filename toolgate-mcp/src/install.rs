@@ -3,10 +3,9 @@
 //!
 //! Linux and macOS read per-user manifests from
 //! `<user data dir>/NativeMessagingHosts/<name>.json`. Windows reads the
-//! manifest's path from the registry instead: the default value of
-//! `HKCU\Software\Google\Chrome\NativeMessagingHosts\dev.toolgate.mcp`
-//! (`HKCU\Software\Microsoft\Edge\...` for Edge, `HKCU\Software\Chromium\...`
-//! for Chromium); that is documented in README.md, not done here.
+//! manifest's path from the registry instead (`install/registry.rs`): the
+//! manifest goes in `%LOCALAPPDATA%\Toolgate\NativeMessagingHosts` (or the
+//! `--user-data-dir` given) and every browser's key points at it.
 
 use std::ffi::OsString;
 use std::io;
@@ -14,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use toolgate::protocol::bridge::{EXTENSION_ID, HOST_NAME};
+
+#[cfg(windows)]
+pub mod registry;
 
 /// What `install` and `doctor` are told.
 #[derive(Debug, PartialEq)]
@@ -86,6 +88,25 @@ pub fn browsers() -> Vec<Browser> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
+    if cfg!(windows) {
+        // Only for doctor's look at the profiles: Windows browsers find the
+        // host through the registry (`registry.rs`).
+        let local = std::env::var_os("LOCALAPPDATA")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        return [
+            ("Google Chrome", r"Google\Chrome\User Data"),
+            ("Chromium", r"Chromium\User Data"),
+            ("Microsoft Edge", r"Microsoft\Edge\User Data"),
+            ("Brave", r"BraveSoftware\Brave-Browser\User Data"),
+        ]
+        .into_iter()
+        .map(|(name, dir)| Browser {
+            name,
+            data_dir: local.join(dir),
+        })
+        .collect();
+    }
     if cfg!(target_os = "macos") {
         let support = home.join("Library/Application Support");
         return [
@@ -144,7 +165,12 @@ pub fn manifest(exe: &Path, origin: &str) -> Value {
 ///
 /// When the system cannot say where this executable is.
 pub fn this_exe() -> io::Result<PathBuf> {
-    std::env::current_exe()?.canonicalize()
+    let exe = std::env::current_exe()?;
+    // Windows: already absolute; canonicalising would give a `\\?\` path.
+    if cfg!(windows) {
+        return Ok(exe);
+    }
+    exe.canonicalize()
 }
 
 /// Writes the manifest into `data_dir`, creating `NativeMessagingHosts`.
@@ -173,6 +199,21 @@ pub fn run(options: &Options) -> u8 {
         }
     };
     let manifest = manifest(&exe, &options.origin());
+    let code = write_for_browsers(options, &manifest);
+    if code == 0 {
+        println!(
+            "the host is {} for {}; restart the browser if Toolgate was running",
+            exe.display(),
+            options.origin()
+        );
+    }
+    code
+}
+
+/// Linux and macOS: the manifest in each browser's folder that exists, or in
+/// `--user-data-dir`.
+#[cfg(not(windows))]
+fn write_for_browsers(options: &Options, manifest: &Value) -> u8 {
     let targets: Vec<(String, PathBuf)> = match &options.user_data_dir {
         Some(dir) => vec![(dir.display().to_string(), dir.clone())],
         None => {
@@ -197,7 +238,7 @@ pub fn run(options: &Options) -> u8 {
     };
     let mut code = 0;
     for (name, dir) in targets {
-        match write(&dir, &manifest) {
+        match write(&dir, manifest) {
             Ok(path) => println!("written for {name}: {}", path.display()),
             Err(e) => {
                 eprintln!(
@@ -208,14 +249,140 @@ pub fn run(options: &Options) -> u8 {
             }
         }
     }
-    if code == 0 {
+    code
+}
+
+/// Where the manifest goes on Windows: `--user-data-dir`, else
+/// `%LOCALAPPDATA%\Toolgate`.
+#[cfg(windows)]
+pub fn windows_manifest_dir(options: &Options) -> Option<PathBuf> {
+    if let Some(dir) = &options.user_data_dir {
+        return Some(dir.clone());
+    }
+    let local = std::env::var_os("LOCALAPPDATA")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("USERPROFILE").map(|p| PathBuf::from(p).join(r"AppData\Local"))
+        })?;
+    Some(local.join("Toolgate"))
+}
+
+/// Windows: one manifest, and every browser's registry key pointing at it,
+/// whether or not the browser is installed yet (a key costs nothing, and a
+/// browser installed later then finds the host).
+#[cfg(windows)]
+fn write_for_browsers(options: &Options, manifest: &Value) -> u8 {
+    let Some(dir) = windows_manifest_dir(options) else {
+        eprintln!("toolgate-mcp install: neither LOCALAPPDATA nor USERPROFILE is set; give --user-data-dir DIR");
+        return 1;
+    };
+    let path = match write(&dir, manifest) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!(
+                "toolgate-mcp install: cannot write the manifest in {}: {e}",
+                dir.display()
+            );
+            return 1;
+        }
+    };
+    println!("manifest written: {}", path.display());
+    if options.user_data_dir.is_some() {
         println!(
-            "the host is {} for {}; restart the browser if Toolgate was running",
-            exe.display(),
-            options.origin()
+            "note: on Windows the browsers read only the registry, so the host is registered \
+             for every profile, not for that folder's alone"
         );
     }
+    let mut code = 0;
+    for (name, key) in registry::BROWSERS {
+        match registry::set(key, &path) {
+            Ok(()) => println!("registered for {name}: {}", registry::shown(key)),
+            Err(e) => {
+                eprintln!(
+                    "toolgate-mcp install: cannot write {}: {e}",
+                    registry::shown(key)
+                );
+                code = 1;
+            }
+        }
+    }
     code
+}
+
+/// Whether the file at `path` is a manifest of this host (so `uninstall`
+/// removes only its own).
+fn ours(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|m| m["name"] == HOST_NAME)
+}
+
+/// Removes `path` if it is one of this host's manifests; says what it did.
+fn remove_manifest(name: &str, path: &Path) -> Result<bool, String> {
+    if !ours(path) {
+        return Ok(false);
+    }
+    std::fs::remove_file(path)
+        .map(|()| {
+            println!("removed for {name}: {}", path.display());
+            true
+        })
+        .map_err(|e| format!("cannot remove {}: {e}", path.display()))
+}
+
+/// Runs `uninstall`: removes what `install` wrote (every browser's, found or
+/// not, or `--user-data-dir`'s); returns the exit code.
+pub fn uninstall(options: &Options) -> u8 {
+    let mut removed = 0;
+    let mut failed = Vec::new();
+    let mut tally = |result: Result<bool, String>| match result {
+        Ok(true) => removed += 1,
+        Ok(false) => {}
+        Err(why) => failed.push(why),
+    };
+    #[cfg(windows)]
+    {
+        let mut manifests: Vec<PathBuf> = Vec::new();
+        manifests.extend(windows_manifest_dir(options).map(|dir| manifest_path(&dir)));
+        for (name, key) in registry::BROWSERS {
+            manifests.extend(registry::get(key));
+            tally(
+                registry::delete(key)
+                    .inspect(|&gone| {
+                        if gone {
+                            println!("removed for {name}: {}", registry::shown(key));
+                        }
+                    })
+                    .map_err(|e| format!("cannot remove {}: {e}", registry::shown(key))),
+            );
+        }
+        manifests.sort();
+        manifests.dedup();
+        for path in manifests {
+            tally(remove_manifest("every browser", &path));
+        }
+    }
+    #[cfg(not(windows))]
+    {
+        let places: Vec<(String, PathBuf)> = match &options.user_data_dir {
+            Some(dir) => vec![(dir.display().to_string(), dir.clone())],
+            None => browsers()
+                .into_iter()
+                .map(|b| (b.name.to_owned(), b.data_dir))
+                .collect(),
+        };
+        for (name, dir) in places {
+            tally(remove_manifest(&name, &manifest_path(&dir)));
+        }
+    }
+    for why in &failed {
+        eprintln!("toolgate-mcp uninstall: {why}");
+    }
+    if removed == 0 && failed.is_empty() {
+        println!("nothing to remove: no host manifest of toolgate-mcp was installed");
+    }
+    u8::from(!failed.is_empty())
 }
 
 #[cfg(test)]

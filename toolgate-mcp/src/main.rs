@@ -1,12 +1,14 @@
-//! toolgate-mcp: Toolgate for desktop agents. One binary, four modes:
+//! toolgate-mcp: Toolgate for desktop agents. One binary, five modes:
 //!
 //! - no arguments: the stdio MCP server an MCP client starts;
 //! - `chrome-extension://<id>/` first: the native-messaging host the browser
 //!   starts;
-//! - `install [--user-data-dir DIR] [--extension-id ID]`: the host manifest;
+//! - `install [--user-data-dir DIR] [--extension-id ID]`: the host manifest
+//!   (and, on Windows, the registry keys); `uninstall` removes them;
 //! - `doctor [--user-data-dir DIR] [--extension-id ID]`: what is missing.
 //!
-//! The server and the host meet on a per-user socket (`transport`), framed
+//! The server and the host meet on a per-user socket or, on Windows, a
+//! per-user named pipe (`transport`), framed
 //! as native messaging is (`framing`), speaking the core's `toolgate::protocol::bridge`
 //! messages.
 
@@ -36,7 +38,10 @@ usage:
                                    --read-only its agent may call Read tools only
   toolgate-mcp install [--user-data-dir DIR] [--extension-id ID]
                                    write the native-messaging host manifest for every
-                                   Chromium-based browser found, or for DIR only
+                                   Chromium-based browser found, or for DIR only (on
+                                   Windows: the manifest, and every browser's registry key)
+  toolgate-mcp uninstall [--user-data-dir DIR]
+                                   remove what install wrote
   toolgate-mcp doctor [--user-data-dir DIR] [--extension-id ID]
                                    say what is missing; exit 1 if anything is
   toolgate-mcp chrome-extension://ID/
@@ -47,15 +52,15 @@ MCP client configuration:
   {\"mcpServers\": {\"toolgate\": {\"command\": \"/path/to/toolgate-mcp\"}}}
 
 The socket is $TOOLGATE_SOCKET, else $XDG_RUNTIME_DIR/toolgate/host.sock, else
-/tmp/toolgate-<uid>/host.sock.
-Windows (not built yet): the host manifest's path goes in the default value of
-HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\dev.toolgate.mcp.
+/tmp/toolgate-<uid>/host.sock. On Windows: $TOOLGATE_SOCKET, else the named pipe
+\\\\.\\pipe\\toolgate-<your SID>.
 ";
 
 enum Mode {
     Server { read_only: bool },
     Host(String),
     Install(install::Options),
+    Uninstall(install::Options),
     Doctor(install::Options),
     Help,
     Version,
@@ -74,6 +79,7 @@ fn mode(args: &[OsString]) -> Result<Mode, String> {
     match &*first {
         "--read-only" if args.len() == 1 => Ok(Mode::Server { read_only: true }),
         "install" => install::Options::parse(&args[1..]).map(Mode::Install),
+        "uninstall" => install::Options::parse(&args[1..]).map(Mode::Uninstall),
         "doctor" => install::Options::parse(&args[1..]).map(Mode::Doctor),
         "help" | "--help" | "-h" => Ok(Mode::Help),
         "--version" | "-V" => Ok(Mode::Version),
@@ -108,6 +114,7 @@ fn main() -> ExitCode {
         Ok(Mode::Server { read_only }) => block_on(server::run(read_only)),
         Ok(Mode::Host(origin)) => block_on(host::run(&origin)),
         Ok(Mode::Install(options)) => install::run(&options),
+        Ok(Mode::Uninstall(options)) => install::uninstall(&options),
         Ok(Mode::Doctor(options)) => block_on(doctor::run(&options)),
         Ok(Mode::Help) => {
             print!("{USAGE}");

@@ -3,10 +3,9 @@
 
 mod common;
 
-use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use common::{read_frame, socket_dir, write_frame, Browser, Client, WAIT};
+use common::{raw_connect, read_frame, socket_dir, write_frame, Browser, Client, WAIT};
 use serde_json::{json, Value};
 
 /// A client initialized as `name`, and its session as the browser saw it open.
@@ -301,7 +300,7 @@ fn a_call_fails_when_the_host_goes_and_the_next_call_connects_again() {
     requested(&browser, &session);
     // The browser closes the port: the host removes its socket and exits 0.
     assert!(browser.close().success());
-    assert!(!socket.exists());
+    assert!(no_socket_left(&socket));
     let response = client.response(id);
     assert_eq!(response["result"]["isError"], true, "{response}");
     assert!(text_of(&response).contains("closed while this call waited"));
@@ -320,10 +319,19 @@ fn a_call_fails_when_the_host_goes_and_the_next_call_connects_again() {
     assert_eq!(text_of(&client.response(id)), "again");
 }
 
+/// Nothing left at `socket` once the host stopped: Unix removes the file.
+/// (A Windows pipe goes with its last handle; then no one can connect.)
+fn no_socket_left(socket: &std::path::Path) -> bool {
+    if cfg!(unix) {
+        !socket.exists()
+    } else {
+        raw_connect(socket).is_err()
+    }
+}
+
 /// A raw socket client that opens `session`.
-fn raw(socket: &std::path::Path, session: &str) -> UnixStream {
-    let mut raw = UnixStream::connect(socket).expect("connect");
-    raw.set_read_timeout(Some(WAIT)).expect("timeout");
+fn raw(socket: &std::path::Path, session: &str) -> impl std::io::Read + std::io::Write {
+    let mut raw = raw_connect(socket).expect("connect");
     write_frame(
         &mut raw,
         &json!({"type": "open", "session": session, "client": "raw"}),
@@ -359,8 +367,7 @@ fn a_connection_cannot_speak_for_another_session() {
     assert!(read_frame(&mut twin).is_none(), "the connection is closed");
 
     // Speaking before opening is refused.
-    let mut early = UnixStream::connect(&socket).expect("connect");
-    early.set_read_timeout(Some(WAIT)).expect("timeout");
+    let mut early = raw_connect(&socket).expect("connect");
     write_frame(
         &mut early,
         &json!({"type": "cancel", "session": victim, "request_id": 1}),
@@ -400,8 +407,7 @@ fn a_message_too_large_for_the_browser_is_refused_with_the_reason() {
     assert_eq!(browser.recv()["type"], "cancel");
 
     // An opening too large is refused with the reason; the browser hears nothing.
-    let mut conn = UnixStream::connect(&socket).expect("connect");
-    conn.set_read_timeout(Some(WAIT)).expect("timeout");
+    let mut conn = raw_connect(&socket).expect("connect");
     let client = "y".repeat(toolgate::protocol::bridge::MAX_TO_BROWSER);
     write_frame(
         &mut conn,
@@ -480,7 +486,7 @@ fn a_frame_over_the_limit_from_the_browser_stops_the_host_cleanly() {
     browser.write(&((toolgate::protocol::bridge::MAX_FROM_BROWSER + 1) as u32).to_ne_bytes());
     let status = browser.exit();
     assert_eq!(status.code(), Some(1));
-    assert!(!socket.exists());
+    assert!(no_socket_left(&socket));
     let stderr = browser.stderr();
     assert!(
         stderr.contains("stream broke") && !stderr.contains("panicked"),
@@ -494,7 +500,7 @@ fn the_browser_closing_mid_frame_stops_the_host_without_a_panic() {
     let mut browser = Browser::start(&socket);
     browser.write(&[40, 0, 0, 0, b'{']);
     browser.close();
-    assert!(!socket.exists());
+    assert!(no_socket_left(&socket));
     assert!(!browser.stderr().contains("panicked"));
 }
 
@@ -514,6 +520,8 @@ fn a_second_host_refuses_to_start_while_one_answers() {
     let (_client, _session) = opened(&socket, &browser, "c");
 }
 
+/// Unix only: a pipe goes with its last handle, so Windows has no stale one.
+#[cfg(unix)]
 #[test]
 fn a_host_replaces_a_stale_socket_left_by_one_that_died() {
     let (_dir, socket) = socket_dir();
@@ -522,6 +530,9 @@ fn a_host_replaces_a_stale_socket_left_by_one_that_died() {
     let (_client, _session) = opened(&socket, &browser, "c");
 }
 
+/// Unix only: under Wine every process is the same user, and Wine enforces
+/// no pipe's access list (toolgate-mcp/README.md, "Systems").
+#[cfg(unix)]
 #[test]
 fn another_users_connection_is_refused_on_both_sides() {
     use std::os::unix::fs::PermissionsExt;

@@ -1,4 +1,7 @@
-//! `install` and `doctor`, run as the built binary in a made-up home.
+//! `install`, `uninstall` and `doctor`, run as the built binary in a made-up
+//! home (Linux; Windows's registry is tests/install_windows.rs).
+
+#![cfg(unix)]
 
 mod common;
 
@@ -141,6 +144,33 @@ fn install_writes_for_each_browser_found_and_names_the_others() {
         not_found.contains("Google Chrome") && not_found.contains("Microsoft Edge"),
         "{text}"
     );
+}
+
+#[test]
+fn uninstall_removes_what_install_wrote_and_only_that() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let config = home.path().join(".config");
+    std::fs::create_dir_all(config.join("chromium")).expect("mkdir");
+    let socket = home.path().join("s");
+    let (out, text) = run(&["install"], home.path(), home.path(), &socket);
+    assert!(out.status.success(), "{text}");
+    // Another host's manifest under our file name is not ours to remove.
+    let edge = config.join("microsoft-edge/NativeMessagingHosts");
+    std::fs::create_dir_all(&edge).expect("mkdir");
+    let foreign = edge.join(format!("{HOST_NAME}.json"));
+    std::fs::write(&foreign, r#"{"name": "someone.else"}"#).expect("write");
+
+    let (out, text) = run(&["uninstall"], home.path(), home.path(), &socket);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("removed for Chromium"), "{text}");
+    assert!(!config
+        .join("chromium/NativeMessagingHosts")
+        .join(format!("{HOST_NAME}.json"))
+        .exists());
+    assert!(foreign.exists(), "{text}");
+    let (out, text) = run(&["uninstall"], home.path(), home.path(), &socket);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("nothing to remove"), "{text}");
 }
 
 #[test]

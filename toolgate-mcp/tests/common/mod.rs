@@ -5,7 +5,6 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -90,7 +89,7 @@ impl Browser {
     pub fn start(socket: &Path) -> Browser {
         let mut browser = Browser::spawn(socket);
         let until = Instant::now() + WAIT;
-        while UnixStream::connect(socket).is_err() {
+        while raw_connect(socket).is_err() {
             assert!(
                 Instant::now() < until,
                 "the host never answered on {}: {}",
@@ -226,6 +225,7 @@ impl Client {
     }
 
     /// Starts the server as another user (the test must run as root).
+    #[cfg(unix)]
     pub fn start_as(socket: &Path, uid: u32) -> Client {
         use std::os::unix::process::CommandExt;
         let mut command = Command::new(EXE);
@@ -369,10 +369,38 @@ impl Drop for Client {
 
 /// A temporary folder for a test's socket (closed to others, as the host
 /// requires of a folder it is given).
+#[cfg(unix)]
 pub fn socket_dir() -> (tempfile::TempDir, PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
     let socket = dir.path().join("host.sock");
     (dir, socket)
+}
+
+/// Windows: a pipe name of the test's own (the folder only makes it unique).
+#[cfg(windows)]
+pub fn socket_dir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let unique = dir.path().file_name().expect("a name").to_string_lossy();
+    let socket = PathBuf::from(format!(r"\\.\pipe\toolgate-test-{unique}"));
+    (dir, socket)
+}
+
+/// A raw connection to the host, as a stdio server makes, with reads that
+/// give up after [`WAIT`] (Unix).
+#[cfg(unix)]
+pub fn raw_connect(socket: &Path) -> std::io::Result<std::os::unix::net::UnixStream> {
+    let conn = std::os::unix::net::UnixStream::connect(socket)?;
+    conn.set_read_timeout(Some(WAIT))?;
+    Ok(conn)
+}
+
+/// A raw connection to the host's pipe (a pipe opened as a file).
+#[cfg(windows)]
+pub fn raw_connect(socket: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(socket)
 }
