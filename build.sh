@@ -397,6 +397,42 @@ build_windows_host() {
   log "toolgate-mcp.exe: ${WINDOWS_TARGET_DIR:-target/windows}/$WINDOWS_TARGET/release/toolgate-mcp.exe"
 }
 
+# toolgate-mcp's own tests for Windows, run under Wine as the test runner,
+# then the TypeScript MCP client driving the Windows build (tests/windows/).
+# What Wine cannot show is in toolgate-mcp/README.md, "Systems".
+ensure_wine() {
+  [ -x /usr/lib/wine/wine64 ] && command -v wine >/dev/null ||
+    apt_install --no-install-recommends wine wine64
+}
+# A Wine prefix of this run's own: its registry is a throwaway, which the
+# install tests need (they write the browsers' keys). Wine before 9 lacks
+# Windows' bcryptprimitives.dll, which Rust's std takes random bytes from: a
+# stand-in, for the tests only (toolgate-mcp/tests/wine/bcryptprimitives.c).
+wine_prefix() {
+  export WINEPREFIX="$PWD/target/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  if [ ! -f "$WINEPREFIX/system.reg" ]; then
+    log "making a Wine prefix in $WINEPREFIX"
+    mkdir -p "$(dirname "$WINEPREFIX")"
+    wine wineboot --init >/dev/null 2>&1
+    wineserver -w
+  fi
+  local dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+  [ -f "$dll" ] || x86_64-w64-mingw32-gcc -O2 -shared -o "$dll" toolgate-mcp/tests/wine/bcryptprimitives.c -ladvapi32
+}
+windows_tests() {
+  ensure_windows_toolchain
+  ensure_wine
+  wine_prefix
+  log "toolgate-mcp's tests for Windows, under Wine"
+  # Warnings fail the build, as clippy's do on Linux.
+  RUSTFLAGS="-D warnings" TOOLGATE_THROWAWAY_REGISTRY=1 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine \
+    windows_cargo test -q -p toolgate-mcp
+  log "the TypeScript MCP client drives toolgate-mcp.exe under Wine"
+  TOOLGATE_MCP_EXE="${WINDOWS_TARGET_DIR:-target/windows}/$WINDOWS_TARGET/debug/toolgate-mcp.exe" \
+    node --test tests/windows/
+  wineserver -k || true
+}
+
 # Formatting and clippy (the crates deny `clippy::unwrap_used`, among others)
 # over every target, before any test: a warning fails the run.
 lint() {
@@ -495,6 +531,8 @@ case "${1:-build}" in
     stage "cargo tests: the core and toolgate-mcp"
     log "core and toolgate-mcp tests"
     cargo test --workspace
+    stage "toolgate-mcp for Windows: build, tests under Wine"
+    windows_tests
     stage "fuzz smoke: build and 20 s a target"
     fuzz_smoke
     failed=()
@@ -544,6 +582,10 @@ case "${1:-build}" in
     build
     dist_extension
     dist_host
+    ;;
+  windows-test)
+    # The Windows stage of `test` alone (windows_tests).
+    windows_tests
     ;;
   windows-host)
     # toolgate-mcp.exe for Windows (build_windows_host); not run by `test`.

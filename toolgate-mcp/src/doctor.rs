@@ -35,6 +35,7 @@ impl Check {
 
 /// Checks one user data folder's host manifest against this executable and
 /// the extension's origin.
+#[cfg_attr(windows, allow(dead_code))]
 pub fn manifest_check(name: &str, data_dir: &Path, exe: Option<&Path>, origin: &str) -> Check {
     manifest_file_check(name, &install::manifest_path(data_dir), exe, origin)
 }

@@ -77,6 +77,7 @@ impl Options {
 
 /// A browser whose per-user data folder is known.
 pub struct Browser {
+    #[cfg_attr(windows, allow(dead_code))]
     pub name: &'static str,
     /// Its default user data folder; the manifest goes in its
     /// `NativeMessagingHosts`.

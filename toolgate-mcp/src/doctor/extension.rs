@@ -238,11 +238,11 @@ mod tests {
     #[test]
     fn an_unreadable_or_garbage_preferences_file_is_named_with_why_not_a_panic() {
         let data = tempfile::tempdir().expect("tempdir");
-        let garbage = data.path().join("Default/Preferences");
+        let garbage = data.path().join("Default").join("Preferences");
         std::fs::create_dir_all(data.path().join("Default")).expect("mkdir");
         std::fs::write(&garbage, b"\xff{\"extensions\": ").expect("write");
         // A folder where the file should be: reading it fails, even as root.
-        let unreadable = data.path().join("Profile 1/Secure Preferences");
+        let unreadable = data.path().join("Profile 1").join("Secure Preferences");
         std::fs::create_dir_all(&unreadable).expect("mkdir");
         let checks = extension_checks(&[data.path().to_owned()], EXTENSION_ID);
         let notes: Vec<&str> = checks

@@ -35,6 +35,8 @@ pub const SOCKET_VAR: &str = "TOOLGATE_SOCKET";
 
 /// ERROR_PIPE_BUSY: every instance is taken (the host is between two).
 const PIPE_BUSY: i32 = 231;
+/// ERROR_NO_DATA: the client closed its end before the host connected it.
+const NO_DATA: i32 = 232;
 
 /// One connection on the pipe: the host's end or a client's.
 pub enum Stream {
@@ -243,6 +245,11 @@ pub enum Accepted {
 /// [`ListenError::Occupied`] when someone else holds the name.
 pub async fn listen(path: &Path) -> Result<Listener, ListenError> {
     let sid = sid().map_err(|e| ListenError::Io(path.into(), e))?;
+    // A host of ours answering: say so. (The first-instance flag below also
+    // refuses a name someone holds; Wine does not enforce it.)
+    if connect(path).await.is_ok() {
+        return Err(ListenError::AlreadyRunning(path.into()));
+    }
     let sddl = sddl(&sid);
     match instance(path, &sddl, true) {
         Ok(first) => Ok(Listener {
@@ -272,9 +279,20 @@ impl Listener {
     /// When accepting fails, or no next instance can be made.
     pub async fn accept(&self) -> io::Result<Accepted> {
         let mut next = self.next.lock().await;
-        next.connect().await?;
-        let fresh = instance(&self.path, &self.sddl, false)?;
-        let connected = std::mem::replace(&mut *next, fresh);
+        let connected = loop {
+            let result = next.connect().await;
+            // This instance is spent either way: the next client gets a
+            // fresh one.
+            let spent = std::mem::replace(&mut *next, instance(&self.path, &self.sddl, false)?);
+            match result {
+                Ok(()) => break spent,
+                // A client that came and went before the host looked (a
+                // doctor's probe) leaves nothing to serve; Windows says so
+                // with ERROR_NO_DATA (Wine connects it instead).
+                Err(e) if e.raw_os_error() == Some(NO_DATA) => continue,
+                Err(e) => return Err(e),
+            }
+        };
         let mut pid = 0u32;
         // SAFETY: a connected server handle and a valid out-pointer.
         let peer = if unsafe {
@@ -328,5 +346,98 @@ pub async fn connect(path: &Path) -> io::Result<Stream> {
             io::ErrorKind::PermissionDenied,
             format!("the pipe is served by {theirs}, not by you"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use windows_sys::Win32::Security::Authorization::{
+        ConvertSecurityDescriptorToStringSecurityDescriptorW, GetSecurityInfo, SE_KERNEL_OBJECT,
+    };
+    use windows_sys::Win32::Security::{DACL_SECURITY_INFORMATION, OWNER_SECURITY_INFORMATION};
+
+    use super::*;
+
+    /// The security descriptor a pipe instance carries, as SDDL.
+    fn sddl_of(pipe: &NamedPipeServer) -> String {
+        let info = OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION;
+        let mut descriptor: *mut c_void = std::ptr::null_mut();
+        let mut text: *mut u16 = std::ptr::null_mut();
+        // SAFETY: a live pipe handle, valid out-pointers; both buffers are
+        // freed with LocalFree.
+        unsafe {
+            let read = GetSecurityInfo(
+                pipe.as_raw_handle() as HANDLE,
+                SE_KERNEL_OBJECT,
+                info,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut descriptor,
+            );
+            assert_eq!(read, 0, "GetSecurityInfo");
+            let ok = ConvertSecurityDescriptorToStringSecurityDescriptorW(
+                descriptor,
+                SDDL_REVISION_1,
+                info,
+                &mut text,
+                std::ptr::null_mut(),
+            );
+            assert_ne!(ok, 0, "{}", io::Error::last_os_error());
+            let mut n = 0;
+            while *text.add(n) != 0 {
+                n += 1;
+            }
+            let sddl = String::from_utf16_lossy(std::slice::from_raw_parts(text, n));
+            LocalFree(text.cast());
+            LocalFree(descriptor);
+            sddl
+        }
+    }
+
+    fn unique_pipe() -> PathBuf {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).expect("random");
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        PathBuf::from(format!(r"\\.\pipe\toolgate-unit-{hex}"))
+    }
+
+    #[tokio::test]
+    async fn every_instance_of_the_pipe_is_owned_by_this_user_and_open_to_no_one_else() {
+        let path = unique_pipe();
+        let listener = listen(&path).await.expect("listens");
+        let ours = sid().expect("our SID");
+        assert!(ours.starts_with("S-1-"), "{ours}");
+        // All rights to this user, as given (Wine keeps the generic right)
+        // or mapped to a pipe's own (Windows); no entry for anyone else, and
+        // none inherited.
+        let alone = [
+            format!("O:{ours}D:P(A;;GA;;;{ours})"),
+            format!("O:{ours}D:P(A;;FA;;;{ours})"),
+        ];
+        // The first instance, and the next one made at a connection.
+        let first = sddl_of(&*listener.next.lock().await);
+        assert!(alone.contains(&first), "{first}");
+        let client = connect(&path).await.expect("connects");
+        assert!(matches!(listener.accept().await, Ok(Accepted::Ours(_))));
+        let next = sddl_of(&*listener.next.lock().await);
+        assert!(alone.contains(&next), "{next}");
+        drop(client);
+    }
+
+    #[tokio::test]
+    async fn a_second_host_on_the_same_pipe_is_told_one_answers() {
+        let path = unique_pipe();
+        let first = listen(&path).await.expect("listens");
+        let serving = async {
+            let _ = first.accept().await;
+        };
+        let (_, second) = tokio::join!(serving, listen(&path));
+        assert!(
+            matches!(second, Err(ListenError::AlreadyRunning(_))),
+            "{:?}",
+            second.err()
+        );
     }
 }

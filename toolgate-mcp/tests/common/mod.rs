@@ -204,6 +204,9 @@ impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("the host's stderr:\n{}", self.stderr());
+        }
     }
 }
 
@@ -396,11 +399,22 @@ pub fn raw_connect(socket: &Path) -> std::io::Result<std::os::unix::net::UnixStr
     Ok(conn)
 }
 
-/// A raw connection to the host's pipe (a pipe opened as a file).
+/// A raw connection to the host's pipe (a pipe opened as a file), waiting
+/// while every instance is taken (ERROR_PIPE_BUSY: the host is making the
+/// next), as the stdio server does.
 #[cfg(windows)]
 pub fn raw_connect(socket: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(socket)
+    let until = Instant::now() + WAIT;
+    loop {
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(socket)
+        {
+            Err(e) if e.raw_os_error() == Some(231) && Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
 }
