@@ -61,6 +61,8 @@ cross_build() {
   ensure_zig
   log "building toolgate-mcp ($profile) for $*"
   # Debian's cargo and rustc first on PATH (rustup's come first otherwise), then zig's.
+  # rustc warns that xcrun is missing (it looks for an Apple SDK): harmless, zig
+  # has what the link needs.
   env PATH="$(pwd)/$ZIG_VENV/bin:/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
     CARGO_TARGET_DIR="$CROSS_TARGET_DIR" "${strip[@]}" \
     cargo-zigbuild build -q --profile "$profile" "${targets[@]}" -Zbuild-std=std,panic_abort -p toolgate-mcp >&2
@@ -79,8 +81,8 @@ check_host() { # kind file
 }
 
 # For `./build.sh test`: the macOS hosts, which nothing here can run, built
-# from the same source in the cross-check profile (Cargo.toml: release
-# without LTO and optimisation, minutes cheaper to build), and their files
+# from the same source in the cross-check profile (Cargo.toml: release not
+# optimised, about 2 minutes cheaper to build cold), and their files
 # checked to be Mach-O executables for their architecture, with the check's
 # own tests first.
 check_apple_hosts() {
