@@ -13,8 +13,9 @@
 #   ./build.sh bench      build, then run the benchmarks (add --json for machine-readable output)
 #   ./build.sh dist       build, then write dist/toolgate-<version>.zip (the extension as
 #                         the Chrome Web Store takes it, and as it loads unpacked once
-#                         unzipped) and dist/toolgate-mcp-<version>-<target> (a release
-#                         build of the host for this machine)
+#                         unzipped) and dist/toolgate-mcp-<version>-<system>-<arch> (a
+#                         release build of the host for Linux and macOS, each with its
+#                         .sha256; scripts/hosts.sh)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -31,6 +32,11 @@ apt_install() {
     as_root apt-get install -y -q "$@" >/dev/null
   }
 }
+
+# toolgate-mcp cross-built for the other systems: the toolchains, the builds,
+# the check of their files, and the hosts dist writes.
+# shellcheck source=scripts/hosts.sh
+. scripts/hosts.sh
 
 # The wasm-bindgen crate version, from Cargo.lock (resolving it first on a fresh clone).
 wasm_bindgen_version() {
@@ -347,18 +353,6 @@ dist_extension() {
   log "dist/toolgate-$version.zip: $(stat -c %s "$zip") bytes"
   echo "$zip"
 }
-# toolgate-mcp as users install it: a release build, named for its version
-# and this machine's target; `install` works from where it lies.
-dist_host() {
-  local version target
-  version=$(dist_version)
-  target=$(rustc -vV | awk '/^host:/{print $2}')
-  log "building toolgate-mcp (release)"
-  cargo build -q --release -p toolgate-mcp
-  cp target/release/toolgate-mcp "dist/toolgate-mcp-$version-$target"
-  log "dist/toolgate-mcp-$version-$target"
-}
-
 # toolgate-mcp, the desktop agents' binary (README, "Agents"). A debug build:
 # it shares its dependencies with `cargo test`, where a release build
 # (`cargo build --release -p toolgate-mcp`, smaller and faster) takes minutes more.
@@ -377,9 +371,8 @@ build_mcp() {
 # `./build.sh test`. `./build.sh windows-host [cargo build args...]`.
 WINDOWS_TARGET=x86_64-pc-windows-gnu
 ensure_windows_toolchain() {
-  ensure_public_suffix_list
-  [ -x /usr/bin/cargo ] && [ -d /usr/lib/rustlib/src/rust/library ] && command -v x86_64-w64-mingw32-gcc >/dev/null ||
-    apt_install --no-install-recommends rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64-posix
+  ensure_cross_toolchain
+  command -v x86_64-w64-mingw32-gcc >/dev/null || apt_install --no-install-recommends gcc-mingw-w64-x86-64-posix
 }
 # Debian's cargo and rustc (rustup's come first on PATH), the std built from source.
 windows_cargo() {
@@ -518,6 +511,8 @@ case "${1:-build}" in
     ensure_chromium
     ensure_chromium_156
     ensure_otlp_receiver
+    ensure_cross_toolchain
+    ensure_zig
     # The table is whole; its configurations, in the order they run.
     mapfile -t e2e_configs < <(node tests/support/configurations.mjs --check)
     [ ${#e2e_configs[@]} -gt 0 ] || { echo "build.sh: tests/README.md's table of configurations could not be read" >&2; exit 1; }
@@ -526,6 +521,8 @@ case "${1:-build}" in
     stage "build: the core, the bundles, toolgate-mcp"
     build
     build_mcp
+    stage "build: toolgate-mcp for macOS, its files checked"
+    check_apple_hosts
     stage "the Playwright sample's install and tsc"
     install_sample
     stage "cargo tests: the core and toolgate-mcp"
@@ -581,7 +578,7 @@ case "${1:-build}" in
   dist)
     build
     dist_extension
-    dist_host
+    dist_hosts
     ;;
   windows-test)
     # The Windows stage of `test` alone (windows_tests).

@@ -84,62 +84,84 @@ pub struct Browser {
     pub data_dir: PathBuf,
 }
 
-/// The browsers' default user data folders, for this platform.
+/// The systems whose browsers' folders `install` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum System {
+    Linux,
+    MacOs,
+    Windows,
+}
+
+impl System {
+    /// The system this binary was built for (any Unix but macOS reads its
+    /// browsers' folders as Linux does).
+    pub const THIS: System = if cfg!(target_os = "macos") {
+        System::MacOs
+    } else if cfg!(windows) {
+        System::Windows
+    } else {
+        System::Linux
+    };
+}
+
+/// Each browser's folder under `~/.config` (or `$XDG_CONFIG_HOME`) on Linux.
+const LINUX_FOLDERS: [(&str, &str); 4] = [
+    ("Chromium", "chromium"),
+    ("Google Chrome", "google-chrome"),
+    ("Microsoft Edge", "microsoft-edge"),
+    ("Brave", "BraveSoftware/Brave-Browser"),
+];
+
+/// Each browser's folder under `~/Library/Application Support` on macOS.
+const MACOS_FOLDERS: [(&str, &str); 4] = [
+    ("Chromium", "Chromium"),
+    ("Google Chrome", "Google/Chrome"),
+    ("Microsoft Edge", "Microsoft Edge"),
+    ("Brave", "BraveSoftware/Brave-Browser"),
+];
+
+/// Each browser's folder under `%LOCALAPPDATA%` on Windows: only for
+/// doctor's look at the profiles, since Windows browsers find the host
+/// through the registry (`install/registry.rs`).
+const WINDOWS_FOLDERS: [(&str, &str); 4] = [
+    ("Chromium", r"Chromium\User Data"),
+    ("Google Chrome", r"Google\Chrome\User Data"),
+    ("Microsoft Edge", r"Microsoft\Edge\User Data"),
+    ("Brave", r"BraveSoftware\Brave-Browser\User Data"),
+];
+
+/// The browsers' default user data folders on `system`, for the user whose
+/// environment variables `var` reads. It reads nothing else, so each
+/// system's table is tested on any system.
+pub fn browsers_for(system: System, var: impl Fn(&str) -> Option<OsString>) -> Vec<Browser> {
+    let home = var("HOME").map(PathBuf::from).unwrap_or_default();
+    let (base, folders) = match system {
+        System::MacOs => (home.join("Library/Application Support"), MACOS_FOLDERS),
+        System::Windows => (
+            var("LOCALAPPDATA").map(PathBuf::from).unwrap_or_default(),
+            WINDOWS_FOLDERS,
+        ),
+        // Chrome on Linux honours XDG_CONFIG_HOME, as the others do.
+        System::Linux => (
+            var("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .unwrap_or_else(|| home.join(".config")),
+            LINUX_FOLDERS,
+        ),
+    };
+    folders
+        .into_iter()
+        .map(|(name, folder)| Browser {
+            name,
+            data_dir: base.join(folder),
+        })
+        .collect()
+}
+
+/// The browsers' default user data folders, for this system and user.
 pub fn browsers() -> Vec<Browser> {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    if cfg!(windows) {
-        // Only for doctor's look at the profiles: Windows browsers find the
-        // host through the registry (`registry.rs`).
-        let local = std::env::var_os("LOCALAPPDATA")
-            .map(PathBuf::from)
-            .unwrap_or_default();
-        return [
-            ("Google Chrome", r"Google\Chrome\User Data"),
-            ("Chromium", r"Chromium\User Data"),
-            ("Microsoft Edge", r"Microsoft\Edge\User Data"),
-            ("Brave", r"BraveSoftware\Brave-Browser\User Data"),
-        ]
-        .into_iter()
-        .map(|(name, dir)| Browser {
-            name,
-            data_dir: local.join(dir),
-        })
-        .collect();
-    }
-    if cfg!(target_os = "macos") {
-        let support = home.join("Library/Application Support");
-        return [
-            ("Chromium", "Chromium"),
-            ("Google Chrome", "Google/Chrome"),
-            ("Microsoft Edge", "Microsoft Edge"),
-            ("Brave", "BraveSoftware/Brave-Browser"),
-        ]
-        .into_iter()
-        .map(|(name, dir)| Browser {
-            name,
-            data_dir: support.join(dir),
-        })
-        .collect();
-    }
-    // Chrome on Linux honours XDG_CONFIG_HOME, as the others do.
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| home.join(".config"));
-    [
-        ("Chromium", "chromium"),
-        ("Google Chrome", "google-chrome"),
-        ("Microsoft Edge", "microsoft-edge"),
-        ("Brave", "BraveSoftware/Brave-Browser"),
-    ]
-    .into_iter()
-    .map(|(name, dir)| Browser {
-        name,
-        data_dir: config.join(dir),
-    })
-    .collect()
+    browsers_for(System::THIS, |name| std::env::var_os(name))
 }
 
 /// Where a user data folder's host manifest is.
@@ -423,6 +445,95 @@ mod tests {
         assert!(Options::parse(&args(&["--user-data-dir"])).is_err());
         assert!(Options::parse(&args(&["--profile", "x"])).is_err());
         assert!(Options::parse(&args(&["--extension-id", "Toolgate"])).is_err());
+    }
+
+    /// An environment holding `vars` alone.
+    fn env(vars: &'static [(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        |name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, value)| OsString::from(value))
+        }
+    }
+
+    /// `system`'s browsers in `env` are `expected` (name, user data folder),
+    /// in that order, each manifest in the folder's `NativeMessagingHosts`.
+    fn check(system: System, env: impl Fn(&str) -> Option<OsString>, expected: &[(&str, &str)]) {
+        let found = browsers_for(system, env);
+        let found: Vec<_> = found
+            .iter()
+            .map(|b| (b.name, b.data_dir.to_str().expect("utf-8")))
+            .collect();
+        assert_eq!(found, expected, "{system:?}");
+        for (_, dir) in expected {
+            assert_eq!(
+                manifest_path(Path::new(dir)),
+                Path::new(&format!("{dir}/NativeMessagingHosts/dev.toolgate.mcp.json")),
+            );
+        }
+    }
+
+    #[test]
+    fn macos_browsers_are_in_library_application_support() {
+        let support = [
+            (
+                "Chromium",
+                "/Users/ada/Library/Application Support/Chromium",
+            ),
+            (
+                "Google Chrome",
+                "/Users/ada/Library/Application Support/Google/Chrome",
+            ),
+            (
+                "Microsoft Edge",
+                "/Users/ada/Library/Application Support/Microsoft Edge",
+            ),
+            (
+                "Brave",
+                "/Users/ada/Library/Application Support/BraveSoftware/Brave-Browser",
+            ),
+        ];
+        check(System::MacOs, env(&[("HOME", "/Users/ada")]), &support);
+        // macOS browsers do not read XDG_CONFIG_HOME.
+        let xdg = env(&[
+            ("HOME", "/Users/ada"),
+            ("XDG_CONFIG_HOME", "/Users/ada/.xdg"),
+        ]);
+        check(System::MacOs, xdg, &support);
+        assert_eq!(
+            manifest_path(Path::new(support[1].1)),
+            Path::new("/Users/ada/Library/Application Support/Google/Chrome/NativeMessagingHosts/dev.toolgate.mcp.json")
+        );
+    }
+
+    #[test]
+    fn linux_browsers_are_in_the_config_folder_xdg_config_home_moves() {
+        check(
+            System::Linux,
+            env(&[("HOME", "/home/ada")]),
+            &[
+                ("Chromium", "/home/ada/.config/chromium"),
+                ("Google Chrome", "/home/ada/.config/google-chrome"),
+                ("Microsoft Edge", "/home/ada/.config/microsoft-edge"),
+                ("Brave", "/home/ada/.config/BraveSoftware/Brave-Browser"),
+            ],
+        );
+        check(
+            System::Linux,
+            env(&[("HOME", "/home/ada"), ("XDG_CONFIG_HOME", "/xdg")]),
+            &[
+                ("Chromium", "/xdg/chromium"),
+                ("Google Chrome", "/xdg/google-chrome"),
+                ("Microsoft Edge", "/xdg/microsoft-edge"),
+                ("Brave", "/xdg/BraveSoftware/Brave-Browser"),
+            ],
+        );
+        // A relative XDG_CONFIG_HOME is ignored, as the XDG specification says.
+        let relative = env(&[("HOME", "/home/ada"), ("XDG_CONFIG_HOME", "xdg")]);
+        assert_eq!(
+            browsers_for(System::Linux, relative)[0].data_dir,
+            Path::new("/home/ada/.config/chromium")
+        );
     }
 
     #[test]

@@ -1,0 +1,141 @@
+# shellcheck shell=bash
+# toolgate-mcp for the systems other than this machine's, cross-built here;
+# sourced by build.sh (which defines log, apt_install and
+# ensure_public_suffix_list). toolgate-mcp/PLATFORMS.md has the measurements
+# behind each choice.
+#
+# rustup cannot add targets here (its downloads are out of reach), so
+# Debian's Rust (rustc-web, cargo-web) builds the std for each target from
+# Debian's copy of its source (rust-web-src, -Zbuild-std). zig, driven by
+# cargo-zigbuild, links for macOS without an Apple SDK (it carries
+# libSystem's stubs) and for Linux on ARM against an older glibc than this
+# machine's. The builds have a target folder of their own: Debian's rustc and
+# rustup's must not share one.
+
+CROSS_TARGET_DIR=${TOOLGATE_CROSS_TARGET_DIR:-target/cross}
+
+# Debian's cargo and rustc with the std's source; Windows adds its linker
+# (ensure_windows_toolchain), macOS and Linux on ARM zig (ensure_zig).
+ensure_cross_toolchain() {
+  ensure_public_suffix_list
+  if [ -x /usr/bin/cargo ] && [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ]; then return; fi
+  apt_install --no-install-recommends rustc-web cargo-web rust-web-src
+}
+
+# zig and cargo-zigbuild, pinned, from PyPI, in a venv of their own under
+# target/ (about 400 MB); installed again only when the pins change.
+ZIG_VENV=target/zig-venv
+ZIG_PACKAGES=(ziglang==0.15.2 cargo-zigbuild==0.24.1)
+ensure_zig() {
+  if [ "$(cat "$ZIG_VENV/.toolgate-packages" 2>/dev/null)" = "${ZIG_PACKAGES[*]}" ]; then return; fi
+  log "installing zig and cargo-zigbuild from PyPI: ${ZIG_PACKAGES[*]}"
+  command -v python3 >/dev/null || apt_install python3
+  rm -rf "$ZIG_VENV"
+  python3 -m venv "$ZIG_VENV" 2>/dev/null || { apt_install python3-venv && python3 -m venv "$ZIG_VENV"; }
+  "$ZIG_VENV/bin/pip" install -q --disable-pip-version-check "${ZIG_PACKAGES[@]}"
+  echo "${ZIG_PACKAGES[*]}" >"$ZIG_VENV/.toolgate-packages"
+}
+
+# The cross-built hosts by kind (scripts/binary-kind.mjs's names, which also
+# end the files dist writes), each with its Rust target. Linux on ARM is linked
+# against glibc 2.28 (zigbuild's ".2.28"): Debian 10 and later, Ubuntu 20.04
+# and later, RHEL 8 run it, Debian 12 (2.36) and Ubuntu 22.04 (2.35) among them.
+declare -A HOST_TARGETS=(
+  [linux-aarch64]=aarch64-unknown-linux-gnu.2.28
+  [macos-arm64]=aarch64-apple-darwin
+  [macos-x86_64]=x86_64-apple-darwin
+)
+APPLE_HOSTS=(macos-arm64 macos-x86_64)
+
+# Builds toolgate-mcp in cargo profile PROFILE for each host KIND, in one
+# cargo run (the build scripts and macros are built once, and both cores stay
+# busy). `cross_build PROFILE KIND...`
+cross_build() {
+  local profile=$1 kind targets=() strip=() start=$SECONDS
+  shift
+  for kind; do targets+=(--target "${HOST_TARGETS[$kind]}"); done
+  # rustc strips Apple binaries with rustup's rust-objcopy, which Debian's
+  # rustc-web lacks: so they keep their symbol table.
+  case "$*" in *macos*) strip=("CARGO_PROFILE_$(tr a-z- A-Z_ <<<"$profile")_STRIP=false") ;; esac
+  ensure_cross_toolchain
+  ensure_zig
+  log "building toolgate-mcp ($profile) for $*"
+  # Debian's cargo and rustc first on PATH (rustup's come first otherwise), then zig's.
+  # rustc warns that xcrun is missing (it looks for an Apple SDK): harmless, zig
+  # has what the link needs.
+  env PATH="$(pwd)/$ZIG_VENV/bin:/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+    CARGO_TARGET_DIR="$CROSS_TARGET_DIR" "${strip[@]}" \
+    cargo-zigbuild build -q --profile "$profile" "${targets[@]}" -Zbuild-std=std,panic_abort -p toolgate-mcp >&2
+  log "built toolgate-mcp ($profile) for $* in $((SECONDS - start)) s"
+}
+
+# Where cross_build put the host of KIND built in PROFILE.
+cross_output() { # kind profile
+  local target=${HOST_TARGETS[$1]}
+  echo "$CROSS_TARGET_DIR/${target%%.2.*}/$2/toolgate-mcp"
+}
+
+# Fails unless FILE is an executable of KIND, read from its header.
+check_host() { # kind file
+  node scripts/binary-kind.mjs "$1" "$2"
+}
+
+# For `./build.sh test`: the macOS hosts, which nothing here can run, built
+# from the same source in the cross-check profile (Cargo.toml: release not
+# optimised, about 2 minutes cheaper to build cold), and their files
+# checked to be Mach-O executables for their architecture, with the check's
+# own tests first.
+check_apple_hosts() {
+  cross_build cross-check "${APPLE_HOSTS[@]}"
+  node --test --test-reporter=dot scripts/binary-kind.test.mjs
+  local kind
+  for kind in "${APPLE_HOSTS[@]}"; do check_host "$kind" "$(cross_output "$kind" cross-check)"; done
+}
+
+# The hosts `dist` writes, by kind. Windows' .exe joins the list, with its
+# build (build_windows_host) in dist_build and its path in dist_path.
+DIST_HOSTS=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64)
+
+# Builds the release host of KIND.
+dist_build() { # kind
+  case $1 in
+    # This machine's: the compiler and the build the tests ran.
+    linux-x86_64)
+      log "building toolgate-mcp (release) for $1"
+      cargo build -q --release -p toolgate-mcp
+      ;;
+    *) cross_build release "$1" ;;
+  esac
+}
+# Where dist_build put the host of KIND.
+dist_path() { # kind
+  case $1 in
+    linux-x86_64) echo "${CARGO_TARGET_DIR:-target}/release/toolgate-mcp" ;;
+    *) cross_output "$1" release ;;
+  esac
+}
+
+# Writes dist/toolgate-mcp-VERSION-KIND for each of DIST_HOSTS, each checked
+# to be what its name says and with a NAME.sha256 beside it (sha256sum's
+# format: `sha256sum -c NAME.sha256` in dist/ checks it), and prints the files.
+dist_hosts() {
+  local version kind file ext name names=()
+  version=$(dist_version)
+  mkdir -p dist
+  for kind in "${DIST_HOSTS[@]}"; do
+    dist_build "$kind"
+    file=$(dist_path "$kind")
+    check_host "$kind" "$file"
+    ext=
+    [[ $file == *.exe ]] && ext=.exe
+    name=toolgate-mcp-$version-$kind$ext
+    cp "$file" "dist/$name"
+    (cd dist && sha256sum "$name" >"$name.sha256")
+    names+=("$name")
+  done
+  log "the hosts, each with its SHA-256 (in dist/, 'sha256sum -c NAME.sha256' checks one):"
+  for name in "${names[@]}"; do
+    printf '  dist/%s  %s bytes  sha256 %s\n' "$name" "$(stat -c %s "dist/$name")" "$(cut -d' ' -f1 "dist/$name.sha256")" >&2
+  done
+  printf 'dist/%s\n' "${names[@]}"
+}
