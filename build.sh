@@ -5,7 +5,8 @@
 #   ./build.sh            build the extension (the repository root loads unpacked) and toolgate-mcp
 #   ./build.sh example    build, then run Toolgate on the bundled Notes example
 #   ./build.sh test       check formatting and clippy, build, then run every test
-#                         (core, a short run of each fuzz target, end-to-end on
+#                         (core, toolgate-mcp's for Windows under Wine, a short
+#                         run of each fuzz target, end-to-end on
 #                         Chromium 148 and 156 as tests/README.md's table says, the
 #                         Playwright sample's suite on both), and the benchmarks
 #                         once each in smoke mode (timing nothing); it ends with
@@ -14,8 +15,9 @@
 #   ./build.sh dist       build, then write dist/toolgate-<version>.zip (the extension as
 #                         the Chrome Web Store takes it, and as it loads unpacked once
 #                         unzipped) and dist/toolgate-mcp-<version>-<system>-<arch> (a
-#                         release build of the host for Linux and macOS, each with its
-#                         .sha256; scripts/hosts.sh)
+#                         release build of the host for Linux, macOS and Windows,
+#                         each with its .sha256; scripts/hosts.sh)
+#   ./build.sh windows-test  toolgate-mcp's tests for Windows alone, under Wine
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -362,70 +364,6 @@ build_mcp() {
   log "toolgate-mcp: $(pwd)/target/debug/toolgate-mcp"
 }
 
-# toolgate-mcp for Windows (x86_64-pc-windows-gnu), cross-built on this Linux
-# machine (toolgate-mcp/PLATFORMS.md has the measurements). rustup cannot add
-# the target here (its downloads are out of reach) and Debian's prebuilt Windows
-# std is Rust 1.63, too old for rmcp; so Debian's rustc-web builds the std from
-# Debian's rust-web-src (-Zbuild-std) and Debian's mingw-w64 links. In a target
-# folder of its own: Debian's rustc and rustup's must not share one. Not part of
-# `./build.sh test`. `./build.sh windows-host [cargo build args...]`.
-WINDOWS_TARGET=x86_64-pc-windows-gnu
-ensure_windows_toolchain() {
-  ensure_cross_toolchain
-  command -v x86_64-w64-mingw32-gcc >/dev/null || apt_install --no-install-recommends gcc-mingw-w64-x86-64-posix
-}
-# Debian's cargo and rustc (rustup's come first on PATH), the std built from source.
-windows_cargo() {
-  local sub=$1
-  shift
-  RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
-    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
-    CARGO_TARGET_DIR="${WINDOWS_TARGET_DIR:-target/windows}" \
-    /usr/bin/cargo "$sub" --target "$WINDOWS_TARGET" -Zbuild-std=std,panic_abort,panic_unwind "$@"
-}
-build_windows_host() {
-  ensure_windows_toolchain
-  log "building toolgate-mcp for $WINDOWS_TARGET"
-  windows_cargo build -q --release -p toolgate-mcp "$@"
-  log "toolgate-mcp.exe: ${WINDOWS_TARGET_DIR:-target/windows}/$WINDOWS_TARGET/release/toolgate-mcp.exe"
-}
-
-# toolgate-mcp's own tests for Windows, run under Wine as the test runner,
-# then the TypeScript MCP client driving the Windows build (tests/windows/).
-# What Wine cannot show is in toolgate-mcp/README.md, "Systems".
-ensure_wine() {
-  [ -x /usr/lib/wine/wine64 ] && command -v wine >/dev/null ||
-    apt_install --no-install-recommends wine wine64
-}
-# A Wine prefix of this run's own: its registry is a throwaway, which the
-# install tests need (they write the browsers' keys). Wine before 9 lacks
-# Windows' bcryptprimitives.dll, which Rust's std takes random bytes from: a
-# stand-in, for the tests only (toolgate-mcp/tests/wine/bcryptprimitives.c).
-wine_prefix() {
-  export WINEPREFIX="$PWD/target/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-  if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    log "making a Wine prefix in $WINEPREFIX"
-    mkdir -p "$(dirname "$WINEPREFIX")"
-    wine wineboot --init >/dev/null 2>&1
-    wineserver -w
-  fi
-  local dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
-  [ -f "$dll" ] || x86_64-w64-mingw32-gcc -O2 -shared -o "$dll" toolgate-mcp/tests/wine/bcryptprimitives.c -ladvapi32
-}
-windows_tests() {
-  ensure_windows_toolchain
-  ensure_wine
-  wine_prefix
-  log "toolgate-mcp's tests for Windows, under Wine"
-  # Warnings fail the build, as clippy's do on Linux.
-  RUSTFLAGS="-D warnings" TOOLGATE_THROWAWAY_REGISTRY=1 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine \
-    windows_cargo test -q -p toolgate-mcp
-  log "the TypeScript MCP client drives toolgate-mcp.exe under Wine"
-  TOOLGATE_MCP_EXE="${WINDOWS_TARGET_DIR:-target/windows}/$WINDOWS_TARGET/debug/toolgate-mcp.exe" \
-    node --test tests/windows/
-  wineserver -k || true
-}
-
 # Formatting and clippy (the crates deny `clippy::unwrap_used`, among others)
 # over every target, before any test: a warning fails the run.
 lint() {
@@ -513,6 +451,8 @@ case "${1:-build}" in
     ensure_otlp_receiver
     ensure_cross_toolchain
     ensure_zig
+    ensure_windows_toolchain
+    ensure_wine
     # The table is whole; its configurations, in the order they run.
     mapfile -t e2e_configs < <(node tests/support/configurations.mjs --check)
     [ ${#e2e_configs[@]} -gt 0 ] || { echo "build.sh: tests/README.md's table of configurations could not be read" >&2; exit 1; }
@@ -583,10 +523,6 @@ case "${1:-build}" in
   windows-test)
     # The Windows stage of `test` alone (windows_tests).
     windows_tests
-    ;;
-  windows-host)
-    # toolgate-mcp.exe for Windows (build_windows_host); not run by `test`.
-    build_windows_host "${@:2}"
     ;;
   dist-extension)
     # The zip alone (tests/e2e/dist.test.mjs loads it); prints its path.

@@ -92,9 +92,67 @@ check_apple_hosts() {
   for kind in "${APPLE_HOSTS[@]}"; do check_host "$kind" "$(cross_output "$kind" cross-check)"; done
 }
 
-# The hosts `dist` writes, by kind. Windows' .exe joins the list, with its
-# build (build_windows_host) in dist_build and its path in dist_path.
-DIST_HOSTS=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64)
+# Windows (x86_64-pc-windows-gnu): Debian's Rust as above, Debian's mingw-w64
+# links (no zig: the std's own Windows support needs only mingw's import
+# libraries). toolgate-mcp/PLATFORMS.md has the measurements.
+WINDOWS_TARGET=x86_64-pc-windows-gnu
+ensure_windows_toolchain() {
+  ensure_cross_toolchain
+  command -v x86_64-w64-mingw32-gcc >/dev/null || apt_install --no-install-recommends gcc-mingw-w64-x86-64-posix
+}
+# `windows_cargo SUBCOMMAND ARGS...`: Debian's cargo and rustc (rustup's come
+# first on PATH), for Windows, the std built from source.
+windows_cargo() {
+  local sub=$1
+  shift
+  ensure_windows_toolchain
+  RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+    CARGO_TARGET_DIR="$CROSS_TARGET_DIR" \
+    /usr/bin/cargo "$sub" --target "$WINDOWS_TARGET" -Zbuild-std=std,panic_abort,panic_unwind "$@"
+}
+windows_output() { # profile
+  echo "$CROSS_TARGET_DIR/$WINDOWS_TARGET/$1/toolgate-mcp.exe"
+}
+
+# toolgate-mcp's own tests for Windows, run with Wine as the test runner,
+# then the TypeScript MCP client driving the Windows build (tests/windows/).
+# What Wine cannot show: toolgate-mcp/README.md, "Systems".
+ensure_wine() {
+  if [ -x /usr/lib/wine/wine64 ] && command -v wine >/dev/null; then return; fi
+  apt_install --no-install-recommends wine wine64
+}
+# A Wine prefix of this run's own: its registry is a throwaway, which the
+# install tests need (they write the browsers' keys). Wine before 9 lacks
+# Windows' bcryptprimitives.dll, which Rust's std takes random bytes from: a
+# stand-in, for the tests only (toolgate-mcp/tests/wine/bcryptprimitives.c).
+wine_prefix() {
+  export WINEPREFIX="$PWD/target/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  if [ ! -f "$WINEPREFIX/system.reg" ]; then
+    log "making a Wine prefix in $WINEPREFIX"
+    mkdir -p "$(dirname "$WINEPREFIX")"
+    wine wineboot --init >/dev/null 2>&1
+    wineserver -w
+  fi
+  local dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+  [ -f "$dll" ] || x86_64-w64-mingw32-gcc -O2 -shared -o "$dll" toolgate-mcp/tests/wine/bcryptprimitives.c -ladvapi32
+}
+windows_tests() {
+  ensure_windows_toolchain
+  ensure_wine
+  wine_prefix
+  log "toolgate-mcp's tests for Windows, under Wine"
+  # Warnings fail the build, as clippy's do on Linux.
+  RUSTFLAGS="-D warnings" TOOLGATE_THROWAWAY_REGISTRY=1 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine \
+    windows_cargo test -q -p toolgate-mcp
+  check_host windows-x86_64 "$(windows_output debug)"
+  log "the TypeScript MCP client drives toolgate-mcp.exe under Wine"
+  TOOLGATE_MCP_EXE="$(windows_output debug)" node --test tests/windows/
+  wineserver -k || true
+}
+
+# The hosts `dist` writes, by kind.
+DIST_HOSTS=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64 windows-x86_64)
 
 # Builds the release host of KIND.
 dist_build() { # kind
@@ -104,6 +162,10 @@ dist_build() { # kind
       log "building toolgate-mcp (release) for $1"
       cargo build -q --release -p toolgate-mcp
       ;;
+    windows-x86_64)
+      log "building toolgate-mcp (release) for $1"
+      windows_cargo build -q --release -p toolgate-mcp
+      ;;
     *) cross_build release "$1" ;;
   esac
 }
@@ -111,6 +173,7 @@ dist_build() { # kind
 dist_path() { # kind
   case $1 in
     linux-x86_64) echo "${CARGO_TARGET_DIR:-target}/release/toolgate-mcp" ;;
+    windows-x86_64) windows_output release ;;
     *) cross_output "$1" release ;;
   esac
 }
