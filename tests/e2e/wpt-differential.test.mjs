@@ -5,7 +5,7 @@
 //   B: Toolgate's polyfill alone;
 //   C: Toolgate wrapping the browser's own;
 // and B and C must give what A gives, but where the polyfill differs on
-// purpose (README.md, "Where Toolgate differs"). tests/README.md's WPT
+// purpose (docs/differences.md). tests/README.md's WPT
 // section says which subtests each case stands for. The page is served on a
 // real host name that the browser is told to treat as secure, as wptserve's
 // web-platform.test is; a second such origin and a third, insecure one are
@@ -149,7 +149,7 @@ test('imperative/exposedTo: registerTool takes the origins the browser counts se
     if (side === 'B') {
       // Without a WebMCP of the browser's to ask, no script can learn
       // whether another origin is on the command line's list: the polyfill
-      // refuses it (README.md, "Where Toolgate differs").
+      // refuses it (docs/differences.md).
       assert.deepStrictEqual(got, { ...expected, flagged: securityError }, `side ${side}`);
     } else {
       assert.deepStrictEqual(got, expected, `side ${side}`);

@@ -1,7 +1,7 @@
 // Which origins registerTool's `exposedTo` may name: those the browser counts
 // secure. That is the browser's decision (its command line can add origins:
 // --unsafely-treat-insecure-origin-as-secure), so Toolgate asks it, as far as
-// a script can (README.md, "Where Toolgate differs"):
+// a script can (docs/differences.md):
 // - this document's own origin and its ancestors' are secure when the
 //   document is a secure context: the browser decided that from each of them;
 // - any other origin is secure by its URL alone when the Secure Contexts
