@@ -95,13 +95,17 @@ function kindRows(site, rules, admin) {
 
 // The row for tools registered by other sites' scripts (docs/rules.md):
 // Ask first where no one set it, and no wider than the administrator's for
-// the site or for every site (their policy's otherSitesScripts).
+// the site or for every site (their policy's otherSitesScripts). Where the
+// person set nothing it shows the level that holds: the narrowest of those.
 function scriptsRow(site, rules, admin) {
   const { label, meaning, unset } = WORDS.scripts;
   const id = `level-${site}-scripts`;
-  const bound = (value) => widerThanAdmin(WORDS, admin?.sites?.[site]?.otherSitesScripts, value)
-    ?? widerThanAdmin(WORDS, admin?.otherSitesScripts, value);
-  const level = rules.scripts ?? unset;
+  const bounds = [admin?.sites?.[site]?.otherSitesScripts, admin?.otherSitesScripts];
+  const bound = (value) => bounds.map((b) => widerThanAdmin(WORDS, b, value)).find(Boolean) ?? null;
+  const order = LEVELS.map(([value]) => value);
+  const narrowest = [unset, ...bounds].filter((l) => order.includes(l))
+    .reduce((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a));
+  const level = rules.scripts ?? narrowest;
   const why = LEVELS.map(([value]) => bound(value)).find(Boolean);
   const select = el('select', { id, 'aria-describedby': `${id}-meaning${why ? ` ${id}-why` : ''}` }, LEVELS.map(([value, text]) => el('option', {
     value, text, selected: level === value, disabled: bound(value) !== null,

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { BROWSER_VERSION, TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { openConsoleOn, result, toolButton } from '../support/console.mjs';
-import { callAnswering, callRequest, openChat, start } from '../../lib/agent.mjs';
+import { callAnswering, callRequest, listRequest, openChat, send, start } from '../../lib/agent.mjs';
 import { cardWatcher, choose } from '../../lib/cards.mjs';
 import { readCard } from '../support/cards.mjs';
 
@@ -228,6 +228,59 @@ test('an administrator\'s conditions and limits, from a real policy, decide agen
     await choose(again.card, 'Refuse');
     assert.equal((await again.reply).result?.isError, true);
     assert.deepEqual(await notes.locator('#notes li').allInnerTexts().then((items) => items.filter((t) => /Bills|eggs/.test(t))), [], 'neither refused call ran');
+  } finally {
+    await rm(POLICY_FILE, { force: true });
+    await browser?.close();
+    await server.close();
+  }
+});
+
+// The administrator's rule for tools registered by other sites' scripts, for
+// every site (docs/rules.md, "Tools registered by other sites' scripts"), as a
+// machine policy writes it: Chromium must take it by managed-schema.json; the
+// third party's tools on a shop's page are then left out of agents' listings
+// and refused, naming the administrator, while the shop's own run; the
+// settings page greys every level wider than Off.
+test("an administrator's Off for other sites' scripts, on every site, hides and refuses a third party's tools", { skip: SKIP }, async () => {
+  const server = await serve('tests/pages/provenance');
+  const site = new URL(server.url('shop.localhost', '/')).origin;
+  await mkdir(POLICY_DIR, { recursive: true });
+  await writeFile(POLICY_FILE, JSON.stringify({ '3rdparty': { extensions: { [TOOLGATE_ID]: { otherSitesScripts: 'off' } } } }));
+  let browser;
+  try {
+    browser = await launch();
+    const worker = await browser.worker();
+    // Once the worker keeps the policy, Chromium has taken it by the schema.
+    await worker.evaluate(() => new Promise((done) => {
+      const check = async () => {
+        const { policy_last_read: last } = await chrome.storage.local.get('policy_last_read');
+        if (last?.otherSitesScripts === 'off') done();
+      };
+      chrome.storage.onChanged.addListener(check);
+      check();
+    }));
+    const shop = await browser.newPage(`${site}/index.html`);
+    await browser.waitForPalette(shop, (p) => entries(p).length === 4, "the shop's and the third party's tools");
+    const tabId = await browser.tabId(shop);
+    await openChat(worker, 'admin-scripts', 'Policy scripts');
+    const said = (reply) => reply.result?.content?.[0]?.text ?? JSON.stringify(reply);
+    const listed = await send(worker, 'admin-scripts', listRequest(1, tabId));
+    assert.deepEqual(listed.result.structuredContent.tools.map((t) => t.name), ['own_search', 'own_order']);
+    const refused = await send(worker, 'admin-scripts', callRequest(2, tabId, 'ad_offers'));
+    assert.equal(refused.result?.isError, true, said(refused));
+    assert.match(said(refused), /^Nothing ran: ad_offers on shop\.localhost:\d+ was registered by a script from cdn\.localhost:\d+, and tools registered by other sites' scripts are Off on this site, by the administrator's rule for tools registered by other sites' scripts\.$/);
+    // The shop's own Read only tool is the chat's to decide, as without the rule.
+    const own = await callAnswering(worker, cardWatcher(browser.context), 'admin-scripts',
+      callRequest(3, tabId, 'own_search'), ['Allow this call only']);
+    assert.equal(own.reply.result?.isError, false, said(own.reply));
+
+    const settings = await browser.newPage(`chrome-extension://${TOOLGATE_ID}/extension/ui/options.html`);
+    const card = settings.getByRole('article', { name: new URL(site).host });
+    // A site the person set no rules for shows its card with a way to start.
+    await card.getByRole('button', { name: /^Start from the defaults/ }).click();
+    const level = card.getByRole('combobox', { name: "Other sites' scripts", exact: true });
+    assert.equal(await level.inputValue(), 'off');
+    assert.deepStrictEqual(await level.evaluate((s) => [...s.options].filter((o) => o.disabled).map((o) => o.text)), ['Allowed', 'Ask first']);
   } finally {
     await rm(POLICY_FILE, { force: true });
     await browser?.close();
