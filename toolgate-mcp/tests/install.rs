@@ -9,26 +9,20 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{socket_dir, Browser, EXE};
+use common::{run_binary, socket_dir, Browser, EXE};
 use serde_json::Value;
 use toolgate::protocol::bridge::{EXTENSION_ID, HOST_NAME};
 
 /// Runs the binary with `home` as HOME, `path` as PATH, and `socket`.
 fn run(args: &[&str], home: &Path, path: &Path, socket: &Path) -> (Output, String) {
-    let output = Command::new(EXE)
-        .args(args)
-        .env("HOME", home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("PATH", path)
-        .env("TOOLGATE_SOCKET", socket)
-        .output()
-        .expect("runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output, text)
+    run_binary(
+        Command::new(EXE)
+            .args(args)
+            .env("HOME", home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env("PATH", path)
+            .env("TOOLGATE_SOCKET", socket),
+    )
 }
 
 fn manifest_at(data_dir: &Path) -> Value {

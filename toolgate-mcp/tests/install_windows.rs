@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
-use common::{socket_dir, Browser, EXE};
+use common::{run_binary, socket_dir, Browser, EXE};
 use serde_json::Value;
 use toolgate::protocol::bridge::{EXTENSION_ID, HOST_NAME};
 
@@ -38,18 +38,12 @@ fn throwaway() -> bool {
 
 /// Runs the binary with `local` as `%LOCALAPPDATA%`.
 fn run(args: &[&str], local: &Path, socket: &Path) -> (Output, String) {
-    let output = Command::new(EXE)
-        .args(args)
-        .env("LOCALAPPDATA", local)
-        .env("TOOLGATE_SOCKET", socket)
-        .output()
-        .expect("runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output, text)
+    run_binary(
+        Command::new(EXE)
+            .args(args)
+            .env("LOCALAPPDATA", local)
+            .env("TOOLGATE_SOCKET", socket),
+    )
 }
 
 /// The key's default value, by `reg query KEY /ve`; `None` when `reg` finds

@@ -2,8 +2,8 @@
 //! socket 0600), and on every connection the peer's uid is checked against
 //! ours, so another user can neither connect nor be connected to.
 
+use super::{ListenError, SOCKET_VAR};
 use std::ffi::OsString;
-use std::fmt;
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -20,9 +20,6 @@ pub type WriteHalf = tokio::net::unix::OwnedWriteHalf;
 pub fn split(stream: Stream) -> (ReadHalf, WriteHalf) {
     stream.into_split()
 }
-
-/// The environment variable that names the socket outright.
-pub const SOCKET_VAR: &str = "TOOLGATE_SOCKET";
 
 /// This process's user.
 pub fn uid() -> u32 {
@@ -50,35 +47,6 @@ pub fn socket_path_from(socket: Option<OsString>, runtime: Option<OsString>, uid
         return runtime.join("toolgate").join("host.sock");
     }
     PathBuf::from(format!("/tmp/toolgate-{uid}/host.sock"))
-}
-
-/// Why the host cannot listen.
-#[derive(Debug)]
-pub enum ListenError {
-    /// The socket's folder is not safe to use (not ours, open to others,
-    /// not a folder).
-    Folder(String),
-    /// Something that is not a stale socket of ours is at the socket's path.
-    Occupied(String),
-    /// Another host already answers on the socket.
-    AlreadyRunning(PathBuf),
-    Io(PathBuf, io::Error),
-}
-
-impl fmt::Display for ListenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ListenError::Folder(why) | ListenError::Occupied(why) => f.write_str(why),
-            ListenError::AlreadyRunning(path) => write!(
-                f,
-                "another toolgate-mcp host already answers on {} (a second browser, or a second \
-                 profile, with Toolgate); this one stops. Close the other browser, or give each \
-                 its own {SOCKET_VAR}",
-                path.display()
-            ),
-            ListenError::Io(path, e) => write!(f, "cannot listen on {}: {e}", path.display()),
-        }
-    }
 }
 
 /// Makes sure `dir` exists, is a folder (not a link), is ours, and is closed

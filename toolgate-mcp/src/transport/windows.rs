@@ -5,8 +5,8 @@
 //! each side checks the other's token: the host the client process's user,
 //! the client the server process's user.
 
+use super::{ListenError, SOCKET_VAR};
 use std::ffi::c_void;
-use std::fmt;
 use std::io;
 use std::os::windows::io::AsRawHandle;
 use std::path::{Path, PathBuf};
@@ -29,9 +29,6 @@ use windows_sys::Win32::System::Pipes::{GetNamedPipeClientProcessId, GetNamedPip
 use windows_sys::Win32::System::Threading::{
     GetCurrentProcess, OpenProcess, OpenProcessToken, PROCESS_QUERY_LIMITED_INFORMATION,
 };
-
-/// The environment variable that names the pipe outright.
-pub const SOCKET_VAR: &str = "TOOLGATE_SOCKET";
 
 /// ERROR_PIPE_BUSY: every instance is taken (the host is between two).
 const PIPE_BUSY: i32 = 231;
@@ -157,32 +154,6 @@ pub fn socket_path() -> PathBuf {
         r"\\.\pipe\toolgate-{}",
         sid().unwrap_or_else(|_| "unknown".into())
     ))
-}
-
-/// Why the host cannot listen.
-#[derive(Debug)]
-pub enum ListenError {
-    /// Another host already answers on the pipe.
-    AlreadyRunning(PathBuf),
-    /// The pipe exists and is not a host of ours.
-    Occupied(String),
-    Io(PathBuf, io::Error),
-}
-
-impl fmt::Display for ListenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ListenError::Occupied(why) => f.write_str(why),
-            ListenError::AlreadyRunning(path) => write!(
-                f,
-                "another toolgate-mcp host already answers on {} (a second browser, or a second \
-                 profile, with Toolgate); this one stops. Close the other browser, or give each \
-                 its own {SOCKET_VAR}",
-                path.display()
-            ),
-            ListenError::Io(path, e) => write!(f, "cannot listen on {}: {e}", path.display()),
-        }
-    }
 }
 
 /// The pipe's security descriptor, in SDDL: owner and sole grantee this

@@ -418,3 +418,15 @@ pub fn raw_connect(socket: &Path) -> std::io::Result<std::fs::File> {
         }
     }
 }
+
+/// Runs the binary as `command` says, to its end; its output, and all it
+/// said (stdout, then stderr).
+pub fn run_binary(command: &mut Command) -> (std::process::Output, String) {
+    let output = command.output().expect("runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output, text)
+}
