@@ -111,6 +111,45 @@ fn install_writes_every_browsers_key_and_uninstall_removes_them() {
     let (out, text) = run(&["uninstall"], local.path(), &socket);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("nothing to remove"), "{text}");
+
+    // --user-data-dir: the manifest in that folder, the keys (every
+    // profile's, on Windows) pointing there, and `install` saying so.
+    let profile = local.path().join("profile");
+    let (out, text) = run(
+        &[
+            "install",
+            "--user-data-dir",
+            profile.to_str().expect("utf-8"),
+        ],
+        local.path(),
+        &socket,
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("for every profile"), "{text}");
+    let in_profile = profile
+        .join("NativeMessagingHosts")
+        .join(format!("{HOST_NAME}.json"));
+    for key in KEYS {
+        assert_eq!(
+            reg_default(key).map(Into::into),
+            Some(in_profile.clone()),
+            "{key}"
+        );
+    }
+    let (out, text) = run(
+        &[
+            "uninstall",
+            "--user-data-dir",
+            profile.to_str().expect("utf-8"),
+        ],
+        local.path(),
+        &socket,
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(
+        !in_profile.exists() && reg_default(KEYS[0]).is_none(),
+        "{text}"
+    );
 }
 
 #[test]
