@@ -407,12 +407,58 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
             examples.push(Example { first, count, label: t.label, weight: 1.0, jailbreak: is_jailbreak(&t.source) });
         }
     }
+    // Generated variants: pieces (segments) of the training split's attacks,
+    // jailbreaks aside, two of different texts put together, between
+    // sentences of the training split's benign texts or none. Each is one
+    // window, whole: an attack read with benign text beside it.
     let env = |k: &str, d: f64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut benign_pieces: Vec<&str> = Vec::new();
+    for t in texts.iter().filter(|t| split_of(t) == Split::Train) {
+        if t.label == 1 && is_jailbreak(&t.source) {
+            continue;
+        }
+        let list = if t.label == 1 { &mut pieces } else { &mut benign_pieces };
+        segments(&t.text, |a, b| {
+            if b - a >= 12 {
+                list.push(&t.text[a..b]);
+            }
+        });
+    }
+    pieces.sort_unstable();
+    pieces.dedup();
+    let generated = env("DET_GEN", 3000.0) as usize;
+    let mut made = 0;
+    while made < generated && !pieces.is_empty() {
+        let a = pieces[rng.below(pieces.len())];
+        let b = pieces[rng.below(pieces.len())];
+        let mut text = String::new();
+        if rng.chance(500) {
+            text.push_str(benign_pieces[rng.below(benign_pieces.len())]);
+            text.push(if rng.chance(500) { ' ' } else { '\n' });
+        }
+        text.push_str(a);
+        if rng.chance(500) {
+            text.push(if rng.chance(500) { ' ' } else { '\n' });
+            text.push_str(b);
+        }
+        if rng.chance(500) {
+            text.push(if rng.chance(500) { ' ' } else { '\n' });
+            text.push_str(benign_pieces[rng.below(benign_pieces.len())]);
+        }
+        let (first, n) = store.push_segments(&text);
+        if n > 0 {
+            examples.push(Example { first, count: n, label: 1, weight: 1.0, jailbreak: false });
+        }
+        made += 1;
+    }
+    *counts.entry(("generated:recombined".to_owned(), 1, "train")).or_default() += made;
+
     let params = Params {
         epochs: env("DET_EPOCHS", 12.0) as usize,
         rate: env("DET_RATE", 0.4),
         l2: env("DET_L2", 1e-6),
-        positive_share: env("DET_POS", 0.5),
+        positive_share: env("DET_POS", 0.2),
         jailbreak_share: env("DET_JB", 0.1),
     };
     let started = Instant::now();
@@ -421,10 +467,9 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     let (table, scale) = quantise(&trained);
     let score_with = |m: &Weights, text: &str| m.best(text).map_or(f64::NEG_INFINITY, |b| b.score);
 
-    // The threshold: just above every benign text of the validation split,
-    // and above each 100 KB result made of them end to end (a long result
-    // has a thousand windows to be wrong in). Precision first: one in 200
-    // is the bound, and a text unlike these may score higher.
+    // The threshold: from the benign texts of the validation split, and the
+    // results of 100 KB made of them end to end (a long result has a
+    // thousand windows to be wrong in).
     let mut model = Weights { bias: trained.bias, scale, threshold: 0.0, table: &table, provenance: "" };
     let mut valid: Vec<f64> = texts
         .iter()
@@ -442,14 +487,19 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
             chunk.clear();
         }
     }
-    // At most one validation text in 1,000 at or above it: a fifth of the
-    // bound, as margin for text unlike these and for long results.
-    let allowed = valid.len() / 1000;
-    let threshold = valid[allowed] + 1e-9;
+    // Above every one of them: precision first. One in 200 is the bound,
+    // and a text unlike these, or a long result, may score higher than any
+    // text here (the curve in the report shows the cost in recall).
+    let allowed = 0;
+    let threshold = valid_chunks.iter().fold(valid[0], |m, &x| m.max(x)) + 1e-9;
     model.threshold = threshold;
 
     let mut report = String::new();
     let r = &mut report;
+    let _ = writeln!(r, "# Detector: measured (seed {seed})\n");
+    let _ = writeln!(r, "Training windows: {} ({} attack, {} benign); {:.1} s to train natively.", examples.len(),
+        examples.iter().filter(|e| e.label == 1).count(), examples.iter().filter(|e| e.label == 0).count(), train_secs);
+    let _ = writeln!(r, "Threshold {threshold:.4}: {allowed} of the {} benign validation texts, and of the {} validation results of 100 KB made of them, at or above it.\n", valid.len(), valid_chunks.len());
     // The curve: for thresholds around the one chosen, what the validation
     // split says of precision (texts, and 100 KB results of them) and recall.
         let chunk_scores = valid_chunks.clone();
@@ -463,7 +513,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         .filter(|t| t.label == 1 && split_of(t) == Split::Valid && !is_jailbreak(&t.source))
         .map(|t| score_with(&model, &t.text))
         .collect();
-    let _ = writeln!(r, "## The validation split's curve\n\n| threshold | benign texts flagged | benign 100 KB results flagged | attacks caught | attacks caught, jailbreaks aside |\n|---|---|---|---|---|");
+    let _ = writeln!(r, "## The validation split's curve\n\nThe threshold chosen is the last row. Thresholds at which one benign validation text in 200, 400, 1,000 and 2,000 is flagged, then none, then no 100 KB result.\n\n| threshold | benign texts flagged | benign 100 KB results flagged | attacks caught | attacks caught, jailbreaks aside |\n|---|---|---|---|---|");
     let above = |xs: &[f64], th: f64| xs.iter().filter(|&&x| x >= th).count();
     let mut marks: Vec<f64> = [200, 400, 1000, 2000].iter().map(|d| valid[(valid.len() / d).min(valid.len() - 1)] + 1e-9).collect();
     marks.push(valid[0] + 1e-9);
@@ -473,10 +523,6 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
             rate(above(&valid_attacks, th), valid_attacks.len()), rate(above(&valid_short, th), valid_short.len()));
     }
     let _ = writeln!(r);
-    let _ = writeln!(r, "# Detector: measured (seed {seed})\n");
-    let _ = writeln!(r, "Training windows: {} ({} attack, {} benign); {:.1} s to train natively.", examples.len(),
-        examples.iter().filter(|e| e.label == 1).count(), examples.iter().filter(|e| e.label == 0).count(), train_secs);
-    let _ = writeln!(r, "Threshold {threshold:.4}: {allowed} of {} benign validation texts at or above it.\n", valid.len());
 
     // Per source and split.
     let _ = writeln!(r, "## By source\n\n| source | kind | train | valid | test (held out) |\n|---|---|---|---|---|");

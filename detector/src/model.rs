@@ -387,3 +387,28 @@ mod tests {
         assert_eq!(tag("<3 you"), None);
     }
 }
+
+/// A measuring hook for the Wasm build only (`detector/wasm-time.mjs`): the
+/// committed weights, and one text scored. Not what the core would export.
+#[cfg(target_arch = "wasm32")]
+mod wasm_time {
+    use super::Weights;
+    static WEIGHTS: &[u8] = include_bytes!("../weights.bin");
+
+    #[no_mangle]
+    pub extern "C" fn text_buffer(len: usize) -> *mut u8 {
+        let mut v = vec![0_u8; len];
+        let p = v.as_mut_ptr();
+        std::mem::forget(v);
+        p
+    }
+
+    /// The best window's score of the UTF-8 text at `ptr`.
+    #[no_mangle]
+    pub extern "C" fn best_score(ptr: *const u8, len: usize) -> f64 {
+        let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
+        let text = std::str::from_utf8(bytes).unwrap_or("");
+        let model = Weights::parse(WEIGHTS).expect("weights");
+        model.best(text).map_or(f64::NEG_INFINITY, |b| b.score)
+    }
+}
