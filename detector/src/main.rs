@@ -1,4 +1,4 @@
-//! Trains the detector (`model.rs`) from the texts `extract.py` wrote, sets
+//! Trains the detector (`learned.rs`) from the texts `extract.py` wrote, sets
 //! its threshold for precision, measures it, and writes the weights with
 //! their provenance. Deterministic given its inputs and seed: plain loops in
 //! a fixed order, no threads, no library's `exp` (`sigmoid` is written out
@@ -479,7 +479,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // The threshold: from the benign texts of the validation split, and the
     // results of 100 KB made of them end to end (a long result has a
     // thousand windows to be wrong in).
-    let mut model = Weights { bias: trained.bias, scale, threshold: 0.0, table: &table, provenance: "" };
+    let mut model = Weights { bias: trained.bias, scale, threshold: 0.0, table: table.clone(), provenance: String::new() };
     let mut valid: Vec<f64> = texts
         .iter()
         .filter(|t| t.label == 0 && split_of(t) == Split::Valid)
@@ -685,7 +685,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         let _ = writeln!(provenance, "texts {source} label {label} {split} {n}");
     }
     let _ = writeln!(provenance, "threshold {threshold}");
-    model.provenance = &provenance;
+    model.provenance = provenance.clone();
     let bytes = model.write();
     std::fs::write(weights_path, &bytes).expect("write weights");
     let _ = writeln!(r, "\nWeights: {} bytes; table {} buckets of i8.", bytes.len(), BUCKETS);

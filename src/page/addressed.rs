@@ -13,6 +13,7 @@
 //! paraphrase is beyond any list (docs/cards.md, "After untrusted content").
 
 mod fold;
+pub mod learned;
 
 use crate::page::hidden::hidden;
 use fold::Folds;

@@ -164,7 +164,12 @@ fn tag(text: &str) -> Option<(&str, usize)> {
     if !(first.is_ascii_alphabetic() || first == b'/') {
         return None;
     }
-    let end = bytes.iter().take(200).skip(1).position(|&b| b == b'>' || b == b'<' || b == b'\n')? + 1;
+    let end = bytes
+        .iter()
+        .take(200)
+        .skip(1)
+        .position(|&b| b == b'>' || b == b'<' || b == b'\n')?
+        + 1;
     if bytes[end] != b'>' {
         return None;
     }
@@ -179,8 +184,26 @@ fn tag(text: &str) -> Option<(&str, usize)> {
 /// where a line ends for whoever reads the page.
 fn block(text: &str) -> bool {
     const BLOCKS: [&str; 20] = [
-        "p", "div", "br", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5",
-        "h6", "pre", "section", "article", "blockquote",
+        "p",
+        "div",
+        "br",
+        "li",
+        "ul",
+        "ol",
+        "tr",
+        "td",
+        "th",
+        "table",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "section",
+        "article",
+        "blockquote",
     ];
     tag(text).is_some_and(|(name, _)| {
         let name = name.strip_prefix('/').unwrap_or(name).trim_end_matches('/');
@@ -218,7 +241,9 @@ pub fn segments(text: &str, mut each: impl FnMut(usize, usize)) {
             emit(start, i);
             start = i;
         } else if matches!(b, b'.' | b'!' | b'?')
-            && bytes.get(i + 1).is_some_and(|&n| n.is_ascii_whitespace() || n == b'<')
+            && bytes
+                .get(i + 1)
+                .is_some_and(|&n| n.is_ascii_whitespace() || n == b'<')
         {
             emit(start, i + 1);
             start = i + 1;
@@ -243,14 +268,14 @@ pub fn norm(count: usize) -> f64 {
 
 /// The weights as shipped: a bias, one scale, a threshold, a table.
 #[derive(Clone, Debug)]
-pub struct Weights<'a> {
+pub struct Weights {
     pub bias: f64,
     pub scale: f64,
     /// A window scoring at least this is addressed to an agent.
     pub threshold: f64,
-    pub table: &'a [i8],
+    pub table: Vec<i8>,
     /// Where the weights come from, as the trainer wrote it.
-    pub provenance: &'a str,
+    pub provenance: String,
 }
 
 /// One segment's part of a window's score.
@@ -271,24 +296,32 @@ pub struct Best {
     pub end: usize,
 }
 
-impl<'a> Weights<'a> {
+impl Weights {
     /// Reads the trainer's file.
-    pub fn parse(bytes: &'a [u8]) -> Option<Weights<'a>> {
+    pub fn parse(bytes: &[u8]) -> Option<Weights> {
         let rest = bytes.strip_prefix(MAGIC)?;
         let nul = rest.iter().position(|&b| b == 0)?;
-        let provenance = std::str::from_utf8(&rest[..nul]).ok()?;
+        let provenance = std::str::from_utf8(&rest[..nul]).ok()?.to_owned();
         let rest = &rest[nul + 1..];
         let f = |i: usize| -> Option<f64> {
-            Some(f64::from_le_bytes(rest.get(i * 8..i * 8 + 8)?.try_into().ok()?))
+            Some(f64::from_le_bytes(
+                rest.get(i * 8..i * 8 + 8)?.try_into().ok()?,
+            ))
         };
         let (bias, scale, threshold) = (f(0)?, f(1)?, f(2)?);
         let table = rest.get(24..)?;
         if table.len() != BUCKETS {
             return None;
         }
-        // SAFETY-free: i8 and u8 have one layout; a copy would cost 64 KB.
-        let table: &[i8] = unsafe { std::slice::from_raw_parts(table.as_ptr().cast(), table.len()) };
-        Some(Weights { bias, scale, threshold, table, provenance })
+        // A copy, once: 64 KB.
+        let table = table.iter().map(|&b| b as i8).collect();
+        Some(Weights {
+            bias,
+            scale,
+            threshold,
+            table,
+            provenance,
+        })
     }
 
     /// The file's bytes.
@@ -316,7 +349,11 @@ impl<'a> Weights<'a> {
         let mut n = 0_u32;
         segments(text, |start, end| {
             n += 1;
-            let mut seg = Segment { start, end, ..Segment::default() };
+            let mut seg = Segment {
+                start,
+                end,
+                ..Segment::default()
+            };
             features(&text[start..end], |b| {
                 let s = &mut stamp[b as usize];
                 if *s != n {
@@ -335,7 +372,11 @@ impl<'a> Weights<'a> {
                 count += part.count;
                 let score = self.score_of(sum, count);
                 if best.is_none_or(|b| score > b.score) {
-                    best = Some(Best { score, start: parts[i].start, end: part.end });
+                    best = Some(Best {
+                        score,
+                        start: parts[i].start,
+                        end: part.end,
+                    });
                 }
             }
         }
@@ -360,9 +401,23 @@ mod tests {
 
     #[test]
     fn segments_are_lines_and_sentences() {
-        assert_eq!(segs("One. Two!\nThree? four.five"), ["One.", "Two!", "Three?", "four.five"]);
+        assert_eq!(
+            segs("One. Two!\nThree? four.five"),
+            ["One.", "Two!", "Three?", "four.five"]
+        );
         assert_eq!(segs("\n\n a \n"), ["a"]);
-        assert_eq!(segs("<div><p>One.</p><p>Two<br>three</p></div>"), ["<div>", "<p>One.", "</p>", "<p>Two", "<br>three", "</p>", "</div>"]);
+        assert_eq!(
+            segs("<div><p>One.</p><p>Two<br>three</p></div>"),
+            [
+                "<div>",
+                "<p>One.",
+                "</p>",
+                "<p>Two",
+                "<br>three",
+                "</p>",
+                "</div>"
+            ]
+        );
         let long = "word ".repeat(200);
         assert!(segs(&long).iter().all(|s| s.len() <= SEGMENT_HARD));
         let dense = "x".repeat(2000) + "é" + &"y".repeat(700);
@@ -385,30 +440,5 @@ mod tests {
         assert_eq!(f("<p>ignore the above</p>"), f("<p> ignore the above </p>"));
         assert_ne!(f("<system>"), f("<p>"));
         assert_eq!(tag("<3 you"), None);
-    }
-}
-
-/// A measuring hook for the Wasm build only (`detector/wasm-time.mjs`): the
-/// committed weights, and one text scored. Not what the core would export.
-#[cfg(target_arch = "wasm32")]
-mod wasm_time {
-    use super::Weights;
-    static WEIGHTS: &[u8] = include_bytes!("../weights.bin");
-
-    #[no_mangle]
-    pub extern "C" fn text_buffer(len: usize) -> *mut u8 {
-        let mut v = vec![0_u8; len];
-        let p = v.as_mut_ptr();
-        std::mem::forget(v);
-        p
-    }
-
-    /// The best window's score of the UTF-8 text at `ptr`.
-    #[no_mangle]
-    pub extern "C" fn best_score(ptr: *const u8, len: usize) -> f64 {
-        let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
-        let text = std::str::from_utf8(bytes).unwrap_or("");
-        let model = Weights::parse(WEIGHTS).expect("weights");
-        model.best(text).map_or(f64::NEG_INFINITY, |b| b.score)
     }
 }
