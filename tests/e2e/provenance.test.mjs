@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOOLGATE_ID, entries } from '../support/browser.mjs';
 import { assertRan, assertRefused, harness } from '../support/fixture.mjs';
-import { choose, closeCard, menuLabels, readCard } from '../support/cards.mjs';
+import { cardKind, choose, closeCard, menuLabels, readCard } from '../support/cards.mjs';
 
 const h = harness({ pages: 'tests/pages/provenance', chatPrefix: 'provenance', tools: 4 });
 const SHOP = 'shop.localhost';
@@ -147,5 +147,33 @@ test('a page that makes the stack unreadable gets "a script Toolgate could not s
 test("a tool registered through the page's own polyfill from another site is the page's, not the polyfill's", async () => {
   const { page, tabId } = await h.open(SHOP, '/polyfill.html', 1);
   assert.deepEqual(await registeredBy(tabId), { shop_search: null });
+  await page.close();
+});
+
+// A sandboxed frame is not a site (docs/cards.md, "Sandboxed frames"): the
+// card about another site's script in it names the frame as the site card
+// does, and offers the answers for this call alone, so the next call asks
+// again; the frame's own site question follows it, as for any tool there.
+test("a third party's tool in a sandboxed frame is asked about at each call, naming the script and the frame", async () => {
+  const { page, tabId } = await h.open(SHOP, '/sandbox.html', 2);
+  const cdn = `cdn.localhost:${h.server.port}`;
+  const chat = await h.chat();
+  for (const answer of ['Allow this call only', 'Deny this call']) {
+    const asked = await h.asks(chat, tabId, 'ad_offers', {}, 'script');
+    assert.ok((await readCard(asked.card)).lines.includes(
+      `The tool was registered by a script from ${cdn}, not by a sandboxed frame inside ${h.site(SHOP)}.`,
+    ));
+    assert.equal(await asked.card.locator('#approve-more').isHidden(), true, 'no answer for the chat');
+    assert.equal(await asked.card.locator('#deny-more').isHidden(), true, 'no refusal for the chat');
+    await choose(asked.card, answer);
+    if (answer.startsWith('Allow')) {
+      // Then the frame's own question, for this call too: the chat's width
+      // on the tab's site does not reach a sandboxed frame.
+      const site = await h.cards.next();
+      assert.equal(await cardKind(site), 'site');
+      await choose(site, 'Allow this call only');
+      assertRan(await asked.reply, 'ad_offers');
+    } else assertRefused(await asked.reply, 'ad_offers');
+  }
   await page.close();
 });
