@@ -143,6 +143,12 @@ enum Split {
 fn split_of(t: &Text) -> Split {
     static TEMPLATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let template = *TEMPLATE.get_or_init(|| std::env::var("DET_SPLIT").is_ok_and(|v| v == "template"));
+    // (For experiments: sources named in DET_MEASURE_ONLY are all held out.)
+    static MEASURE_ONLY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let measure_only = MEASURE_ONLY.get_or_init(|| std::env::var("DET_MEASURE_ONLY").unwrap_or_default());
+    if !measure_only.is_empty() && measure_only.split(',').any(|s| s == t.source) {
+        return Split::Test;
+    }
     let group = match t.group.split_once(" ## ") {
         Some((fine, style)) => if template { fine } else { style },
         None => &t.group,
@@ -480,7 +486,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         epochs: env("DET_EPOCHS", 12.0) as usize,
         rate: env("DET_RATE", 0.4),
         l2: env("DET_L2", 1e-6),
-        positive_share: env("DET_POS", 0.2),
+        positive_share: env("DET_POS", 1.0),
         jailbreak_share: env("DET_JB", 0.1),
     };
     let started = Instant::now();
@@ -515,37 +521,65 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         k += 1.0;
     }
     let fitted = -(k * sxy - sx * sy) / (k * sxx - sx * sx);
-    model.slope = env("DET_SLOPE", fitted.max(0.0));
-    // A text's score against the threshold: its best window's, less the
-    // allowance for its length.
-    let adj_with = |m: &Weights, text: &str| {
-        m.best_of(text).map_or(f64::NEG_INFINITY, |(b, n)| b.score - m.slope * toolgate_detector::ln(n as f64))
+    // That fit treats windows as independent; they overlap, and it proved
+    // too steep (measured: the held-out recall of long texts fell to a
+    // third). So the slope is chosen on the validation split instead: from
+    // 0 to 1.5 by tenths, the one whose threshold (set as below) catches the
+    // most validation attacks, the steeper on a tie; the fit is reported.
+    // The threshold for a slope: at most one validation text in 2,000 at or
+    // above it (a tenth of the bound of one in 200, as margin for texts
+    // unlike these), and no validation result of 100 KB or of 25 KB (texts
+    // end to end). ("Above every text" made one docstring of garak's, a list
+    // of options that "Override the attacker system prompt", the threshold.)
+    let adj = |m: &Weights, slope: f64, text: &str| {
+        m.best_of(text).map_or(f64::NEG_INFINITY, |(b, n)| b.score - slope * toolgate_detector::ln(n as f64))
     };
-    let mut valid: Vec<f64> = texts
-        .iter()
-        .filter(|t| t.label == 0 && split_of(t) == Split::Valid)
-        .map(|t| adj_with(&model, &t.text))
-        .collect();
-    valid.sort_by(|a, b| b.total_cmp(a));
-    let mut valid_chunks = Vec::new();
-    let mut chunk = String::new();
-    for t in texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid) {
-        chunk.push_str(&t.text);
-        chunk.push('\n');
-        if chunk.len() >= 100_000 {
-            valid_chunks.push(adj_with(&model, &chunk));
-            chunk.clear();
+    let valid_benign: Vec<&Text> = texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid).collect();
+    let valid_attack_texts: Vec<&Text> = texts.iter().filter(|t| t.label == 1 && split_of(t) == Split::Valid).collect();
+    let mut chunk_texts: Vec<String> = Vec::new();
+    for size in [100_000, 25_000] {
+        let mut chunk = String::new();
+        for t in &valid_benign {
+            chunk.push_str(&t.text);
+            chunk.push('\n');
+            if chunk.len() >= size {
+                chunk_texts.push(std::mem::take(&mut chunk));
+            }
         }
     }
-    // At most one validation text in 2,000 at or above it (a tenth of the
-    // bound of one in 200, as margin for texts unlike these), and no
-    // validation result of 100 KB. ("Above every text" made one docstring
-    // of garak's, a list of options that "Override the attacker system
-    // prompt", the threshold.)
-    let allowed = valid.len() / 2000;
-    let chunk_max = valid_chunks.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
-    let threshold = valid[allowed].max(chunk_max) + 1e-9;
+    // Each text's best window and window count, once.
+    let bests = |ts: &[&Text]| -> Vec<(f64, usize)> {
+        ts.iter().map(|t| model.best_of(&t.text).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n))).collect()
+    };
+    let benign_bests = bests(&valid_benign);
+    let attack_bests = bests(&valid_attack_texts);
+    let chunk_bests: Vec<(f64, usize)> =
+        chunk_texts.iter().map(|c| model.best_of(c).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n))).collect();
+    let threshold_at = |slope: f64| {
+        let a = |&(s, n): &(f64, usize)| s - slope * toolgate_detector::ln(n as f64);
+        let mut v: Vec<f64> = benign_bests.iter().map(a).collect();
+        v.sort_by(|x, y| y.total_cmp(x));
+        let chunk_max = chunk_bests.iter().map(a).fold(f64::NEG_INFINITY, f64::max);
+        let th = v[v.len() / 2000].max(chunk_max) + 1e-9;
+        (th, attack_bests.iter().filter(|x| a(x) >= th).count())
+    };
+    let mut slope_curve = Vec::new();
+    let (mut slope, mut best_caught) = (0.0, 0);
+    for k in 0..=15 {
+        let sl = f64::from(k) / 10.0;
+        let (th, caught) = threshold_at(sl);
+        slope_curve.push((sl, th, caught));
+        if caught >= best_caught {
+            (slope, best_caught) = (sl, caught);
+        }
+    }
+    model.slope = env("DET_SLOPE", slope);
+    let (threshold, _) = threshold_at(model.slope);
     model.threshold = threshold;
+    let adj_with = |m: &Weights, text: &str| adj(m, m.slope, text);
+    let mut valid: Vec<f64> = benign_bests.iter().map(|&(s, n)| s - model.slope * toolgate_detector::ln(n as f64)).collect();
+    valid.sort_by(|a, b| b.total_cmp(a));
+    let valid_chunks: Vec<f64> = chunk_bests.iter().map(|&(s, n)| s - model.slope * toolgate_detector::ln(n as f64)).collect();
 
     let above = |xs: &[f64], th: f64| xs.iter().filter(|&&x| x >= th).count();
     let mut report = String::new();
@@ -553,7 +587,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     let _ = writeln!(r, "# Detector: measured (seed {seed})\n");
     let _ = writeln!(r, "Training windows: {} ({} attack, {} benign); {:.1} s to train natively.", examples.len(),
         examples.iter().filter(|e| e.label == 1).count(), examples.iter().filter(|e| e.label == 0).count(), train_secs);
-    let _ = writeln!(r, "Threshold {threshold:.4} + {:.4} · ln(windows) (the slope fitted to the top {top} of {} benign validation windows: {fitted:.4}): {} of the {} benign validation texts at or above it; {} of the {} validation results of 100 KB made of them (a 100 KB result has about {} windows: its threshold is {:.3}).\n", model.slope, window_scores.len(), above(&valid, threshold), valid.len(), valid_chunks.iter().filter(|&&x| x >= threshold).count(), valid_chunks.len(), 3 * 100_000 / 90, model.threshold_for(3 * 100_000 / 90));
+    let _ = writeln!(r, "Threshold {threshold:.4} + {:.4} · ln(windows) (the slope chosen on validation; fitted to the top {top} of {} benign validation windows as if independent it would be {fitted:.4}): {} of the {} benign validation texts at or above it; {} of the {} validation results of 100 KB and 25 KB made of them (a 100 KB result has about {} windows: its threshold is {:.3}).\n", model.slope, window_scores.len(), above(&valid, threshold), valid.len(), valid_chunks.iter().filter(|&&x| x >= threshold).count(), valid_chunks.len(), 3 * 100_000 / 90, model.threshold_for(3 * 100_000 / 90));
     // The curve: for thresholds around the one chosen, what the validation
     // split says of precision (texts, and 100 KB results of them) and recall.
         let chunk_scores = valid_chunks.clone();
@@ -567,6 +601,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         .filter(|t| t.label == 1 && split_of(t) == Split::Valid && !is_jailbreak(&t.source))
         .map(|t| adj_with(&model, &t.text))
         .collect();
+    let _ = writeln!(r, "Slopes tried (validation): {}.\n", slope_curve.iter().map(|(s, t, c)| format!("{s:.1}: threshold {t:.2}, {c}/{} caught", attack_bests.len())).collect::<Vec<_>>().join("; "));
     let _ = writeln!(r, "## The validation split's curve\n\nThresholds at which one benign validation text in 200, 400, 1,000 and 2,000 is flagged (the one chosen), then none, then no 100 KB result.\n\n| threshold | benign texts flagged | benign 100 KB results flagged | attacks caught | attacks caught, jailbreaks aside |\n|---|---|---|---|---|");
     let mut marks: Vec<f64> = [200, 400, 1000, 2000].iter().map(|d| valid[(valid.len() / d).min(valid.len() - 1)] + 1e-9).collect();
     marks.push(valid[0] + 1e-9);
@@ -602,7 +637,9 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     for ((source, label), s) in &by {
         let kind = if *label == 1 { "attack: caught" } else { "benign: flagged" };
         let _ = writeln!(r, "| {source} | {kind} | {} | {} | {} |", rate(s[0].0, s[0].1), rate(s[1].0, s[1].1), rate(s[2].0, s[2].1));
-        if !source.starts_with("repo:") {
+        // (The benign texts written for this detector are counted apart:
+        // their held-out part is two frames of hard cases, not a sample.)
+        if !source.starts_with("repo:") && !source.starts_with("generated:") {
             for k in 0..3 {
                 totals[usize::from(*label)][k].0 += s[k].0;
                 totals[usize::from(*label)][k].1 += s[k].1;
@@ -741,7 +778,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // benign held-out text in 1,000 flagged, at most one held-out 100 KB
     // result in 200 (so none of these few), and no string of the
     // repository's pages.
-    const RECALL_FLOOR: f64 = 0.0;
+    const RECALL_FLOOR: f64 = 0.27;
     let (caught, attacks_n) = totals[1][2];
     let (flagged_test, benign_n) = totals[0][2];
     let repo_flagged = by.get(&("repo:pages".to_owned(), 0)).map_or(0, |s| s[2].0);
