@@ -455,7 +455,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     }
     pieces.sort_unstable();
     pieces.dedup();
-    let generated = env("DET_GEN", 3000.0) as usize;
+    let generated = env("DET_GEN", 0.0) as usize;
     let mut made = 0;
     while made < generated && !pieces.is_empty() {
         let a = pieces[rng.below(pieces.len())];
@@ -481,6 +481,22 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         made += 1;
     }
     *counts.entry(("generated:recombined".to_owned(), 1, "train")).or_default() += made;
+    // Typos: each training attack (jailbreaks aside) once more with a typo in
+    // one word of four, as `typos` makes them (`DET_TYPOS=1`; measured: no help, so off).
+    let mut typoed = 0;
+    if env("DET_TYPOS", 0.0) > 0.0 {
+        for t in texts.iter().filter(|t| t.label == 1 && split_of(t) == Split::Train && !is_jailbreak(&t.source)) {
+            let text = typos(&t.text, &mut rng);
+            let (first, n) = store.push_segments(&text);
+            spans.clear();
+            windows(first, n, 1, &mut spans);
+            for &(first, count) in &spans {
+                examples.push(Example { first, count, label: 1, weight: 1.0, jailbreak: false });
+            }
+            typoed += 1;
+        }
+    }
+    *counts.entry(("generated:typos".to_owned(), 1, "train")).or_default() += typoed;
 
     let params = Params {
         epochs: env("DET_EPOCHS", 12.0) as usize,
@@ -525,7 +541,8 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // too steep (measured: the held-out recall of long texts fell to a
     // third). So the slope is chosen on the validation split instead: from
     // 0 to 1.5 by tenths, the one whose threshold (set as below) catches the
-    // most validation attacks, the steeper on a tie; the fit is reported.
+    // most validation attacks (as they are, and inside benign texts), the
+    // steeper on a tie; the fit is reported.
     // The threshold for a slope: at most one validation text in 2,000 at or
     // above it (a tenth of the bound of one in 200, as margin for texts
     // unlike these), and no validation result of 100 KB or of 25 KB (texts
@@ -552,7 +569,18 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         ts.iter().map(|t| model.best_of(&t.text).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n))).collect()
     };
     let benign_bests = bests(&valid_benign);
-    let attack_bests = bests(&valid_attack_texts);
+    // The validation attacks as they are, and each inside a validation
+    // benign text of over 1,500 bytes (in its middle, on lines of its own):
+    // a slope is paid for by attacks in long texts, so the choice must see
+    // them.
+    let hosts: Vec<&&Text> = valid_benign.iter().filter(|t| t.text.len() > 1500).collect();
+    let mut attack_bests = bests(&valid_attack_texts);
+    for (i, t) in valid_attack_texts.iter().enumerate().filter(|(_, t)| !is_jailbreak(&t.source)) {
+        let host = &hosts[i % hosts.len()].text;
+        let cut = host.char_indices().nth(host.chars().count() / 2).map_or(0, |(i, _)| i);
+        let text = format!("{}\n{}\n{}", &host[..cut], t.text, &host[cut..]);
+        attack_bests.push(model.best_of(&text).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n)));
+    }
     let chunk_bests: Vec<(f64, usize)> =
         chunk_texts.iter().map(|c| model.best_of(c).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n))).collect();
     let threshold_at = |slope: f64| {
