@@ -610,6 +610,17 @@ def debian_prose(files, name):
             html_pieces("debian:debian-reference:html", "dref:" + p, gz_or_plain(files, p))
         elif name == "debian-reference-en" and p.endswith(".en.txt.gz"):
             paragraphs("debian:debian-reference", "dreftxt", gz_or_plain(files, p))
+        elif name == "debian-handbook" and "/html/en-US/" in p and p.endswith(".html"):
+            # Measured only (never trained on, never used for a threshold):
+            # a genre the detector has not seen, as pages and as their text.
+            html = gz_or_plain(files, p)
+            html_pieces("debian:debian-handbook:measure", "dhb:" + p, html, pieces=1000)
+            body = html[html.find("<body"):] if "<body" in html else html
+            body = re.sub(r"(?is)<(script|style)[^>]*>.*?</\1>", "", body)
+            text = re.sub(r"(?i)<(/p|br|/div|/li|/h[1-6]|/pre|/tr)[^>]*>", "\n\n", body)
+            text = re.sub(r"<[^>]+>", "", text)
+            text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#39;", "'").replace("&nbsp;", " ").replace("&amp;", "&")
+            paragraphs("debian:debian-handbook:measure", "dhbtxt:" + p, re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text))
         elif name == "developers-reference" and "/_sources/" in p and p.endswith(".rst.txt"):
             text = RST_DIRECTIVE.sub("", RST_ROLE.sub(r"\1", gz_or_plain(files, p)))
             for i, sec in enumerate(re.split(r"\n[=\-~^*]{4,}\n", text)):
@@ -707,7 +718,7 @@ def main():
             human_requests()
         elif base.startswith("bastionprobe-"):
             bastionprobe(files)
-        elif base.split("_")[0] in ("debian-faq", "doc-debian", "debian-reference-en", "developers-reference"):
+        elif base.split("_")[0] in ("debian-faq", "doc-debian", "debian-reference-en", "developers-reference", "debian-handbook"):
             debian_prose(files, base.split("_")[0])
         elif base.startswith("python3.11-doc"):
             python_docs(files)

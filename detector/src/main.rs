@@ -149,6 +149,11 @@ fn split_of(t: &Text) -> Split {
     if !measure_only.is_empty() && measure_only.split(',').any(|s| s == t.source) {
         return Split::Test;
     }
+    // Sources measured only: all held out, never trained on nor used to
+    // set the threshold.
+    if t.source.ends_with(":measure") {
+        return Split::Test;
+    }
     let group = match t.group.split_once(" ## ") {
         Some((fine, style)) => if template { fine } else { style },
         None => &t.group,
@@ -808,7 +813,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // benign held-out text in 1,000 flagged, at most one held-out 100 KB
     // result in 200 (so none of these few), and no string of the
     // repository's pages.
-    const RECALL_FLOOR: f64 = 0.27;
+    const RECALL_FLOOR: f64 = 0.42;
     let (caught, attacks_n) = totals[1][2];
     let (flagged_test, benign_n) = totals[0][2];
     let repo_flagged = by.get(&("repo:pages".to_owned(), 0)).map_or(0, |s| s[2].0);
