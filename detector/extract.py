@@ -574,19 +574,19 @@ def gz_or_plain(files, p):
     return (gzip.decompress(data) if p.endswith(".gz") else data).decode("utf-8", "replace")
 
 
-def paragraphs(source, group, text, limit=2000):
+def paragraphs(source, group, text, limit=2000, every=8):
     """Plain text cut at blank lines into pieces of at most `limit`
     characters, lines kept as they are (hard-wrapped, as mail is)."""
     piece = ""
     k = 0
     for para in re.split(r"\n\s*\n", text):
         if piece and len(piece) + len(para) > limit:
-            emit(0, source, f"{group}:{k // 8}", piece)
+            emit(0, source, f"{group}:{k // every}", piece)
             k += 1
             piece = ""
         piece += para + "\n\n"
     if piece.strip():
-        emit(0, source, f"{group}:{k // 8}", piece)
+        emit(0, source, f"{group}:{k // every}", piece)
 
 
 def html_pieces(source, group, html, limit=2000, pieces=40):
@@ -614,13 +614,13 @@ def debian_prose(files, name):
             # Measured only (never trained on, never used for a threshold):
             # a genre the detector has not seen, as pages and as their text.
             html = gz_or_plain(files, p)
-            html_pieces("debian:debian-handbook:measure", "dhb:" + p, html, pieces=1000)
+            html_pieces("debian:debian-handbook:measure", "dhb:" + p + ":0", html, pieces=1000)
             body = html[html.find("<body"):] if "<body" in html else html
             body = re.sub(r"(?is)<(script|style)[^>]*>.*?</\1>", "", body)
             text = re.sub(r"(?i)<(/p|br|/div|/li|/h[1-6]|/pre|/tr)[^>]*>", "\n\n", body)
             text = re.sub(r"<[^>]+>", "", text)
             text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#39;", "'").replace("&nbsp;", " ").replace("&amp;", "&")
-            paragraphs("debian:debian-handbook:measure", "dhbtxt:" + p, re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text))
+            paragraphs("debian:debian-handbook:measure", "dhb:" + p, re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text), every=10**9)
         elif name == "developers-reference" and "/_sources/" in p and p.endswith(".rst.txt"):
             text = RST_DIRECTIVE.sub("", RST_ROLE.sub(r"\1", gz_or_plain(files, p)))
             for i, sec in enumerate(re.split(r"\n[=\-~^*]{4,}\n", text)):

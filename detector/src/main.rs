@@ -149,10 +149,11 @@ fn split_of(t: &Text) -> Split {
     if !measure_only.is_empty() && measure_only.split(',').any(|s| s == t.source) {
         return Split::Test;
     }
-    // Sources measured only: all held out, never trained on nor used to
-    // set the threshold.
+    // Sources never trained on (`:measure`): half their groups validation
+    // (the bars are set on them too: a genre the model never saw), half
+    // test.
     if t.source.ends_with(":measure") {
-        return Split::Test;
+        return if fnv64(&format!("measure:{}", t.group)) % 2 == 0 { Split::Valid } else { Split::Test };
     }
     let group = match t.group.split_once(" ## ") {
         Some((fine, style)) => if template { fine } else { style },
@@ -518,7 +519,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // The threshold: from the benign texts of the validation split, and the
     // results of 100 KB made of them end to end (a long result has a
     // thousand windows to be wrong in).
-    let mut model = Weights { bias: trained.bias, scale, threshold: 0.0, slope: 0.0, table: table.clone(), provenance: String::new() };
+    let mut model = Weights { bias: trained.bias, scale, threshold: 0.0, base: 0.0, slope: 0.0, table: table.clone(), provenance: String::new() };
     // The slope: how fast the best of n benign windows rises with n. The
     // scores of every window of the validation split's benign texts, their
     // upper tail (ranks 10 to 1 in 100) fitted as exponential: score =
@@ -545,17 +546,14 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // That fit treats windows as independent; they overlap, and it proved
     // too steep (measured: the held-out recall of long texts fell to a
     // third). So the slope is chosen on the validation split instead: from
-    // 0 to 1.5 by tenths, the one whose threshold (set as below) catches the
+    // 0 to 3 by tenths, the one whose threshold (set as below) catches the
     // most validation attacks (as they are, and inside benign texts), the
     // steeper on a tie; the fit is reported.
-    // The threshold for a slope: at most one validation text in 2,000 at or
-    // above it (a tenth of the bound of one in 200, as margin for texts
-    // unlike these), and no validation result of 100 KB or of 25 KB (texts
-    // end to end). ("Above every text" made one docstring of garak's, a list
-    // of options that "Override the attacker system prompt", the threshold.)
-    let adj = |m: &Weights, slope: f64, text: &str| {
-        m.best_of(text).map_or(f64::NEG_INFINITY, |(b, n)| b.score - slope * toolgate_detector::ln(n as f64))
-    };
+    // The bars (below): at most one validation text in 2,000 flagged (a
+    // tenth of the bound of one in 200, as margin for texts unlike these),
+    // and no validation result of 100 KB or of 25 KB (texts end to end).
+    // ("Above every text" made one docstring of garak's, a list of options
+    // that "Override the attacker system prompt", the threshold.)
     let valid_benign: Vec<&Text> = texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid).collect();
     let valid_attack_texts: Vec<&Text> = texts.iter().filter(|t| t.label == 1 && split_of(t) == Split::Valid).collect();
     let mut chunk_texts: Vec<String> = Vec::new();
@@ -588,31 +586,42 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     }
     let chunk_bests: Vec<(f64, usize)> =
         chunk_texts.iter().map(|c| model.best_of(c).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n))).collect();
-    let threshold_at = |slope: f64| {
-        let a = |&(s, n): &(f64, usize)| s - slope * toolgate_detector::ln(n as f64);
-        let mut v: Vec<f64> = benign_bests.iter().map(a).collect();
-        v.sort_by(|x, y| y.total_cmp(x));
-        let chunk_max = chunk_bests.iter().map(a).fold(f64::NEG_INFINITY, f64::max);
-        let th = v[v.len() / 2000].max(chunk_max) + 1e-9;
-        (th, attack_bests.iter().filter(|x| a(x) >= th).count())
+    // For a slope s: `base` is the least that clears every validation
+    // result of 25 and 100 KB (their best window less s · ln n, the
+    // highest, plus a hair); `threshold` (the floor for short texts) the
+    // least that leaves at most one validation text in 2,000 at or above
+    // max(threshold, base + s · ln n).
+    let allowed = benign_bests.len() / 2000;
+    let bar = |th: f64, base: f64, slope: f64, n: usize| th.max(base + slope * toolgate_detector::ln(n as f64));
+    let thresholds_at = |slope: f64| {
+        let base = chunk_bests.iter().map(|&(s, n)| s - slope * toolgate_detector::ln(n as f64)).fold(f64::NEG_INFINITY, f64::max) + 1e-9;
+        let mut over: Vec<f64> = benign_bests.iter().filter(|&&(s, n)| s >= bar(f64::NEG_INFINITY, base, slope, n)).map(|&(s, _)| s).collect();
+        over.sort_by(|x, y| y.total_cmp(x));
+        let th = if over.len() > allowed { over[allowed] + 1e-9 } else { f64::NEG_INFINITY };
+        let caught = attack_bests.iter().filter(|&&(s, n)| s >= bar(th, base, slope, n)).count();
+        (th, base, caught)
     };
     let mut slope_curve = Vec::new();
     let (mut slope, mut best_caught) = (0.0, 0);
-    for k in 0..=15 {
+    for k in 0..=30 {
         let sl = f64::from(k) / 10.0;
-        let (th, caught) = threshold_at(sl);
-        slope_curve.push((sl, th, caught));
+        let (th, base, caught) = thresholds_at(sl);
+        slope_curve.push((sl, th, base, caught));
         if caught >= best_caught {
             (slope, best_caught) = (sl, caught);
         }
     }
     model.slope = env("DET_SLOPE", slope);
-    let (threshold, _) = threshold_at(model.slope);
-    model.threshold = threshold;
-    let adj_with = |m: &Weights, text: &str| adj(m, m.slope, text);
-    let mut valid: Vec<f64> = benign_bests.iter().map(|&(s, n)| s - model.slope * toolgate_detector::ln(n as f64)).collect();
+    let (threshold, base, _) = thresholds_at(model.slope);
+    (model.threshold, model.base) = (threshold, base);
+    // A text's margin: its best window's score less its bar (flagged at 0
+    // or more); the curve below moves every bar by the same amount.
+    let margin_with = |m: &Weights, text: &str| m.best_of(text).map_or(f64::NEG_INFINITY, |(b, n)| b.score - m.threshold_for(n));
+    let margin_of = |&(s, n): &(f64, usize)| s - model.threshold_for(n);
+    let mut valid: Vec<f64> = benign_bests.iter().map(margin_of).collect();
     valid.sort_by(|a, b| b.total_cmp(a));
-    let valid_chunks: Vec<f64> = chunk_bests.iter().map(|&(s, n)| s - model.slope * toolgate_detector::ln(n as f64)).collect();
+    let valid_chunks: Vec<f64> = chunk_bests.iter().map(margin_of).collect();
+    let valid_all: Vec<f64> = attack_bests.iter().map(margin_of).collect();
 
     let above = |xs: &[f64], th: f64| xs.iter().filter(|&&x| x >= th).count();
     let mut report = String::new();
@@ -620,28 +629,28 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     let _ = writeln!(r, "# Detector: measured (seed {seed})\n");
     let _ = writeln!(r, "Training windows: {} ({} attack, {} benign); {:.1} s to train natively.", examples.len(),
         examples.iter().filter(|e| e.label == 1).count(), examples.iter().filter(|e| e.label == 0).count(), train_secs);
-    let _ = writeln!(r, "Threshold {threshold:.4} + {:.4} · ln(windows) (the slope chosen on validation; fitted to the top {top} of {} benign validation windows as if independent it would be {fitted:.4}): {} of the {} benign validation texts at or above it; {} of the {} validation results of 100 KB and 25 KB made of them (a 100 KB result has about {} windows: its threshold is {:.3}).\n", model.slope, window_scores.len(), above(&valid, threshold), valid.len(), valid_chunks.iter().filter(|&&x| x >= threshold).count(), valid_chunks.len(), 3 * 100_000 / 90, model.threshold_for(3 * 100_000 / 90));
-    // The curve: for thresholds around the one chosen, what the validation
-    // split says of precision (texts, and 100 KB results of them) and recall.
-        let chunk_scores = valid_chunks.clone();
+    let _ = writeln!(r, "A text of n windows is flagged when its best window scores at least max({threshold:.4}, {base:.4} + {:.2} · ln n) (the slope chosen on validation; fitted to the top {top} of {} benign validation windows as if they were independent it would be {fitted:.4}): {} of the {} benign validation texts flagged; {} of the {} validation results of 100 KB and 25 KB made of them. A result of 100 KB has about {} windows: its bar is {:.3}; a text of 10 windows, {:.3}.\n",
+        model.slope, window_scores.len(), above(&valid, 0.0), valid.len(), above(&valid_chunks, 0.0), valid_chunks.len(), 3 * 100_000 / 90, model.threshold_for(3 * 100_000 / 90), model.threshold_for(10));
+    let _ = writeln!(r, "Slopes tried (validation attacks as they are and inside benign texts, {} in all): {}.\n", attack_bests.len(),
+        slope_curve.iter().map(|(s, t, b, c)| format!("{s:.1}: max({t:.2}, {b:.2} + {s:.1} ln n) catches {c}")).collect::<Vec<_>>().join("; "));
     let valid_attacks: Vec<f64> = texts
         .iter()
         .filter(|t| t.label == 1 && split_of(t) == Split::Valid)
-        .map(|t| adj_with(&model, &t.text))
+        .map(|t| margin_with(&model, &t.text))
         .collect();
     let valid_short: Vec<f64> = texts
         .iter()
         .filter(|t| t.label == 1 && split_of(t) == Split::Valid && !is_jailbreak(&t.source))
-        .map(|t| adj_with(&model, &t.text))
+        .map(|t| margin_with(&model, &t.text))
         .collect();
-    let _ = writeln!(r, "Slopes tried (validation): {}.\n", slope_curve.iter().map(|(s, t, c)| format!("{s:.1}: threshold {t:.2}, {c}/{} caught", attack_bests.len())).collect::<Vec<_>>().join("; "));
-    let _ = writeln!(r, "## The validation split's curve\n\nThresholds at which one benign validation text in 200, 400, 1,000 and 2,000 is flagged (the one chosen), then none, then no 100 KB result.\n\n| threshold | benign texts flagged | benign 100 KB results flagged | attacks caught | attacks caught, jailbreaks aside |\n|---|---|---|---|---|");
+    let _ = writeln!(r, "## The validation split's curve\n\nEvery bar moved by the same amount: where one benign validation text in 200, 400, 1,000 and 2,000 is flagged, then none, then no result of 25 or 100 KB; 0 is the bar chosen.\n\n| bar moved by | benign texts flagged | benign results of 25 and 100 KB flagged | attacks caught | attacks caught, jailbreaks aside | the same inside benign texts too |\n|---|---|---|---|---|---|");
     let mut marks: Vec<f64> = [200, 400, 1000, 2000].iter().map(|d| valid[(valid.len() / d).min(valid.len() - 1)] + 1e-9).collect();
     marks.push(valid[0] + 1e-9);
-    marks.push(chunk_scores.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)) + 1e-9);
+    marks.push(valid_chunks.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)) + 1e-9);
+    marks.push(0.0);
     for th in marks {
-        let _ = writeln!(r, "| {th:.3} | {} | {} | {} | {} |", rate(above(&valid, th), valid.len()), rate(above(&chunk_scores, th), chunk_scores.len()),
-            rate(above(&valid_attacks, th), valid_attacks.len()), rate(above(&valid_short, th), valid_short.len()));
+        let _ = writeln!(r, "| {th:.3} | {} | {} | {} | {} | {} |", rate(above(&valid, th), valid.len()), rate(above(&valid_chunks, th), valid_chunks.len()),
+            rate(above(&valid_attacks, th), valid_attacks.len()), rate(above(&valid_short, th), valid_short.len()), rate(above(&valid_all, th), valid_all.len()));
     }
     let _ = writeln!(r);
 
@@ -763,7 +772,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
 
     // What it flags that it should not, and what it misses.
     let _ = writeln!(r, "\n## The highest-scoring benign validation texts\n");
-    let mut top: Vec<(f64, &Text)> = texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid).map(|t| (adj_with(&model, &t.text), t)).collect();
+    let mut top: Vec<(f64, &Text)> = texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid).map(|t| (margin_with(&model, &t.text), t)).collect();
     top.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (s, t) in top.iter().take(8) {
         let b = model.best(&t.text).expect("scored");
@@ -800,7 +809,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     for ((source, label, split), n) in &counts {
         let _ = writeln!(provenance, "texts {source} label {label} {split} {n}");
     }
-    let _ = writeln!(provenance, "threshold {threshold} slope {}", model.slope);
+    let _ = writeln!(provenance, "threshold {} base {} slope {}", model.threshold, model.base, model.slope);
     model.provenance = provenance.clone();
     let bytes = model.write();
     std::fs::write(weights_path, &bytes).expect("write weights");
@@ -813,7 +822,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // benign held-out text in 1,000 flagged, at most one held-out 100 KB
     // result in 200 (so none of these few), and no string of the
     // repository's pages.
-    const RECALL_FLOOR: f64 = 0.42;
+    const RECALL_FLOOR: f64 = 0.40;
     let (caught, attacks_n) = totals[1][2];
     let (flagged_test, benign_n) = totals[0][2];
     let repo_flagged = by.get(&("repo:pages".to_owned(), 0)).map_or(0, |s| s[2].0);

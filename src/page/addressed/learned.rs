@@ -294,13 +294,14 @@ pub fn ln(x: f64) -> f64 {
 pub struct Weights {
     pub bias: f64,
     pub scale: f64,
-    /// A text of one window is addressed to an agent when it scores at least
-    /// this; a text of `n` windows when its best window scores at least
-    /// `threshold + slope · ln n` (`threshold_for`): a long result has more
-    /// windows to be wrong in, and the trainer fits `slope` to the tail of
-    /// benign windows' scores, so that the chance of a false flag is about
-    /// the same at any length.
+    /// A text of `n` windows is addressed to an agent when its best window
+    /// scores at least `max(threshold, base + slope · ln n)`
+    /// (`threshold_for`): a long result has more windows to be wrong in, so
+    /// past some length its bar rises with the log of their number. The
+    /// trainer chooses the three on its validation split (texts, and
+    /// results of 25 and 100 KB).
     pub threshold: f64,
+    pub base: f64,
     pub slope: f64,
     pub table: Vec<i8>,
     /// Where the weights come from, as the trainer wrote it.
@@ -337,8 +338,8 @@ impl Weights {
                 rest.get(i * 8..i * 8 + 8)?.try_into().ok()?,
             ))
         };
-        let (bias, scale, threshold, slope) = (f(0)?, f(1)?, f(2)?, f(3)?);
-        let table = rest.get(32..)?;
+        let (bias, scale, threshold, base, slope) = (f(0)?, f(1)?, f(2)?, f(3)?, f(4)?);
+        let table = rest.get(40..)?;
         if table.len() != BUCKETS {
             return None;
         }
@@ -348,6 +349,7 @@ impl Weights {
             bias,
             scale,
             threshold,
+            base,
             slope,
             table,
             provenance,
@@ -359,7 +361,7 @@ impl Weights {
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(self.provenance.as_bytes());
         out.push(0);
-        for x in [self.bias, self.scale, self.threshold, self.slope] {
+        for x in [self.bias, self.scale, self.threshold, self.base, self.slope] {
             out.extend_from_slice(&x.to_le_bytes());
         }
         out.extend(self.table.iter().map(|&w| w as u8));
@@ -372,7 +374,7 @@ impl Weights {
 
     /// The threshold for a text of `windows` windows.
     pub fn threshold_for(&self, windows: usize) -> f64 {
-        self.threshold + self.slope * ln(windows.max(1) as f64)
+        self.threshold.max(self.base + self.slope * ln(windows.max(1) as f64))
     }
 
     /// Every window of `text` to `each` (its score and byte range), in
