@@ -374,7 +374,8 @@ impl Weights {
 
     /// The threshold for a text of `windows` windows.
     pub fn threshold_for(&self, windows: usize) -> f64 {
-        self.threshold.max(self.base + self.slope * ln(windows.max(1) as f64))
+        self.threshold
+            .max(self.base + self.slope * ln(windows.max(1) as f64))
     }
 
     /// Every window of `text` to `each` (its score and byte range), in
