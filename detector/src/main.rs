@@ -629,8 +629,9 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     let _ = writeln!(r, "# Detector: measured (seed {seed})\n");
     let _ = writeln!(r, "Training windows: {} ({} attack, {} benign); {:.1} s to train natively.", examples.len(),
         examples.iter().filter(|e| e.label == 1).count(), examples.iter().filter(|e| e.label == 0).count(), train_secs);
-    let _ = writeln!(r, "A text of n windows is flagged when its best window scores at least max({threshold:.4}, {base:.4} + {:.2} · ln n) (the slope chosen on validation; fitted to the top {top} of {} benign validation windows as if they were independent it would be {fitted:.4}): {} of the {} benign validation texts flagged; {} of the {} validation results of 100 KB and 25 KB made of them. A result of 100 KB has about {} windows: its bar is {:.3}; a text of 10 windows, {:.3}.\n",
-        model.slope, window_scores.len(), above(&valid, 0.0), valid.len(), above(&valid_chunks, 0.0), valid_chunks.len(), 3 * 100_000 / 90, model.threshold_for(3 * 100_000 / 90), model.threshold_for(10));
+    let _ = writeln!(r, "A text of n windows is flagged when its best window scores at least max({threshold:.4}, {base:.4} + {:.2} · ln n) (the slope chosen on validation; fitted to the top {top} of {} benign validation windows as if they were independent it would be {fitted:.4}): {} of the {} benign validation texts flagged; {} of the {} validation results of 100 KB and 25 KB made of them. The bar at 10, 100, 1,000 and 5,000 windows (100 KB of prose has 3,000 to 5,500): {:.2}, {:.2}, {:.2}, {:.2}.\n",
+        model.slope, window_scores.len(), above(&valid, 0.0), valid.len(), above(&valid_chunks, 0.0), valid_chunks.len(),
+        model.threshold_for(10), model.threshold_for(100), model.threshold_for(1000), model.threshold_for(5000));
     let _ = writeln!(r, "Slopes tried (validation attacks as they are and inside benign texts, {} in all): {}.\n", attack_bests.len(),
         slope_curve.iter().map(|(s, t, b, c)| format!("{s:.1}: max({t:.2}, {b:.2} + {s:.1} ln n) catches {c}")).collect::<Vec<_>>().join("; "));
     let valid_attacks: Vec<f64> = texts
