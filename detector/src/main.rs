@@ -591,7 +591,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // highest, plus a hair); `threshold` (the floor for short texts) the
     // least that leaves at most one validation text in 2,000 at or above
     // max(threshold, base + s · ln n).
-    let allowed = benign_bests.len() / 2000;
+    let allowed = benign_bests.len() / env("DET_ALLOWED", 2000.0) as usize;
     let bar = |th: f64, base: f64, slope: f64, n: usize| th.max(base + slope * toolgate_detector::ln(n as f64));
     let thresholds_at = |slope: f64| {
         let base = chunk_bests.iter().map(|&(s, n)| s - slope * toolgate_detector::ln(n as f64)).fold(f64::NEG_INFINITY, f64::max) + 1e-9;
