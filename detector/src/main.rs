@@ -512,7 +512,21 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         jailbreak_share: env("DET_JB", 0.1),
     };
     let started = Instant::now();
-    let trained = train(&store, &mut examples, &params, &mut rng);
+    // The mean of `DET_RUNS` trainings, each in its own order (the rng runs
+    // on): one order's luck moved held-out recall by ±9 points across seeds.
+    let runs = env("DET_RUNS", 3.0) as usize;
+    let mut trained = train(&store, &mut examples, &params, &mut rng);
+    for _ in 1..runs {
+        let more = train(&store, &mut examples, &params, &mut rng);
+        for (w, m) in trained.weights.iter_mut().zip(&more.weights) {
+            *w += m;
+        }
+        trained.bias += more.bias;
+    }
+    for w in trained.weights.iter_mut() {
+        *w /= runs as f64;
+    }
+    trained.bias /= runs as f64;
     let train_secs = started.elapsed().as_secs_f64();
     let (table, scale) = quantise(&trained);
 
@@ -805,7 +819,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
             let _ = writeln!(provenance, "{h}");
         }
     }
-    let _ = writeln!(provenance, "seed {seed}\nbuckets {BUCKETS} window {WINDOW} epochs {} rate {} l2 {} positive_share {} jailbreak_share {}",
+    let _ = writeln!(provenance, "seed {seed}\nbuckets {BUCKETS} window {WINDOW} epochs {} rate {} l2 {} positive_share {} jailbreak_share {} runs {runs}",
         params.epochs, params.rate, params.l2, params.positive_share, params.jailbreak_share);
     for ((source, label, split), n) in &counts {
         let _ = writeln!(provenance, "texts {source} label {label} {split} {n}");
@@ -823,7 +837,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     // benign held-out text in 1,000 flagged, at most one held-out 100 KB
     // result in 200 (so none of these few), and no string of the
     // repository's pages.
-    const RECALL_FLOOR: f64 = 0.40;
+    const RECALL_FLOOR: f64 = 0.45;
     let (caught, attacks_n) = totals[1][2];
     let (flagged_test, benign_n) = totals[0][2];
     let repo_flagged = by.get(&("repo:pages".to_owned(), 0)).map_or(0, |s| s[2].0);
