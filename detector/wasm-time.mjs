@@ -1,7 +1,10 @@
 // Times the detector in Wasm, as a proxy for the core's build: 100 KB of the
 // held-out benign text (from run.sh's work folder) scored, best of 20.
-//   cargo rustc --release --lib --target wasm32-unknown-unknown --crate-type cdylib
-//   node detector/wasm-time.mjs TARGET/wasm32-unknown-unknown/release/toolgate_detector.wasm TEXT
+// As the core's release profile builds it (opt-level z, LTO):
+//   CARGO_PROFILE_RELEASE_OPT_LEVEL=z CARGO_PROFILE_RELEASE_LTO=true \
+//     cargo rustc --release --lib --target wasm32-unknown-unknown --crate-type cdylib
+//   node detector/wasm-time.mjs TARGET/wasm32-unknown-unknown/release/toolgate_detector.wasm \
+//     $DETECTOR_WORK/weights.bin.100k.txt   (written by the trainer)
 import { readFileSync } from 'node:fs';
 const [wasmPath, textPath] = process.argv.slice(2);
 const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), {});

