@@ -18,6 +18,10 @@
 #                         release build of the host for Linux, macOS and Windows,
 #                         each with its .sha256; scripts/hosts.sh)
 #   ./build.sh windows-test  toolgate-mcp's tests for Windows alone, under Wine
+#   ./build.sh detector   train the learned detector from its pinned packages and write
+#                         its weights (src/page/addressed/learned.bin) and
+#                         detector/REPORT.md; `test` trains it again and checks the
+#                         weights are those bytes and its held-out floors hold
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -405,6 +409,13 @@ fuzz_smoke() {
   done
 }
 
+# The learned detector's training (detector/run.sh; docs/detector.md): its
+# packages fetched once into target/detector, its trainer built there.
+detector_run() {
+  DETECTOR_WORK=${DETECTOR_WORK:-$PWD/target/detector} \
+    CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target} detector/run.sh "$@"
+}
+
 # The time each stage of `test` took, printed as a table when the run ends,
 # however it ends (tests/README.md, "The time budget"): `stage NAME` closes
 # the stage before it and opens NAME.
@@ -468,6 +479,8 @@ case "${1:-build}" in
     stage "cargo tests: the core and toolgate-mcp"
     log "core and toolgate-mcp tests"
     cargo test --workspace
+    stage "the detector: trained again, its weights and floors checked"
+    detector_run --check
     stage "toolgate-mcp for Windows: build, tests under Wine"
     windows_tests
     stage "fuzz smoke: build and 20 s a target"
@@ -520,6 +533,9 @@ case "${1:-build}" in
     dist_extension
     dist_hosts
     ;;
+  detector)
+    detector_run "${@:2}"
+    ;;
   windows-test)
     # The Windows stage of `test` alone (windows_tests).
     windows_tests
@@ -530,7 +546,7 @@ case "${1:-build}" in
     dist_extension
     ;;
   *)
-    echo "usage: $0 [build|example|test|bench|dist]" >&2
+    echo "usage: $0 [build|example|test|bench|dist|detector|windows-test]" >&2
     exit 2
     ;;
 esac

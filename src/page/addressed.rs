@@ -15,6 +15,8 @@
 mod fold;
 pub mod learned;
 
+use std::sync::OnceLock;
+
 use crate::page::hidden::hidden;
 use fold::Folds;
 pub use fold::{folded, OTHER_WORD};
@@ -240,6 +242,16 @@ pub fn addressed_to_model(text: &str) -> Vec<&'static str> {
         .filter(|(k, _)| found & (1 << k) != 0)
         .map(|(_, phrase)| phrase)
         .collect()
+}
+
+/// The learned detector as shipped (`learned.bin`, which `detector/run.sh`
+/// makes: docs/detector.md), read once; `None` only if the file built in
+/// cannot be read, which a test rules out.
+pub fn detector() -> Option<&'static learned::Weights> {
+    static WEIGHTS: OnceLock<Option<learned::Weights>> = OnceLock::new();
+    WEIGHTS
+        .get_or_init(|| learned::Weights::parse(include_bytes!("addressed/learned.bin")))
+        .as_ref()
 }
 
 #[cfg(test)]

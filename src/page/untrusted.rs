@@ -4,7 +4,8 @@
 //! says so (`untrustedContentHint: true`), when its tool is flagged for
 //! breaking its hints, or when the result itself holds a phrase addressed to
 //! the model (`page::addressed`, the list the lint notes use) or text hidden
-//! from people. This module reads one result; the chat's memory of what it
+//! from people, or when the learned detector reads instructions to an agent
+//! in what the list cleared (`page::addressed::learned`). This module reads one result; the chat's memory of what it
 //! read is the decisions' (`decisions::untrusted`).
 //!
 //! The work is linear in the result, which the reply's cap already bounds
@@ -15,7 +16,7 @@
 
 mod clear;
 
-use crate::page::addressed::{first, Reader};
+use crate::page::addressed::{detector, first, Reader};
 use crate::page::hidden::{hidden, hides_alone, in_region_flag};
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -24,6 +25,8 @@ use std::fmt;
 /// At most this many characters of a result are kept as the excerpt that
 /// made it untrusted.
 pub const EXCERPT_CHARS: usize = 200;
+/// What the learned detector's finding is called, before its span.
+pub const READS_AS_INSTRUCTIONS: &str = "it reads as instructions to the agent";
 /// Hidden characters in a row that hide text: a run this long is no emoji's
 /// joiner, soft hyphen or direction mark of honest text.
 const HIDDEN_RUN: usize = 4;
@@ -41,6 +44,10 @@ pub enum Because {
     /// It holds text people cannot see: tag characters, bidi overrides, or
     /// a run of hidden characters.
     Hidden,
+    /// The learned detector reads this span of it as instructions addressed
+    /// to an agent (`page::addressed::learned`; page text, at most
+    /// `EXCERPT_CHARS` characters).
+    ReadsAsInstructions { span: String },
     /// Not a result: the chat read untrusted content, and Toolgate had to
     /// forget which, to keep within its storage (docs/agents.md, "Chats").
     Lost,
@@ -60,6 +67,9 @@ impl Because {
                 format!("it speaks to the agent's model: \u{201c}{phrase}\u{201d}")
             }
             Because::Hidden => "it holds text people cannot see".to_owned(),
+            Because::ReadsAsInstructions { span } => {
+                format!("{READS_AS_INSTRUCTIONS}: \u{201c}{span}\u{201d}")
+            }
             Because::Lost => "Toolgate had to forget what this chat read, to keep within its storage, and treats it as having read such content".to_owned(),
             Because::Unreadable => "Toolgate could not read it".to_owned(),
         }
@@ -343,6 +353,13 @@ pub fn untrusted(result: Result<&str, &str>, declared: Declared) -> Option<Found
     if found.is_some() {
         return found;
     }
+    // What the phrase list cleared, the learned detector reads, unless the
+    // tool's own word makes the result untrusted anyway.
+    if !declared.hint && !declared.flagged {
+        if let Some(found) = reads_as_instructions(result) {
+            return Some(found);
+        }
+    }
     // A result that failed holds none of the declared content.
     let because = match (result.is_ok(), declared) {
         (true, Declared { hint: true, .. }) => Because::Declared,
@@ -360,5 +377,57 @@ pub fn untrusted(result: Result<&str, &str>, declared: Declared) -> Option<Found
     Some(Found { because, excerpt })
 }
 
+/// The learned detector's reading of a result (docs/cards.md, "After
+/// untrusted content"): its string values, each a line of its own (keys
+/// name fields, and are left out), or the reason a failed call gives; the
+/// span it reads as instructions to the agent, if any. Weights it cannot
+/// read leave every result unread, so untrusted.
+fn reads_as_instructions(result: Result<&str, &str>) -> Option<Found> {
+    let text = match result {
+        Ok(json) => values_of(json),
+        Err(reason) => reason.to_owned(),
+    };
+    let Some(model) = detector() else {
+        return Some(Found {
+            because: Because::Unreadable,
+            excerpt: excerpt(&text, 0),
+        });
+    };
+    let best = model.flags(&text)?;
+    let span: String = text[best.start..best.end]
+        .chars()
+        .take(EXCERPT_CHARS)
+        .collect();
+    Some(Found {
+        excerpt: span.clone(),
+        because: Because::ReadsAsInstructions { span },
+    })
+}
+
+/// The string values of the JSON text `json` in order, a line feed after
+/// each; as far as it can be read (the phrase list's reading has already
+/// found what cannot be).
+fn values_of(json: &str) -> String {
+    let mut text = String::new();
+    let mut each = |piece: Piece| {
+        if let Piece::Value(s) = piece {
+            text.push_str(s);
+            text.push('\n');
+        }
+        None
+    };
+    let mut found = None;
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    let _ = Strings {
+        each: &mut each,
+        found: &mut found,
+        key: false,
+    }
+    .deserialize(&mut deserializer);
+    text
+}
+
+#[cfg(test)]
+mod detector_tests;
 #[cfg(test)]
 mod tests;

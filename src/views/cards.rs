@@ -17,7 +17,7 @@ use crate::page::classify::Class;
 use crate::page::conduct::{Broken, SEEN_CAP};
 use crate::page::provenance::{scripts_named, Provenance};
 use crate::page::registry::is_opaque_site;
-use crate::page::untrusted::Because as Why;
+use crate::page::untrusted::{Because as Why, READS_AS_INSTRUCTIONS};
 use crate::views::text::{
     page_line, Line, ARGUMENT_NAME_CAP, ARGUMENT_VALUE_CAP, CHAT_CAP, NAME_CAP, TITLE_CAP, URL_CAP,
 };
@@ -534,14 +534,22 @@ fn untrusted_lines(read: &[Source]) -> Vec<Line> {
         ),
         Place::TabTitle => ("This chat was shown the title of the tab \u{201c}", EXCERPT_CAP),
     };
+    let read_line = Line::ours(read_from)
+        .quote(page_line(&newest.tool, tool_cap))
+        .say(format!(
+            "\u{201d} on {} that may carry someone else's instructions: ",
+            site_host(&newest.site)
+        ));
+    // The detector's span is page text: quoted as such, never as ours.
+    let read_line = match &newest.found.because {
+        Why::ReadsAsInstructions { span } => read_line
+            .say(format!("{READS_AS_INSTRUCTIONS}: \u{201c}"))
+            .quote(page_line(span, EXCERPT_CAP))
+            .say("\u{201d}"),
+        because => read_line.say(because.plain()),
+    };
     let mut lines = vec![
-        Line::ours(read_from)
-            .quote(page_line(&newest.tool, tool_cap))
-            .say(format!(
-                "\u{201d} on {} that may carry someone else's instructions: {}. Check that this call is what you asked for.",
-                site_host(&newest.site),
-                newest.found.because.plain()
-            )),
+        read_line.say(". Check that this call is what you asked for."),
         Line::ours("What it read: \u{201c}")
             .quote(page_line(&newest.found.excerpt, EXCERPT_CAP))
             .say("\u{201d}"),

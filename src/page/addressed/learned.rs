@@ -317,6 +317,34 @@ struct Segment {
     count: u32,
 }
 
+/// Which segment last counted each bucket, for every text read on a
+/// thread: segments are numbered on from text to text, and the table is
+/// zeroed only when the numbers run out.
+struct Stamps {
+    table: Vec<u32>,
+    last: u32,
+}
+
+impl Stamps {
+    /// The next segment's number.
+    fn next(&mut self) -> u32 {
+        if self.last == u32::MAX {
+            self.table.fill(0);
+            self.last = 0;
+        }
+        if self.table.is_empty() {
+            self.table = vec![0; BUCKETS];
+        }
+        self.last += 1;
+        self.last
+    }
+}
+
+thread_local! {
+    static STAMPS: std::cell::RefCell<Stamps> =
+        const { std::cell::RefCell::new(Stamps { table: Vec::new(), last: 0 }) };
+}
+
 /// What the detector found in a text: its best window.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Best {
@@ -378,23 +406,18 @@ impl Weights {
             .max(self.base + self.slope * ln(windows.max(1) as f64))
     }
 
-    /// Every window of `text` to `each` (its score and byte range), in
-    /// order; the number of windows. A feature counts once in a segment: a
-    /// word said over and over says no more.
-    pub fn scan(&self, text: &str, mut each: impl FnMut(f64, usize, usize)) -> usize {
-        let mut parts: Vec<Segment> = Vec::new();
-        // Which segment last counted each bucket.
-        let mut stamp = vec![0_u32; BUCKETS];
-        let mut n = 0_u32;
+    /// Each segment of `text` with its features' sum and count, into
+    /// `parts`; `stamps` says which segment last counted each bucket.
+    fn segments_of(&self, text: &str, stamps: &mut Stamps, parts: &mut Vec<Segment>) {
         segments(text, |start, end| {
-            n += 1;
+            let n = stamps.next();
             let mut seg = Segment {
                 start,
                 end,
                 ..Segment::default()
             };
             features(&text[start..end], |b| {
-                let s = &mut stamp[b as usize];
+                let s = &mut stamps.table[b as usize];
                 if *s != n {
                     *s = n;
                     seg.sum += i32::from(self.table[b as usize]);
@@ -403,6 +426,18 @@ impl Weights {
             });
             parts.push(seg);
         });
+    }
+
+    /// Every window of `text` to `each` (its score and byte range), in
+    /// order; the number of windows. A feature counts once in a segment: a
+    /// word said over and over says no more.
+    pub fn scan(&self, text: &str, mut each: impl FnMut(f64, usize, usize)) -> usize {
+        let mut parts: Vec<Segment> = Vec::new();
+        // Which segment last counted each bucket: one table for every text
+        // read on this thread, its segments numbered on from the last text's
+        // (zeroing 256 KB for each result would cost more than a short
+        // result's reading).
+        STAMPS.with_borrow_mut(|stamps| self.segments_of(text, stamps, &mut parts));
         let mut windows = 0;
         for i in 0..parts.len() {
             let (mut sum, mut count) = (0, 0);
