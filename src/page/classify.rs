@@ -1,9 +1,10 @@
 //! How a tool is classed: the hints decide the class, and the first rule
 //! that applies decides (docs/classes.md, "The decision order").
 
-use crate::page::addressed::addressed_to_model;
+use crate::page::addressed::{addressed_to_model, detector};
 use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
 use crate::page::hidden::escapes;
+use crate::page::untrusted::{EXCERPT_CHARS, READS_AS_INSTRUCTIONS};
 use serde::{Deserialize, Serialize};
 
 /// The longest description Chrome's WebMCP guidance suggests for a tool, in
@@ -163,10 +164,14 @@ pub enum Lint {
     /// ([`DESCRIPTION_BUDGET`]), `chars` characters.
     LongDescription { chars: usize },
     /// A title or description holds words addressed to the agent's model
-    /// (`page::addressed`), rather than describing the tool.
+    /// (`page::addressed`), rather than describing the tool: phrases of the
+    /// list, or where it has none, the sentences the learned detector reads
+    /// as instructions to the agent (`span`, page text, bounded).
     AddressedToModel {
         part: TextPart,
         phrases: Vec<&'static str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        span: Option<String>,
     },
 }
 
@@ -313,17 +318,47 @@ impl Lint {
                 "the description is {chars} characters, over the {DESCRIPTION_BUDGET} \
                  Chrome's WebMCP guidance suggests for a tool's description"
             ),
-            Lint::AddressedToModel { part, phrases } => format!(
+            Lint::AddressedToModel {
+                part,
+                phrases,
+                span,
+            } => format!(
                 "the {} speaks to the agent's model instead of describing the tool: {}",
                 part.word(),
-                phrases
-                    .iter()
-                    .map(|p| format!("\"{p}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                match span {
+                    Some(span) if phrases.is_empty() =>
+                        format!("{READS_AS_INSTRUCTIONS}: \u{201c}{span}\u{201d}"),
+                    _ => phrases
+                        .iter()
+                        .map(|p| format!("\"{p}\""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
             ),
         }
     }
+}
+
+/// The learned detector on a tool's title and description read together
+/// (docs/detector.md): the lint note for the part its span begins in.
+fn reads_as_instructions(decl: &Declaration) -> Option<Lint> {
+    let title = decl.title.as_deref().unwrap_or("");
+    let text = format!("{title}\n{}", decl.description);
+    let best = detector()?.flags(&text)?;
+    Some(Lint::AddressedToModel {
+        part: if best.start < title.len() {
+            TextPart::Title
+        } else {
+            TextPart::Description
+        },
+        phrases: Vec::new(),
+        span: Some(
+            text[best.start..best.end]
+                .chars()
+                .take(EXCERPT_CHARS)
+                .collect(),
+        ),
+    })
 }
 
 /// How Toolgate classes one declaration.
@@ -434,8 +469,18 @@ pub fn classify(decl: &Declaration) -> Verdict {
     ] {
         let phrases = text.map(addressed_to_model).unwrap_or_default();
         if !phrases.is_empty() {
-            lints.push(Lint::AddressedToModel { part, phrases });
+            lints.push(Lint::AddressedToModel {
+                part,
+                phrases,
+                span: None,
+            });
         }
+    }
+    if !lints
+        .iter()
+        .any(|l| matches!(l, Lint::AddressedToModel { .. }))
+    {
+        lints.extend(reads_as_instructions(decl));
     }
 
     Verdict {
