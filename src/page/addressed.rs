@@ -254,6 +254,29 @@ pub fn detector() -> Option<&'static learned::Weights> {
         .as_ref()
 }
 
+/// What of a text the learned detector reads as instructions to the agent:
+/// where it starts, and at most `chars` characters of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instructions {
+    pub start: usize,
+    pub span: String,
+}
+
+/// The detector's weights could not be read: nothing it was to read counts
+/// as read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoDetector;
+
+/// The span of `text` the learned detector reads as instructions to the
+/// agent, if any (docs/detector.md), cut to `chars` characters.
+pub fn instructions_in(text: &str, chars: usize) -> Result<Option<Instructions>, NoDetector> {
+    let model = detector().ok_or(NoDetector)?;
+    Ok(model.flags(text).map(|best| Instructions {
+        start: best.start,
+        span: text[best.start..best.end].chars().take(chars).collect(),
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

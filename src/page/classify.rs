@@ -1,7 +1,7 @@
 //! How a tool is classed: the hints decide the class, and the first rule
 //! that applies decides (docs/classes.md, "The decision order").
 
-use crate::page::addressed::{addressed_to_model, detector};
+use crate::page::addressed::{addressed_to_model, instructions_in, Instructions};
 use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
 use crate::page::hidden::escapes;
 use crate::page::untrusted::{EXCERPT_CHARS, READS_AS_INSTRUCTIONS};
@@ -344,20 +344,15 @@ impl Lint {
 fn reads_as_instructions(decl: &Declaration) -> Option<Lint> {
     let title = decl.title.as_deref().unwrap_or("");
     let text = format!("{title}\n{}", decl.description);
-    let best = detector()?.flags(&text)?;
+    let Instructions { start, span } = instructions_in(&text, EXCERPT_CHARS).ok()??;
     Some(Lint::AddressedToModel {
-        part: if best.start < title.len() {
+        part: if start < title.len() {
             TextPart::Title
         } else {
             TextPart::Description
         },
         phrases: Vec::new(),
-        span: Some(
-            text[best.start..best.end]
-                .chars()
-                .take(EXCERPT_CHARS)
-                .collect(),
-        ),
+        span: Some(span),
     })
 }
 

@@ -5,8 +5,9 @@
 //! breaking its hints, or when the result itself holds a phrase addressed to
 //! the model (`page::addressed`, the list the lint notes use) or text hidden
 //! from people, or when the learned detector reads instructions to an agent
-//! in what the list cleared (`page::addressed::learned`). This module reads one result; the chat's memory of what it
-//! read is the decisions' (`decisions::untrusted`).
+//! in what the list cleared (`page::addressed::learned`). This module reads
+//! one result; the chat's memory of what it read is the decisions'
+//! (`decisions::untrusted`).
 //!
 //! The work is linear in the result, which the reply's cap already bounds
 //! (`DEFAULT_RESULT_CAP`): the result is read once as JSON, in order, without
@@ -16,7 +17,7 @@
 
 mod clear;
 
-use crate::page::addressed::{detector, first, Reader};
+use crate::page::addressed::{first, instructions_in, Instructions, NoDetector, Reader};
 use crate::page::hidden::{hidden, hides_alone, in_region_flag};
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -387,21 +388,16 @@ fn reads_as_instructions(result: Result<&str, &str>) -> Option<Found> {
         Ok(json) => values_of(json),
         Err(reason) => reason.to_owned(),
     };
-    let Some(model) = detector() else {
-        return Some(Found {
+    match instructions_in(&text, EXCERPT_CHARS) {
+        Ok(found) => found.map(|Instructions { span, .. }| Found {
+            excerpt: span.clone(),
+            because: Because::ReadsAsInstructions { span },
+        }),
+        Err(NoDetector) => Some(Found {
             because: Because::Unreadable,
             excerpt: excerpt(&text, 0),
-        });
-    };
-    let best = model.flags(&text)?;
-    let span: String = text[best.start..best.end]
-        .chars()
-        .take(EXCERPT_CHARS)
-        .collect();
-    Some(Found {
-        excerpt: span.clone(),
-        because: Because::ReadsAsInstructions { span },
-    })
+        }),
+    }
 }
 
 /// The string values of the JSON text `json` in order, a line feed after

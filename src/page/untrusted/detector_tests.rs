@@ -4,6 +4,7 @@
 //! finding is bounded and said. Its held-out recall and false flags are
 //! measured, with floors, by `detector/run.sh --check` (docs/detector.md).
 use super::*;
+use crate::page::addressed::detector;
 
 const HONEST: Declared = Declared {
     hint: false,
