@@ -81,19 +81,21 @@ export const didText = (broke) => broke.replace(/^said [^;]*; during a call it /
 // phrase addressed to the model, text the learned detector reads as
 // instructions to the agent, or text people cannot see, in what the tool
 // returned (the reply's `result_untrusted`, `because` addressed,
-// reads_as_instructions or hidden), with the excerpt escaped as Toolgate's pages show page text.
+// reads_as_instructions or hidden), with the excerpt escaped as Toolgate's
+// pages show page text.
 // Resolves `{ text, fails }`, or null when the result holds neither: it
 // `fails` unless the tool declares `untrustedContentHint: true`, whose
 // result is expected to hold other people's text (then a warning). A result
 // untrusted only because its tool declares so, or is flagged, is not one.
 export function resultSpeaks({ untrusted, declaresUntrusted }) {
+  if (!untrusted) return null;
   const SAID = {
-    addressed: () => `its result speaks to the agent's model ("${untrusted.phrase}")`,
-    reads_as_instructions: () => 'its result reads as instructions to the agent',
-    hidden: () => 'its result holds text people cannot see',
+    addressed: `its result speaks to the agent's model ("${untrusted.phrase}")`,
+    reads_as_instructions: 'its result reads as instructions to the agent',
+    hidden: 'its result holds text people cannot see',
   };
-  if (!untrusted || !Object.hasOwn(SAID, untrusted.because)) return null;
-  const said = SAID[untrusted.because]();
+  if (!Object.hasOwn(SAID, untrusted.because)) return null;
+  const said = SAID[untrusted.because];
   const quoted = `“${pageText(untrusted.excerpt, 'value')}”`;
   return declaresUntrusted
     ? { text: `${said}: ${quoted}; expected, as it declares untrustedContentHint: true`, fails: false }
