@@ -60,6 +60,14 @@ def const(node, names):
     return None
 
 
+def assign(node, names, into):
+    """A statement `NAME = constant` (as `const` reads it) recorded in `into`."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        v = const(node.value, names)
+        if v is not None:
+            into[node.targets[0].id] = v
+
+
 def module_classes(src):
     tree = ast.parse(src)
     names = dict(MARKERS)
@@ -69,20 +77,14 @@ def module_classes(src):
     if mdoc:
         docs.append(mdoc)
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            v = const(node.value, names)
-            if v is not None:
-                names[node.targets[0].id] = v
+        assign(node, names, names)
         if isinstance(node, ast.ClassDef):
             attrs = {}
             d = ast.get_docstring(node)
             if d:
                 docs.append(d)
             for st in node.body:
-                if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
-                    v = const(st.value, names)
-                    if v is not None:
-                        attrs[st.targets[0].id] = v
+                assign(st, names, attrs)
             bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
             classes[node.name] = (bases, attrs)
     return classes, names, docs
