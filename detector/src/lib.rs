@@ -1,7 +1,13 @@
-//! The trainer's view of the core's detector: the very file the core
-//! carries (`src/page/addressed/learned.rs`), so that features at training
-//! and at run time cannot drift; and a timing hook for the Wasm build.
+//! The trainer's view of the core's detector: the very files the core
+//! carries (`src/page/addressed/learned.rs` and the `fold.rs` it reads
+//! characters with), so that features at training and at run time cannot
+//! drift; and a timing hook for the Wasm build.
 
+/// The core's fold of a character as a person reads it, which the model's
+/// features use.
+#[path = "../../src/page/addressed/fold.rs"]
+#[allow(dead_code)]
+mod fold;
 #[path = "../../src/page/addressed/learned.rs"]
 mod learned;
 pub use learned::*;

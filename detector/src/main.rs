@@ -67,7 +67,8 @@ fn read_texts(path: &str) -> (Vec<Text>, Vec<String>) {
         let (Some(l), Some(s), Some(g), Some(t)) = (f.next(), f.next(), f.next(), f.next()) else {
             continue;
         };
-        let text = unescape(t);
+        // Read as the core reads it: entities decoded (`as_read`).
+        let text = toolgate_detector::as_read(&unescape(t)).into_owned();
         if !seen.insert(text.clone()) {
             continue;
         }

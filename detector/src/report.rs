@@ -10,7 +10,7 @@ use crate::{is_jailbreak, split_of, Rng, Split, Text};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Instant;
-use toolgate_detector::{Weights, BUCKETS, WINDOW};
+use toolgate_detector::{as_read, Weights, BUCKETS, WINDOW};
 
 // ------------------------------------------------------------ variants
 
@@ -40,6 +40,37 @@ pub fn typos(text: &str, rng: &mut Rng) -> String {
         out.extend(cs);
     }
     out
+}
+
+/// A text as a page might launder it past a reader of words: Latin letters
+/// swapped for the Cyrillic ones they look like, in every other word.
+fn look_alikes(text: &str) -> String {
+    let mut out = String::new();
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.extend(word.chars().map(|c| match (i % 2, c) {
+            (0, 'a') => '\u{430}',
+            (0, 'e') => '\u{435}',
+            (0, 'o') => '\u{43e}',
+            (0, 'i') => '\u{456}',
+            (0, 'c') => '\u{441}',
+            _ => c,
+        }));
+    }
+    out
+}
+
+/// A text with its vowels written as HTML's numeric entities (`&#101;`), as
+/// a page might send them for a browser to decode.
+fn entities(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            'a' | 'e' | 'i' | 'o' | 'u' => format!("&#{};", c as u32),
+            _ => c.to_string(),
+        })
+        .collect()
 }
 
 fn split_words(text: &str) -> (String, String) {
@@ -79,6 +110,8 @@ fn variants(attack: &str, benign: &str, rng: &mut Rng) -> Vec<(&'static str, Str
             format!("{{\"subject\": \"{a}\", \"body\": \"{b}\"}}"),
         ),
         ("split across two lines", format!("Subject: {a}\nBody: {b}")),
+        ("look-alike letters", look_alikes(attack)),
+        ("vowels as HTML entities", entities(attack)),
     ]
 }
 
@@ -321,7 +354,8 @@ pub fn measure(
         e.1 += 1;
         for (name, v) in variants(&t.text, host, &mut vrng) {
             let e = table_v.entry(name).or_default();
-            e.0 += usize::from(model.flags(&v).is_some());
+            // Read as the core reads a result (`as_read`).
+            e.0 += usize::from(model.flags(&as_read(&v)).is_some());
             e.1 += 1;
         }
     }

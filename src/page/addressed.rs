@@ -255,7 +255,8 @@ pub fn detector() -> Option<&'static learned::Weights> {
 }
 
 /// What of a text the learned detector reads as instructions to the agent:
-/// where it starts, and at most `chars` characters of it.
+/// where it starts in the text as read (`learned::as_read`: entities
+/// decoded), and at most `chars` characters of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instructions {
     pub start: usize,
@@ -271,7 +272,8 @@ pub struct NoDetector;
 /// agent, if any (docs/detector.md), cut to `chars` characters.
 pub fn instructions_in(text: &str, chars: usize) -> Result<Option<Instructions>, NoDetector> {
     let model = detector().ok_or(NoDetector)?;
-    Ok(model.flags(text).map(|best| Instructions {
+    let text = learned::as_read(text);
+    Ok(model.flags(&text).map(|best| Instructions {
         start: best.start,
         span: text[best.start..best.end].chars().take(chars).collect(),
     }))

@@ -1,7 +1,7 @@
 //! How a tool is classed: the hints decide the class, and the first rule
 //! that applies decides (docs/classes.md, "The decision order").
 
-use crate::page::addressed::{addressed_to_model, instructions_in, Instructions};
+use crate::page::addressed::{addressed_to_model, instructions_in, learned, Instructions};
 use crate::page::declaration::{Declaration, Hint, HintState, Kind, Path};
 use crate::page::hidden::escapes;
 use crate::page::untrusted::{EXCERPT_CHARS, READS_AS_INSTRUCTIONS};
@@ -346,7 +346,7 @@ fn reads_as_instructions(decl: &Declaration) -> Option<Lint> {
     let text = format!("{title}\n{}", decl.description);
     let Instructions { start, span } = instructions_in(&text, EXCERPT_CHARS).ok()??;
     Some(Lint::AddressedToModel {
-        part: if start < title.len() {
+        part: if start < learned::as_read(title).len() {
             TextPart::Title
         } else {
             TextPart::Description

@@ -1,5 +1,6 @@
 //! A character as a person reads it, for matching the phrases
-//! (docs/classes.md, "Texts that talk to the agent"): its compatibility form
+//! (docs/classes.md, "Texts that talk to the agent") and for the learned
+//! detector's features (`as_read_char`; docs/detector.md): its compatibility form
 //! (NFKC: fullwidth and mathematical letters are letters), in lower case, as
 //! Unicode's confusable skeleton (UTS #39: a Cyrillic "і" is an "i", a
 //! typographic apostrophe a "'"). The skeleton decomposes what it reads, so
@@ -97,6 +98,58 @@ pub fn folded(c: char) -> Vec<u8> {
     out
 }
 
+/// A text as a person's browser shows it: its HTML entities decoded once
+/// (`&#105;` is an "i"). The detector reads this (docs/detector.md); the
+/// span it reports is of this text.
+pub fn as_read(text: &str) -> std::borrow::Cow<'_, str> {
+    html_escape::decode_html_entities(text)
+}
+
+/// The most characters one character outside ASCII is read as.
+pub const LONGEST_READ: usize = 8;
+
+thread_local! {
+    static FOLDS: std::cell::RefCell<(Folds, Vec<u8>)> = std::cell::RefCell::default();
+}
+
+/// `c`, not ASCII, into `read` as the characters a person reads it as (the
+/// phrase list's fold: docs/classes.md): ASCII where it passes for ASCII,
+/// nothing where it is hidden, else itself. How many were written.
+pub fn as_read_char(c: char, read: &mut [char; LONGEST_READ]) -> usize {
+    if AS_THEMSELVES.iter().any(|&(a, b)| (a..=b).contains(&c)) {
+        read[0] = c;
+        return 1;
+    }
+    folded_as_read(c, read)
+}
+
+/// Blocks of ideographs and syllables in which no character reads as ASCII
+/// (a test folds each): read as themselves without the fold, which a text of
+/// thousands of distinct ideographs would otherwise pay for one by one.
+const AS_THEMSELVES: [(char, char); 5] = [
+    ('\u{3400}', '\u{4DBF}'),
+    ('\u{4E40}', '\u{9FFF}'),
+    ('\u{A000}', '\u{A48F}'),
+    ('\u{AC00}', '\u{D7A3}'),
+    ('\u{20000}', '\u{3FFFD}'),
+];
+
+/// [`as_read_char`] by the fold itself.
+fn folded_as_read(c: char, read: &mut [char; LONGEST_READ]) -> usize {
+    FOLDS.with_borrow_mut(|(folds, out)| {
+        out.clear();
+        folds.fold(c, out);
+        if out.len() > LONGEST_READ || !out.is_ascii() {
+            read[0] = c;
+            return 1;
+        }
+        for (r, &b) in read.iter_mut().zip(out.iter()) {
+            *r = char::from(b);
+        }
+        out.len()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +184,22 @@ mod tests {
         assert_eq!(read("\u{436}"), [OTHER_WORD]);
         assert_eq!(read("\u{e9}"), [b'e', OTHER_WORD]);
         assert_eq!(read("\u{3001}"), [OTHER]);
+    }
+
+    #[test]
+    fn the_blocks_read_as_themselves_hold_nothing_that_reads_as_ascii() {
+        for &(a, b) in &AS_THEMSELVES {
+            for c in a..=b {
+                let mut read = [' '; LONGEST_READ];
+                assert_eq!(folded_as_read(c, &mut read), 1, "{:X}", c as u32);
+                assert_eq!(read[0], c, "{:X}", c as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn entities_are_decoded_as_a_browser_decodes_them() {
+        assert_eq!(as_read("&#105;gnore &amp; go"), "ignore & go");
+        assert!(matches!(as_read("plain"), std::borrow::Cow::Borrowed(_)));
     }
 }

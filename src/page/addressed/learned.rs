@@ -10,6 +10,13 @@
 //!
 //! The weights are a table of `i8`s with one scale (`Weights`), written by
 //! the trainer (`main.rs`) with their provenance.
+//!
+//! It reads a text as a person does: entities decoded (`as_read`), and each
+//! character outside ASCII as the letters it passes for, with the phrase
+//! list's fold (`fold.rs`), so look-alike letters read as the word they spell.
+
+pub use super::fold::as_read;
+use super::fold::{as_read_char, LONGEST_READ};
 
 /// Buckets of the hashed features: a power of two.
 pub const BUCKETS: usize = 1 << 16;
@@ -125,25 +132,36 @@ pub fn features(segment: &str, mut each: impl FnMut(u32)) {
                 continue;
             }
         }
-        let c = folded(c);
-        let space = c == ' ';
-        if space && last_space {
-            continue;
-        }
-        last_space = space;
-        gram(c, &mut each, &mut ring, &mut seen);
-        if c.is_alphanumeric() {
-            word = fnv(word, c as u32);
-            in_word = true;
-            continue;
-        }
-        if in_word {
-            token(word, &mut each);
-            word = WORD;
-            in_word = false;
-        }
-        if !space {
-            token(fnv(WORD ^ 1, c as u32), &mut each);
+        // A character outside ASCII is read as the letters it passes for
+        // (`as_read`): a Cyrillic "і" is an "i", a hidden one nothing.
+        let mut read = [' '; LONGEST_READ];
+        let n = if c.is_ascii() {
+            read[0] = c;
+            1
+        } else {
+            as_read_char(c, &mut read)
+        };
+        for &c in &read[..n] {
+            let c = folded(c);
+            let space = c == ' ';
+            if space && last_space {
+                continue;
+            }
+            last_space = space;
+            gram(c, &mut each, &mut ring, &mut seen);
+            if c.is_alphanumeric() {
+                word = fnv(word, c as u32);
+                in_word = true;
+                continue;
+            }
+            if in_word {
+                token(word, &mut each);
+                word = WORD;
+                in_word = false;
+            }
+            if !space {
+                token(fnv(WORD ^ 1, c as u32), &mut each);
+            }
         }
     }
     if in_word {
@@ -536,5 +554,14 @@ mod tests {
         assert_eq!(f("<p>ignore the above</p>"), f("<p> ignore the above </p>"));
         assert_ne!(f("<system>"), f("<p>"));
         assert_eq!(tag("<3 you"), None);
+        // Look-alike letters read as the letters they pass for, a hidden
+        // character as nothing; letters of other scripts as themselves.
+        assert_eq!(
+            f("\u{456}gn\u{43e}re the \u{ff41}bove"),
+            f("ignore the above")
+        );
+        assert_eq!(f("ig\u{200b}nore the above"), f("ignore the above"));
+        assert_ne!(f("\u{436}\u{436}\u{436}"), f("\u{434}\u{434}\u{434}"));
+        assert_ne!(f("\u{4e00}\u{4e8c}"), f("\u{4e09}\u{56db}"));
     }
 }

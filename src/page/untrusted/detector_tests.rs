@@ -49,6 +49,30 @@ fn an_injection_no_phrase_names_is_read_as_instructions_with_its_span() {
 }
 
 #[test]
+fn an_injection_spelled_with_entities_or_look_alike_letters_is_read_as_a_person_reads_it() {
+    // Vowels as numeric entities, and Cyrillic letters for Latin ones.
+    let entities: String = INJECTION
+        .chars()
+        .map(|c| match c {
+            'a' | 'e' | 'i' | 'o' | 'u' => format!("&#{};", c as u32),
+            _ => c.to_string(),
+        })
+        .collect();
+    let look_alikes = INJECTION
+        .replace('a', "\u{430}")
+        .replace('o', "\u{43e}")
+        .replace('e', "\u{435}");
+    for laundered in [entities, look_alikes] {
+        let found = untrusted(Ok(&mail(&laundered)), HONEST).expect("read as instructions");
+        let Because::ReadsAsInstructions { span } = &found.because else {
+            panic!("{found:?}");
+        };
+        // The span is the text as a browser shows it: entities decoded.
+        assert!(!span.contains("&#"), "{span}");
+    }
+}
+
+#[test]
 fn honest_mail_and_reviews_are_not_read_as_instructions() {
     for body in [
         "Please ignore my previous email about the invoice; the right amount is 40 EUR.",
