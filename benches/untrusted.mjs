@@ -8,7 +8,8 @@
 // guard off (`self.toolgate.guardUntrusted(false)`, which exists for this
 // figure only: the call as it was before the guard), batch by batch in one
 // worker and tab, in alternating order. Judged on the median of the paired
-// ratios; target ≤ 1.1× each. A tabs.sendMessage ping is timed beside them,
+// ratios, target ≤ 1.1×, for (a); for (b) on the median of the paired
+// differences, target ≤ 5 ms more. A tabs.sendMessage ping is timed beside them,
 // as figure 4's floor.
 import { tabIdOf, waitForCount } from './run.mjs';
 
@@ -74,21 +75,29 @@ export async function untrustedFigure({ browser, server, sw, runs, figure, notes
     return { times, pings, bytes };
   }, [tabId, runs.calls, runs.warmup, runs.batch]);
   const ping = median(out.pings);
-  const judge = (id, name, what) => {
+  // 14a is judged as a ratio (≤ 1.1×); 14b, a 100 KB result, as the time
+  // the reading adds (≤ 5 ms: issue 57's bound once the learned detector
+  // reads every result), on the median of the paired differences.
+  const judge = (id, name, what, moreMs) => {
     const { on, off } = out.times[name];
     const ratios = on.map((value, i) => value / off[i]);
+    const diffs = on.map((value, i) => value - off[i]);
     const ratio = median(ratios);
+    const extra = median(diffs);
+    const verdict = moreMs === undefined
+      ? { ratio: `${ratio.toFixed(2)}× (95 % CI ${ciText(ratios, 2)}) / ≤ 1.1×`, met: ratio <= 1.1, judged: { value: ratio, unit: '×', target: 1.1 } }
+      : { ratio: `+${ms(extra)} (95 % CI ${ciText(diffs, 2)} ms; ${ratio.toFixed(2)}×) / ≤ ${moreMs} ms more`, met: extra <= moreMs, judged: { value: extra, unit: 'ms', target: moreMs } };
     figure({
       id, figure: `agent call, allowed Read-only tool, ${what}, its result read for untrusted content`,
       measured: ms(median(on)),
       compared: `${ms(median(off))} the same call, not read (the guard off); ${ms(ping)} tabs.sendMessage ping`,
-      ratio: `${ratio.toFixed(2)}× (95 % CI ${ciText(ratios, 2)}) / ≤ 1.1×`, met: ratio <= 1.1, judged: { value: ratio, unit: '×', target: 1.1 },
-      data: { guarded: spread(on), unguarded: spread(off), ping: spread(out.pings), pairedRatio: { ...spread(ratios), ci95: medianCI(ratios) } },
+      ...verdict,
+      data: { guarded: spread(on), unguarded: spread(off), ping: spread(out.pings), pairedRatio: { ...spread(ratios), ci95: medianCI(ratios) }, pairedDifference: { ...spread(diffs), ci95: medianCI(diffs) } },
     });
-    return median(on) - median(off);
+    return extra;
   };
   judge('14a', 'noop', 'trivial execute (figure 4\'s call)');
-  const extra = judge('14b', 'read_mail', `a ${Math.round(mailBytes / 1000)} KB result of honest mail`);
-  notes.push(`14: the guard reads each result in the Wasm core: a first look over its JSON text clears most honest results in one pass; one it cannot clear is read string by string (hidden characters, then the 12 phrases on the text normalised); on the ${Math.round(mailBytes / 1000)} KB result that is ${ms(extra)} a call here (median difference; the core's native microbenchmark, untrusted/honest result, is in benches/JOURNAL.md). Nothing is stored for an honest result, and a result over the reply's cap is not read (the agent never gets it).`);
+  const extra = judge('14b', 'read_mail', `a ${Math.round(mailBytes / 1000)} KB result of honest mail`, 5);
+  notes.push(`14: the guard reads each result in the Wasm core: a first look over its JSON text clears most honest results in one pass; one it cannot clear is read string by string (hidden characters, then the 12 phrases on the text normalised), and every result the phrases clear is read by the learned detector (docs/detector.md); on the ${Math.round(mailBytes / 1000)} KB result that is ${ms(extra)} a call here (median paired difference; the core's native microbenchmark, untrusted/honest result, is in benches/JOURNAL.md). Nothing is stored for an honest result, and a result over the reply's cap is not read (the agent never gets it).`);
   await page.close();
 }

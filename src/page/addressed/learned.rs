@@ -105,6 +105,7 @@ pub fn features(segment: &str, mut each: impl FnMut(u32)) {
         }
     };
     let mut skip_to = 0;
+    let mut read = [' '; LONGEST_READ];
     for (at, c) in segment.char_indices() {
         if at < skip_to {
             continue;
@@ -134,7 +135,6 @@ pub fn features(segment: &str, mut each: impl FnMut(u32)) {
         }
         // A character outside ASCII is read as the letters it passes for
         // (`as_read`): a Cyrillic "і" is an "i", a hidden one nothing.
-        let mut read = [' '; LONGEST_READ];
         let n = if c.is_ascii() {
             read[0] = c;
             1
