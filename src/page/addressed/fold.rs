@@ -21,6 +21,35 @@ pub const OTHER: u8 = 0xFE;
 /// does not, a space for whitespace, nothing for a hidden character (the
 /// skeleton drops them).
 pub fn fold(c: char, out: &mut Vec<u8>) {
+    if within(&IDEOGRAPHS, c) {
+        out.push(kind(c));
+        return;
+    }
+    normalised(c, out);
+}
+
+/// Blocks of ideographs and Yi syllables whose every character folds to
+/// bytes of its own kind alone, never ASCII (a test folds each): written as
+/// one such byte without the normalisation and skeleton, which a text of
+/// thousands of distinct ideographs would otherwise pay for one by one
+/// (benches/JOURNAL.md). A run of them reads as one run either way.
+const IDEOGRAPHS: [(char, char); 4] = [
+    ('\u{3400}', '\u{4DBF}'),
+    ('\u{4E40}', '\u{9FFF}'),
+    ('\u{A000}', '\u{A48F}'),
+    ('\u{20000}', '\u{3FFFD}'),
+];
+
+/// Hangul's syllables: none reads as ASCII, but each folds to its letters
+/// (jamo), a byte each.
+const HANGUL: (char, char) = ('\u{AC00}', '\u{D7A3}');
+
+fn within(blocks: &[(char, char)], c: char) -> bool {
+    blocks.iter().any(|&(a, b)| (a..=b).contains(&c))
+}
+
+/// [`fold`] by normalisation and skeleton, for every character.
+fn normalised(c: char, out: &mut Vec<u8>) {
     use unicode_normalization::UnicodeNormalization;
     for compatible in std::iter::once(c).nfkd() {
         for lower in compatible.to_lowercase() {
@@ -116,23 +145,14 @@ thread_local! {
 /// phrase list's fold: docs/classes.md): ASCII where it passes for ASCII,
 /// nothing where it is hidden, else itself. How many were written.
 pub fn as_read_char(c: char, read: &mut [char; LONGEST_READ]) -> usize {
-    if AS_THEMSELVES.iter().any(|&(a, b)| (a..=b).contains(&c)) {
+    // Where no character reads as ASCII (a test folds each), without the
+    // fold or its cache.
+    if within(&IDEOGRAPHS, c) || within(&[HANGUL], c) {
         read[0] = c;
         return 1;
     }
     folded_as_read(c, read)
 }
-
-/// Blocks of ideographs and syllables in which no character reads as ASCII
-/// (a test folds each): read as themselves without the fold, which a text of
-/// thousands of distinct ideographs would otherwise pay for one by one.
-const AS_THEMSELVES: [(char, char); 5] = [
-    ('\u{3400}', '\u{4DBF}'),
-    ('\u{4E40}', '\u{9FFF}'),
-    ('\u{A000}', '\u{A48F}'),
-    ('\u{AC00}', '\u{D7A3}'),
-    ('\u{20000}', '\u{3FFFD}'),
-];
 
 /// [`as_read_char`] by the fold itself.
 fn folded_as_read(c: char, read: &mut [char; LONGEST_READ]) -> usize {
@@ -187,8 +207,28 @@ mod tests {
     }
 
     #[test]
+    fn ideographs_fold_to_their_kind_without_the_normalisation() {
+        for &(a, b) in &IDEOGRAPHS {
+            for c in a..=b {
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                fold(c, &mut fast);
+                normalised(c, &mut slow);
+                // One byte of its kind, where the skeleton may give a run of
+                // them (U+4ECA's is three): a reader reads either as one
+                // word that passes for no ASCII.
+                assert!(matches!(fast[..], [OTHER_WORD | OTHER]), "{:X}", c as u32);
+                assert!(
+                    !slow.is_empty() && slow.iter().all(|&b| b == fast[0]),
+                    "{:X}: {slow:?}",
+                    c as u32
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_blocks_read_as_themselves_hold_nothing_that_reads_as_ascii() {
-        for &(a, b) in &AS_THEMSELVES {
+        for &(a, b) in IDEOGRAPHS.iter().chain([&HANGUL]) {
             for c in a..=b {
                 let mut read = [' '; LONGEST_READ];
                 assert_eq!(folded_as_read(c, &mut read), 1, "{:X}", c as u32);
