@@ -302,9 +302,10 @@ pub fn bar(texts: &[Text], model: &mut Weights) -> Bar {
         .collect();
     // Precision first: of the slopes that catch at least 95 % of the most
     // any catches, the one with the highest floor for short texts (the
-    // threshold), then the most caught. The most caught alone turns on the
-    // few benign texts that set the threshold: one seed's bar chose a
-    // floor of 3.4 where its neighbours' was 5.3 (NOTES.md).
+    // threshold), then the most caught, then the gentler slope. The most
+    // caught alone turns on the few benign texts that set the threshold:
+    // one seed's bar chose a floor of 3.4 where its neighbours' was 5.3
+    // (NOTES.md).
     let most = slope_curve.iter().map(|c| c.3).max().unwrap_or(0);
     let slope = slope_curve
         .iter()

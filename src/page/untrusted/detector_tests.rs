@@ -69,6 +69,10 @@ fn an_injection_spelled_with_entities_or_look_alike_letters_is_read_as_a_person_
         };
         // The span is the text as a browser shows it: entities decoded.
         assert!(!span.contains("&#"), "{span}");
+        assert!(
+            span.contains("assistant") || span.contains("\u{430}ssist\u{430}nt"),
+            "{span}"
+        );
     }
 }
 
