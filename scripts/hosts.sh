@@ -16,10 +16,28 @@ CROSS_TARGET_DIR=${TOOLGATE_CROSS_TARGET_DIR:-target/cross}
 
 # Debian's cargo and rustc with the std's source; Windows adds its linker
 # (ensure_windows_toolchain), macOS and Linux on ARM zig (ensure_zig).
+# bookworm's main pool holds Rust 1.85 and bookworm-security the newer one
+# toolgate-mcp needs: a machine whose package lists are old installs 1.85
+# without a word, so the lists are read again when the Rust found is older
+# than toolgate-mcp's rust-version.
 ensure_cross_toolchain() {
   ensure_public_suffix_list
-  if [ -x /usr/bin/cargo ] && [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ]; then return; fi
+  if [ -x /usr/bin/cargo ] && cross_rustc_is_new_enough && [ -d /usr/lib/rustlib/src/rust/library ]; then return; fi
   apt_install --no-install-recommends rustc-web cargo-web rust-web-src
+  cross_rustc_is_new_enough || {
+    as_root apt-get update -q >/dev/null
+    apt_install --no-install-recommends rustc-web cargo-web rust-web-src
+  }
+  cross_rustc_is_new_enough || {
+    echo "build.sh: Debian's rustc is $(/usr/bin/rustc --version); toolgate-mcp needs $(cross_rust_version) (bookworm-security's rustc-web)" >&2
+    exit 1
+  }
+}
+cross_rust_version() { sed -n 's/^rust-version = "\(.*\)"$/\1/p' toolgate-mcp/Cargo.toml; }
+cross_rustc_is_new_enough() {
+  local have
+  have=$(/usr/bin/rustc --version 2>/dev/null | cut -d' ' -f2)
+  [ -n "$have" ] && dpkg --compare-versions "$have" ge "$(cross_rust_version)"
 }
 
 # zig and cargo-zigbuild, pinned, from PyPI, in a venv of their own under
@@ -126,11 +144,17 @@ ensure_wine() {
 # install tests need (they write the browsers' keys). Wine before 9 lacks
 # Windows' bcryptprimitives.dll, which Rust's std takes random bytes from: a
 # stand-in, for the tests only (toolgate-mcp/tests/wine/bcryptprimitives.c).
+# Wine's loader errors (err+module) stay on: they name the DLL when a process
+# cannot start (toolgate-mcp/tests/wine/runner.sh). A Wine server left from an
+# earlier run (one whose tests failed, or a deleted prefix whose folder's
+# inode the new one reuses) is stopped first: the tests start with a server
+# of this prefix's own.
 wine_prefix() {
-  export WINEPREFIX="$PWD/target/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  export WINEPREFIX="$PWD/target/wine" WINEDEBUG=-all,err+module WINEDLLOVERRIDES="mscoree,mshtml="
+  mkdir -p "$WINEPREFIX"
+  wineserver -k 2>/dev/null && wineserver -w
   if [ ! -f "$WINEPREFIX/system.reg" ]; then
     log "making a Wine prefix in $WINEPREFIX"
-    mkdir -p "$(dirname "$WINEPREFIX")"
     wine wineboot --init >/dev/null 2>&1
     wineserver -w
   fi
@@ -143,12 +167,18 @@ windows_tests() {
   wine_prefix
   log "toolgate-mcp's tests for Windows, under Wine"
   # Warnings fail the build, as clippy's do on Linux.
-  RUSTFLAGS="-D warnings" TOOLGATE_THROWAWAY_REGISTRY=1 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine \
-    windows_cargo test -q -p toolgate-mcp
-  check_host windows-x86_64 "$(windows_output debug)"
-  log "the TypeScript MCP client drives toolgate-mcp.exe under Wine"
-  TOOLGATE_MCP_EXE="$(windows_output debug)" node --test tests/windows/
-  wineserver -k || true
+  # The server is stopped however the tests end, so none outlives the run.
+  local status=0
+  RUSTFLAGS="-D warnings" TOOLGATE_THROWAWAY_REGISTRY=1 \
+    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/toolgate-mcp/tests/wine/runner.sh" \
+    windows_cargo test -q -p toolgate-mcp || status=$?
+  if [ "$status" -eq 0 ]; then
+    check_host windows-x86_64 "$(windows_output debug)"
+    log "the TypeScript MCP client drives toolgate-mcp.exe under Wine"
+    TOOLGATE_MCP_EXE="$(windows_output debug)" node --test tests/windows/ || status=$?
+  fi
+  wineserver -k 2>/dev/null || true
+  return "$status"
 }
 
 # The hosts `dist` writes, by kind.
