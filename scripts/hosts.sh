@@ -166,6 +166,7 @@ windows_tests() {
   ensure_wine
   wine_prefix
   log "toolgate-mcp's tests for Windows, under Wine"
+  node --test --test-reporter=dot toolgate-mcp/tests/wine/
   # Warnings fail the build, as clippy's do on Linux.
   # The server is stopped however the tests end, so none outlives the run.
   local status=0
