@@ -43,6 +43,10 @@ apt_install() {
 # the check of their files, and the hosts dist writes.
 # shellcheck source=scripts/hosts.sh
 . scripts/hosts.sh
+# The two browsers the end-to-end tests run on: Debian 12's Chromium 148 and
+# Debian 13's 156, in a root of its own.
+# shellcheck source=scripts/browsers.sh
+. scripts/browsers.sh
 
 # The wasm-bindgen crate version, from Cargo.lock (resolving it first on a fresh clone).
 wasm_bindgen_version() {
@@ -108,105 +112,6 @@ ensure_otlp_receiver() {
   cp tests/support/otlp-requirements.txt "$OTLP_VENV/.toolgate-requirements"
 }
 
-ensure_chromium() {
-  if [ -x /usr/bin/chromium ]; then return; fi
-  apt_install chromium chromium-driver
-}
-
-# Chromium 156, Debian 13's (what users run), beside Debian 12's 148: the
-# browser of a Debian 13 root made with debootstrap (Debian 12 has no 156), which
-# tests/support/chromium-156.sh runs through chroot. The root lives outside
-# the checkout on purpose: the wrapper bind-mounts the checkout into it.
-TRIXIE_ROOT=${TOOLGATE_TRIXIE_ROOT:-/opt/toolgate/trixie}
-export TOOLGATE_TRIXIE_ROOT=$TRIXIE_ROOT
-
-# The URIs apt's own sources name, one a line: deb822 files first, then
-# one-line ones (skipping any [options]).
-apt_uris() {
-  cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$1 == "URIs:" { for (i = 2; i <= NF; i++) print $i }' || true
-  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
-    | awk '$1 == "deb" { i = 2; if ($i ~ /^\[/) { while (i < NF && $i !~ /\]$/) i++; i++ } print $i }' || true
-}
-
-# Mounts under `dir` (mount points in /proc/self/mounts), one a line.
-mounts_under() { awk -v dir="$1/" 'index($2, dir) == 1 { print $2 }' /proc/self/mounts; }
-
-# Removes a half-made root of ours, never while anything is mounted in it: a
-# recursive delete would go through a bind into /tmp or the checkout.
-remove_partial_root() {
-  local dir=$1
-  [ -e "$dir" ] || return 0
-  if [ -n "$(mounts_under "$dir")" ] || mount | grep -qF " $dir/"; then
-    echo "build.sh: $dir has mounts in it; not removing it:" >&2
-    mounts_under "$dir" >&2
-    exit 1
-  fi
-  as_root rm -rf --one-file-system "$dir"
-}
-
-# Runs `apt-get ARGS` inside the root `dir`, with /proc, /dev and /sys bound
-# for it (each checked first, so a mount someone else made is left alone) and
-# unbound after, even when apt-get fails.
-chroot_apt() {
-  local dir=$1; shift
-  (
-    mounted=()
-    cleanup() {
-      local i
-      for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do as_root umount "${mounted[i]}" || as_root umount -l "${mounted[i]}"; done
-    }
-    trap cleanup EXIT
-    for fs in proc dev sys; do
-      if ! mountpoint -q "$dir/$fs"; then
-        as_root mount --bind "/$fs" "$dir/$fs" || exit 1
-        mounted+=("$dir/$fs")
-        as_root mount --make-private "$dir/$fs" || exit 1
-      fi
-    done
-    as_root env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 \
-      chroot "$dir" apt-get -q -o Dpkg::Use-Pty=0 "$@"
-  )
-}
-
-# Makes the root once (about a minute and 1.3 GB); nothing when its Chromium
-# is there. It is built under ROOT.partial and renamed when complete, so a
-# root that exists is a whole one; a run stopped half-way starts over.
-ensure_chromium_156() {
-  local root=$TRIXIE_ROOT
-  if [ -x "$root/usr/bin/chromium" ]; then return; fi
-  if [ -e "$root" ]; then
-    echo "build.sh: $root exists but has no usr/bin/chromium; move it away (check 'mount | grep $root' first) or set TOOLGATE_TRIXIE_ROOT" >&2
-    exit 1
-  fi
-  as_root mkdir -p "$(dirname "$root")"
-  # One maker at a time; a second waits, then finds the root made.
-  if [ -w "$(dirname "$root")" ]; then exec 8>"$root.make.lock" && flock 8; fi
-  if [ -x "$root/usr/bin/chromium" ]; then exec 8>&-; return; fi
-  [ -x /usr/sbin/debootstrap ] || apt_install debootstrap
-  local mirror security partial=$root.partial
-  mirror=$(apt_uris | grep -v security | head -n 1) || true
-  security=$(apt_uris | grep security | head -n 1) || true
-  mirror=${mirror:-http://deb.debian.org/debian}
-  security=${security:-http://deb.debian.org/debian-security}
-  log "making a Debian 13 root for Chromium 156 at $root from $mirror (about a minute, once)"
-  remove_partial_root "$partial"
-  as_root /usr/sbin/debootstrap --variant=minbase trixie "$partial" "$mirror" >"$root.debootstrap.log" 2>&1 || {
-    tail -n 20 "$root.debootstrap.log" >&2
-    echo "build.sh: debootstrap failed; its log: $root.debootstrap.log" >&2
-    exit 1
-  }
-  echo "deb $security trixie-security main" | as_root tee -a "$partial/etc/apt/sources.list" >/dev/null
-  log "installing Chromium in the Debian 13 root"
-  { chroot_apt "$partial" update && chroot_apt "$partial" install -y --no-install-recommends chromium fonts-dejavu-core; } \
-    >"$root.apt.log" 2>&1 || {
-    tail -n 20 "$root.apt.log" >&2
-    echo "build.sh: installing Chromium in $partial failed; its log: $root.apt.log" >&2
-    exit 1
-  }
-  [ -z "$(mounts_under "$partial")" ] || { echo "build.sh: mounts left in $partial" >&2; exit 1; }
-  as_root mv "$partial" "$root"
-  exec 8>&-
-}
 
 # The end-to-end suite in one configuration: 148 (Debian 12's
 # /usr/bin/chromium) or 156 (the Debian 13 root's), each with Chromium's own

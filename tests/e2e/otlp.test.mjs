@@ -13,16 +13,15 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { BROWSER_VERSION, TOOLGATE_ID } from '../support/browser.mjs';
+import { BROWSER_ROOT, TOOLGATE_ID } from '../support/browser.mjs';
 import { NON_CONSEQUENTIAL, chatWith, harness } from '../support/fixture.mjs';
 import { choose } from '../support/cards.mjs';
 
 // The venv build.sh makes (ensure_otlp_receiver).
 const PYTHON = process.env.TOOLGATE_OTLP_PYTHON || 'target/otlp-venv/bin/python';
-// Chromium 156 runs inside the Debian 13 root and reads machine policy there
-// (tests/e2e/policy.test.mjs does the same).
-const ROOT = BROWSER_VERSION >= 156 ? (process.env.TOOLGATE_TRIXIE_ROOT || '/opt/toolgate/trixie') : '';
-const POLICY_DIR = `${ROOT}/etc/chromium/policies/managed`;
+// Machine policy goes where the browser reads it (BROWSER_ROOT), as in
+// tests/e2e/policy.test.mjs.
+const POLICY_DIR = `${BROWSER_ROOT}/etc/chromium/policies/managed`;
 const POLICY_FILE = `${POLICY_DIR}/toolgate-e2e-otlp.json`;
 const SKIP = process.getuid?.() !== 0 ? `installing a machine policy (${POLICY_DIR}) needs root` : false;
 

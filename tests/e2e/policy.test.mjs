@@ -10,17 +10,16 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BROWSER_VERSION, TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
+import { BROWSER_ROOT, TOOLGATE_ID, entries, launch } from '../support/browser.mjs';
 import { serve } from '../support/server.mjs';
 import { openConsoleOn, result, toolButton } from '../support/console.mjs';
 import { callAnswering, callRequest, listRequest, openChat, send, start } from '../../lib/agent.mjs';
 import { cardWatcher, choose } from '../../lib/cards.mjs';
 import { readCard } from '../support/cards.mjs';
 
-// Chromium 156 runs inside the Debian 13 root (tests/support/chromium-156.sh),
-// and reads machine policy from that root's /etc.
-const ROOT = BROWSER_VERSION >= 156 ? (process.env.TOOLGATE_TRIXIE_ROOT || '/opt/toolgate/trixie') : '';
-const POLICY_DIR = `${ROOT}/etc/chromium/policies/managed`;
+// Machine policy goes where the browser reads it: the Debian 13 root's /etc
+// for 156's wrapper (tests/support/chromium-156.sh), else this machine's.
+const POLICY_DIR = `${BROWSER_ROOT}/etc/chromium/policies/managed`;
 // The small agent extension of extensions.test.mjs, which the policy lets connect.
 const AGENT = resolve(fileURLToPath(new URL('../extensions/agent', import.meta.url)));
 const AGENT_ID = 'nmeomknpmlcengjjbaffcbddngkbmmpf';

@@ -33,6 +33,11 @@ if (!Object.hasOwn(BROWSERS, WANTED)) {
   throw new Error(`TOOLGATE_BROWSER=${WANTED}: expected one of ${Object.keys(BROWSERS).join(', ')}`);
 }
 export const CHROMIUM = process.env.CHROMIUM || BROWSERS[WANTED];
+// The folder the browser sees as its root, where it reads machine policy
+// (`etc/chromium/policies/managed`): the Debian 13 root for 156's wrapper,
+// which runs it there; else this machine's. Told by the executable, not by
+// its version: Debian 12's own Chromium may be 156 too.
+export const BROWSER_ROOT = CHROMIUM === BROWSERS[156] ? (process.env.TOOLGATE_TRIXIE_ROOT || '/opt/toolgate/trixie') : '';
 
 // "Chromium 156.0.8078.114 built on Debian GNU/Linux 13 (trixie)" -> 156.
 export const BROWSER_VERSION = (() => {
