@@ -35,6 +35,7 @@ chromium_major() {
 install_chromium_148() {
   local dir=target/chromium-148 security package file
   [ "$(dpkg --print-architecture)" = amd64 ] || return 1
+  command -v curl >/dev/null || apt_install curl
   security=$(apt_uris | grep security | head -n 1) || true
   security=${security:-http://deb.debian.org/debian-security}
   log "installing Debian 12's Chromium $CHROMIUM_148 from $security's pool (once)"
