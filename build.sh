@@ -362,7 +362,7 @@ case "${1:-build}" in
     ensure_wasm_bindgen_cli
     ensure_node
     ensure_npm_packages
-    ensure_chromium
+    ensure_chromium_148
     ensure_chromium_156
     ensure_otlp_receiver
     ensure_cross_toolchain
@@ -417,8 +417,8 @@ case "${1:-build}" in
     stage
     ;;
   bench)
+    ensure_chromium_148
     build
-    ensure_chromium
     # Figure 11 runs on Chromium 156, as the tests' second browser does; its
     # mounts are undone at the end, as after the tests.
     ensure_chromium_156

@@ -18,11 +18,23 @@ declare -A CHROMIUM_148_SHA256=(
   [chromium-common]=62fcea1b49f08b923e18b71c771f1bcc3880a8015cda826851f4d27107819d32
   [chromium-driver]=63498e5d5d936e03a971e33248ab955df5b9f6a78378ee25cf82bbd7abd6da8e
 )
-ensure_chromium() {
+# For `test` and `bench` only: on a machine of someone's own, it replaces the
+# Chromium at /usr/bin/chromium with 148, and says so.
+ensure_chromium_148() {
+  local was
   [ "$(chromium_major)" = 148 ] && return
-  if install_chromium_148; then return; fi
-  [ -x /usr/bin/chromium ] || apt_install chromium chromium-driver
+  was=$(chromium_major)
+  if install_chromium_148; then
+    [ -z "$was" ] || log "Chromium $was at /usr/bin/chromium was replaced with Debian 12's 148, the tests' first browser"
+    return
+  fi
+  ensure_chromium
   log "Chromium 148 could not be installed from Debian's archive: the tests' 148 configuration runs $(/usr/bin/chromium --version 2>/dev/null)"
+}
+# Any Chromium at /usr/bin/chromium, Debian's where there is none: what
+# `./build.sh` and `example` need (the icons are drawn with it).
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] || apt_install chromium chromium-driver
 }
 # The major version of /usr/bin/chromium, or nothing.
 chromium_major() {
@@ -38,7 +50,7 @@ install_chromium_148() {
   command -v curl >/dev/null || apt_install curl
   security=$(apt_uris | grep security | head -n 1) || true
   security=${security:-http://deb.debian.org/debian-security}
-  log "installing Debian 12's Chromium $CHROMIUM_148 from $security's pool (once)"
+  log "installing Debian 12's Chromium $CHROMIUM_148 (its packages fetched from $security's pool once)"
   mkdir -p "$dir"
   local files=()
   for package in chromium chromium-common chromium-driver; do
