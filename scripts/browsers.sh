@@ -36,9 +36,9 @@ ensure_chromium_148() {
 ensure_chromium() {
   [ -x /usr/bin/chromium ] || apt_install chromium chromium-driver
 }
-# The major version of /usr/bin/chromium, or nothing.
+# The major version of /usr/bin/chromium, or nothing where there is none.
 chromium_major() {
-  /usr/bin/chromium --version 2>/dev/null | sed -n 's/^Chromium \([0-9]*\)\..*/\1/p'
+  { /usr/bin/chromium --version 2>/dev/null || true; } | sed -n 's/^Chromium \([0-9]*\)\..*/\1/p'
 }
 # Fetches 148's three packages into target/chromium-148 (once), checks each,
 # and installs them with what they depend on; fails, leaving the machine's
