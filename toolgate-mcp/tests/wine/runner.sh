@@ -5,7 +5,7 @@
 # STATUS_DLL_INIT_FAILED (0xC0000142), with nothing printed: the test harness
 # writes "running N tests" before any test runs, so a binary that printed
 # nothing ran no test, and running it again hides no test's result. It
-# happened once in about 15 runs on a fresh prefix (tests/README.md, "toolgate-mcp
+# happened once in 19 runs here on a fresh prefix (tests/README.md, "toolgate-mcp
 # on Windows, under Wine"); WINEDEBUG's err+module names the DLL.
 set -uo pipefail
 out=$(mktemp)
