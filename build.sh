@@ -30,13 +30,19 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # apt-get needs root; CI and these machines run as root, elsewhere use sudo.
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# Debian's package lists are read again before a run's first install: from
+# old lists apt installs old versions without a word (a machine's lists from
+# before bookworm-security's Rust 1.96 install bookworm's 1.85, which
+# toolgate-mcp cannot be built with), or ones the archive no longer serves.
+APT_LISTS_READ=
 apt_install() {
   log "installing Debian packages: $*"
   export DEBIAN_FRONTEND=noninteractive
-  as_root apt-get install -y -q "$@" >/dev/null 2>&1 || {
+  if [ -z "$APT_LISTS_READ" ]; then
     as_root apt-get update -q >/dev/null
-    as_root apt-get install -y -q "$@" >/dev/null
-  }
+    APT_LISTS_READ=1
+  fi
+  as_root apt-get install -y -q "$@" >/dev/null
 }
 
 # toolgate-mcp cross-built for the other systems: the toolchains, the builds,
@@ -111,7 +117,6 @@ ensure_otlp_receiver() {
   "$OTLP_VENV/bin/pip" install -q --disable-pip-version-check -r tests/support/otlp-requirements.txt
   cp tests/support/otlp-requirements.txt "$OTLP_VENV/.toolgate-requirements"
 }
-
 
 # The end-to-end suite in one configuration: 148 (Debian 12's
 # /usr/bin/chromium) or 156 (the Debian 13 root's), each with Chromium's own

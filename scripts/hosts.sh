@@ -15,19 +15,13 @@
 CROSS_TARGET_DIR=${TOOLGATE_CROSS_TARGET_DIR:-target/cross}
 
 # Debian's cargo and rustc with the std's source; Windows adds its linker
-# (ensure_windows_toolchain), macOS and Linux on ARM zig (ensure_zig).
-# bookworm's main pool holds Rust 1.85 and bookworm-security the newer one
-# toolgate-mcp needs: a machine whose package lists are old installs 1.85
-# without a word, so the lists are read again when the Rust found is older
-# than toolgate-mcp's rust-version.
+# (ensure_windows_toolchain), macOS and Linux on ARM zig (ensure_zig). One
+# installed before, older than toolgate-mcp's rust-version, is upgraded
+# (bookworm's main pool holds 1.85, bookworm-security the newer one).
 ensure_cross_toolchain() {
   ensure_public_suffix_list
   if [ -x /usr/bin/cargo ] && cross_rustc_is_new_enough && [ -d /usr/lib/rustlib/src/rust/library ]; then return; fi
   apt_install --no-install-recommends rustc-web cargo-web rust-web-src
-  cross_rustc_is_new_enough || {
-    as_root apt-get update -q >/dev/null
-    apt_install --no-install-recommends rustc-web cargo-web rust-web-src
-  }
   cross_rustc_is_new_enough || {
     echo "build.sh: Debian's rustc is $(/usr/bin/rustc --version); toolgate-mcp needs $(cross_rust_version) (bookworm-security's rustc-web)" >&2
     exit 1
