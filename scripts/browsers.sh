@@ -22,8 +22,8 @@ declare -A CHROMIUM_148_SHA256=(
 # Chromium at /usr/bin/chromium with 148, and says so.
 ensure_chromium_148() {
   local was
-  [ "$(chromium_major)" = 148 ] && return
   was=$(chromium_major)
+  [ "$was" = 148 ] && return
   if install_chromium_148; then
     [ -z "$was" ] || log "Chromium $was at /usr/bin/chromium was replaced with Debian 12's 148, the tests' first browser"
     return
@@ -45,28 +45,34 @@ chromium_major() {
 # Chromium as it was, where a package cannot be fetched or is not the one
 # pinned.
 install_chromium_148() {
-  local dir=target/chromium-148 security package file
+  local dir=target/chromium-148 security package file files=()
   [ "$(dpkg --print-architecture)" = amd64 ] || return 1
   command -v curl >/dev/null || apt_install curl
-  security=$(apt_uris | grep security | head -n 1) || true
-  security=${security:-http://deb.debian.org/debian-security}
+  security=$(security_uri)
   log "installing Debian 12's Chromium $CHROMIUM_148 (its packages fetched from $security's pool once)"
   mkdir -p "$dir"
-  local files=()
   for package in chromium chromium-common chromium-driver; do
     file="$dir/${package}_${CHROMIUM_148}_amd64.deb"
-    if ! echo "${CHROMIUM_148_SHA256[$package]}  $file" | sha256sum --check --quiet --status 2>/dev/null; then
-      curl -fsS -o "$file.part" "${security%/}/pool/updates/main/c/chromium/${package}_${CHROMIUM_148}_amd64.deb" || { rm -f "$file.part"; return 1; }
-      mv "$file.part" "$file"
-      echo "${CHROMIUM_148_SHA256[$package]}  $file" | sha256sum --check --quiet || { rm -f "$file"; return 1; }
+    if ! pinned "$package" "$file" 2>/dev/null; then
+      curl -fsS -o "$file" "$security/pool/updates/main/c/chromium/${package}_${CHROMIUM_148}_amd64.deb" \
+        && pinned "$package" "$file" || { rm -f "$file"; return 1; }
     fi
     files+=("./$file")
   done
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends --allow-downgrades "${files[@]}" >/dev/null 2>&1 || {
-    as_root apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends --allow-downgrades "${files[@]}" >/dev/null
-  } || return 1
+  apt_install --no-install-recommends --allow-downgrades "${files[@]}" || return 1
   [ "$(chromium_major)" = 148 ]
+}
+# Whether FILE is the package PACKAGE of 148 pinned above.
+pinned() { # package file
+  echo "${CHROMIUM_148_SHA256[$1]}  $2" | sha256sum --check --quiet --status
+}
+# Debian's security archive as apt's own sources name it (they may name a
+# mirror), without a trailing slash.
+security_uri() {
+  local uri
+  uri=$(apt_uris | grep security | head -n 1) || true
+  uri=${uri:-http://deb.debian.org/debian-security}
+  echo "${uri%/}"
 }
 
 # Chromium 156, Debian 13's (what users run), beside Debian 12's 148: the
@@ -141,9 +147,8 @@ ensure_chromium_156() {
   [ -x /usr/sbin/debootstrap ] || apt_install debootstrap
   local mirror security partial=$root.partial
   mirror=$(apt_uris | grep -v security | head -n 1) || true
-  security=$(apt_uris | grep security | head -n 1) || true
   mirror=${mirror:-http://deb.debian.org/debian}
-  security=${security:-http://deb.debian.org/debian-security}
+  security=$(security_uri)
   log "making a Debian 13 root for Chromium 156 at $root from $mirror (about a minute, once)"
   remove_partial_root "$partial"
   as_root /usr/sbin/debootstrap --variant=minbase trixie "$partial" "$mirror" >"$root.debootstrap.log" 2>&1 || {
